@@ -1,0 +1,143 @@
+import { type ApprovalOption, type ApprovalPolicy, toApprovalPolicy } from "./approval.js";
+import { type Infer, jsonSchema, type SchemaLike } from "./schema.js";
+
+/** What the person answers to an approval: optionally, a note for the tool or the model. */
+export interface ApprovalAnswer {
+  reason?: string;
+}
+
+/** The JSON Schema of an {@link ApprovalAnswer}. */
+export const approvalAnswerSchema = jsonSchema<ApprovalAnswer>({
+  type: "object",
+  properties: { reason: { type: "string", maxLength: 10_000 } },
+  additionalProperties: false,
+});
+
+/** A question for the person, shown by widgets: a fixed string or built from the call's input. */
+export type PromptOption<Input> = string | ((input: Input) => string);
+
+/** A tool executed on the server, optionally gated by an approval policy. */
+export interface ServerToolDefinition<Name extends string = string, InputSchema extends SchemaLike = SchemaLike> {
+  readonly kind: "server";
+  readonly name: Name;
+  readonly description: string;
+  readonly inputSchema: InputSchema;
+  readonly approval: ApprovalPolicy<Infer<InputSchema>>;
+  readonly prompt?: PromptOption<Infer<InputSchema>>;
+}
+
+/** A tool the person resolves in the browser: it has no executor, only an answer schema. */
+export interface ClientToolDefinition<
+  Name extends string = string,
+  InputSchema extends SchemaLike = SchemaLike,
+  AnswerSchema extends SchemaLike = SchemaLike,
+> {
+  readonly kind: "client";
+  readonly name: Name;
+  readonly description: string;
+  readonly inputSchema: InputSchema;
+  readonly answerSchema: AnswerSchema;
+  readonly prompt?: PromptOption<Infer<InputSchema>>;
+}
+
+/** Any tool definition. */
+// biome-ignore lint/suspicious/noExplicitAny: the widest tool type must accept every schema type
+export type AnyToolDefinition = ServerToolDefinition<string, any> | ClientToolDefinition<string, any, any>;
+
+/** The type a tool's call input has after validation. */
+export type ToolInputOf<T extends AnyToolDefinition> = Infer<T["inputSchema"]>;
+
+/** The type of the person's answer: the answer schema's for a client tool, {@link ApprovalAnswer} for a server tool. */
+export type ToolAnswerOf<T extends AnyToolDefinition> =
+  T extends ClientToolDefinition<string, SchemaLike, infer A> ? Infer<A> : ApprovalAnswer;
+
+const toolName = /^[a-zA-Z0-9_-]{1,64}$/;
+
+function checkName(name: string): void {
+  if (!toolName.test(name)) {
+    throw new TypeError(
+      `Tool name "${name}" is not accepted by model providers: use 1 to 64 letters, digits, "_" or "-".`,
+    );
+  }
+}
+
+/**
+ * Defines a tool the server executes. Attach its executor on the server with `implement`;
+ * this module stays free of server code so the browser can import it too.
+ * @example
+ * export const refund = defineTool({
+ *   name: "refund_charge",
+ *   description: "Refund a charge.",
+ *   inputSchema: z.object({ chargeId: z.string(), amount: z.number() }),
+ *   approval: ({ input }) => input.amount > 1000,
+ * });
+ */
+export function defineTool<const Name extends string, InputSchema extends SchemaLike>(definition: {
+  name: Name;
+  description: string;
+  inputSchema: InputSchema;
+  /** When a call waits for the person's approval; `never()` when omitted. */
+  approval?: ApprovalOption<Infer<InputSchema>>;
+  /** The question shown with an approval request. */
+  prompt?: PromptOption<Infer<InputSchema>>;
+}): ServerToolDefinition<Name, InputSchema> {
+  checkName(definition.name);
+  return {
+    kind: "server",
+    name: definition.name,
+    description: definition.description,
+    inputSchema: definition.inputSchema,
+    approval: toApprovalPolicy(definition.approval),
+    ...(definition.prompt === undefined ? {} : { prompt: definition.prompt }),
+  };
+}
+
+/**
+ * Defines a tool the person resolves: every call parks until a widget answers with a
+ * value that satisfies `answerSchema`.
+ * @example
+ * export const pickTemplate = defineClientTool({
+ *   name: "pick_template",
+ *   description: "Ask the person to choose a poster template.",
+ *   inputSchema: z.object({ templates: z.array(Template) }),
+ *   answerSchema: z.object({ templateId: z.string() }),
+ * });
+ */
+export function defineClientTool<
+  const Name extends string,
+  InputSchema extends SchemaLike,
+  AnswerSchema extends SchemaLike,
+>(definition: {
+  name: Name;
+  description: string;
+  inputSchema: InputSchema;
+  answerSchema: AnswerSchema;
+  /** The question shown with the request. */
+  prompt?: PromptOption<Infer<InputSchema>>;
+}): ClientToolDefinition<Name, InputSchema, AnswerSchema> {
+  checkName(definition.name);
+  return {
+    kind: "client",
+    name: definition.name,
+    description: definition.description,
+    inputSchema: definition.inputSchema,
+    answerSchema: definition.answerSchema,
+    ...(definition.prompt === undefined ? {} : { prompt: definition.prompt }),
+  };
+}
+
+/** Whether calls of this tool may park for a person. */
+export function canPark(tool: AnyToolDefinition): boolean {
+  return tool.kind === "client" || tool.approval.mode !== "never";
+}
+
+/** The prompt of a call, from the tool's `prompt` option; `undefined` when it has none or it throws. */
+export function promptFor(tool: AnyToolDefinition, input: unknown): string | undefined {
+  if (typeof tool.prompt === "string") return tool.prompt;
+  if (typeof tool.prompt !== "function") return undefined;
+  try {
+    return tool.prompt(input);
+  } catch {
+    return undefined;
+  }
+}

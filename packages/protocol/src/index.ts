@@ -1,0 +1,88 @@
+export {
+  type ApprovalContext,
+  type ApprovalOption,
+  type ApprovalPolicy,
+  always,
+  never,
+  once,
+  requiresApproval,
+  toApprovalPolicy,
+} from "./approval.js";
+export { askQuestion } from "./ask-question.js";
+export {
+  type AnyToolDefinition,
+  type ApprovalAnswer,
+  approvalAnswerSchema,
+  type ClientToolDefinition,
+  canPark,
+  defineClientTool,
+  defineTool,
+  type PromptOption,
+  promptFor,
+  type ServerToolDefinition,
+  type ToolAnswerOf,
+  type ToolInputOf,
+} from "./define-tool.js";
+export { ERROR_STATUS, ErrorBody, type ErrorCode, ProtocolError } from "./errors.js";
+export {
+  EVENT_TYPES,
+  type EventInput,
+  type EventOf,
+  EventSchemas,
+  type EventType,
+  MessageRole,
+  ProtocolEvent,
+  ToolOutcome,
+  TurnError,
+} from "./events.js";
+export {
+  fromReactiveAgentsTool,
+  fromVellumTool,
+  type ReactiveAgentsToolDefinition,
+  type RiskLevel,
+  type VellumToolDefinition,
+} from "./port-tools.js";
+export { emptySnapshot, reduceSession } from "./reduce-session.js";
+export {
+  CreateSessionBody,
+  InputRequest,
+  InputResponse,
+  RequestKind,
+  ResolutionAction,
+  RespondBody,
+  ResponseAction,
+  SendMessageBody,
+} from "./requests.js";
+export {
+  type Infer,
+  isStandardSchema,
+  type JsonSchema,
+  jsonSchema,
+  type SchemaLike,
+  type TypedJsonSchema,
+  toJsonSchema,
+  type ValidationIssue,
+  type ValidationResult,
+  validate,
+} from "./schema.js";
+export {
+  Message,
+  MessagePart,
+  ReasoningPart,
+  SessionSnapshot,
+  SessionStatus,
+  TextPart,
+  ToolPart,
+} from "./snapshot.js";
+export { decodeEvent, encodeComment, encodeEvent } from "./sse.js";
+export {
+  indexTools,
+  type ToolAnswer,
+  type ToolInput,
+  type ToolName,
+  type ToolNamed,
+  type ToolSet,
+  type ToolUnion,
+} from "./tool-map.js";
+export { validateJsonSchema } from "./validate-json-schema.js";
+export { PROTOCOL_VERSION } from "./version.js";

@@ -1,0 +1,2 @@
+/** The wire protocol version this package speaks. */
+export const PROTOCOL_VERSION = 1;

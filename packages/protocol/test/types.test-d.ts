@@ -1,0 +1,100 @@
+import type { toStandardJsonSchema } from "@valibot/to-json-schema";
+import * as v from "valibot";
+import { describe, expectTypeOf, it } from "vitest";
+import { z } from "zod";
+import {
+  type ApprovalAnswer,
+  askQuestion,
+  defineClientTool,
+  defineTool,
+  type Infer,
+  jsonSchema,
+  type ToolAnswer,
+  type ToolInput,
+  type ToolName,
+  validate,
+} from "../src/index.js";
+
+const Ratio = z.enum(["1:1", "16:9"]);
+
+const pickTemplate = defineClientTool({
+  name: "pick_template",
+  description: "d",
+  inputSchema: z.object({ templates: z.array(z.object({ id: z.string() })) }),
+  answerSchema: z.object({ templateId: z.string() }),
+});
+const pickRatio = defineClientTool({
+  name: "pick_aspect_ratio",
+  description: "d",
+  inputSchema: v.object({ options: v.array(v.string()) }),
+  answerSchema: v.object({ ratio: v.picklist(["1:1", "16:9"]) }),
+});
+const pickMedia = defineClientTool({
+  name: "pick_media",
+  description: "d",
+  inputSchema: jsonSchema<{ folder: string }>({ type: "object" }),
+  answerSchema: jsonSchema<{ mediaIds: string[] }>({ type: "object" }),
+});
+const refund = defineTool({
+  name: "refund_charge",
+  description: "d",
+  inputSchema: z.object({ chargeId: z.string(), amount: z.number() }),
+  approval: ({ input }) => {
+    expectTypeOf(input).toEqualTypeOf<{ chargeId: string; amount: number }>();
+    return input.amount > 1000;
+  },
+});
+const ask = askQuestion({ inputSchema: z.object({ urgency: Ratio }) });
+
+describe("schema inference", () => {
+  it("infers each schema flavour's value type", () => {
+    expectTypeOf<Infer<typeof Ratio>>().toEqualTypeOf<"1:1" | "16:9">();
+    expectTypeOf<Infer<v.PicklistSchema<["a", "b"], undefined>>>().toEqualTypeOf<"a" | "b">();
+    expectTypeOf<Infer<ReturnType<typeof toStandardJsonSchema<v.StringSchema<undefined>>>>>().toEqualTypeOf<string>();
+    expectTypeOf<Infer<ReturnType<typeof jsonSchema<{ n: number }>>>>().toEqualTypeOf<{ n: number }>();
+    expectTypeOf<Infer<{ type: "object" }>>().toEqualTypeOf<unknown>();
+  });
+
+  it("types validate()'s value from the schema", async () => {
+    const result = await validate(pickTemplate.answerSchema, {});
+    if (result.ok) expectTypeOf(result.value).toEqualTypeOf<{ templateId: string }>();
+  });
+});
+
+describe("tool maps", () => {
+  const tools = { pickTemplate, pickRatio, pickMedia, refund, ask };
+  type Tools = typeof tools;
+
+  it("lists tool names, not object keys", () => {
+    expectTypeOf<ToolName<Tools>>().toEqualTypeOf<
+      "pick_template" | "pick_aspect_ratio" | "pick_media" | "refund_charge" | "ask_question"
+    >();
+  });
+
+  it("gives each tool's input and answer type by name", () => {
+    expectTypeOf<ToolInput<Tools, "pick_template">>().toEqualTypeOf<{ templates: { id: string }[] }>();
+    expectTypeOf<ToolAnswer<Tools, "pick_template">>().toEqualTypeOf<{ templateId: string }>();
+    expectTypeOf<ToolInput<Tools, "pick_aspect_ratio">>().toEqualTypeOf<{ options: string[] }>();
+    expectTypeOf<ToolAnswer<Tools, "pick_aspect_ratio">>().toEqualTypeOf<{ ratio: "1:1" | "16:9" }>();
+    expectTypeOf<ToolInput<Tools, "pick_media">>().toEqualTypeOf<{ folder: string }>();
+    expectTypeOf<ToolAnswer<Tools, "pick_media">>().toEqualTypeOf<{ mediaIds: string[] }>();
+    expectTypeOf<ToolInput<Tools, "refund_charge">>().toEqualTypeOf<{ chargeId: string; amount: number }>();
+    expectTypeOf<ToolAnswer<Tools, "refund_charge">>().toEqualTypeOf<ApprovalAnswer>();
+    expectTypeOf<ToolInput<Tools, "ask_question">>().toEqualTypeOf<{
+      question: string;
+      choices?: string[] | undefined;
+      urgency: "1:1" | "16:9";
+    }>();
+    expectTypeOf<ToolAnswer<Tools, "ask_question">>().toEqualTypeOf<{ answer: string }>();
+  });
+
+  it("works for an array of tools too", () => {
+    const list = [pickTemplate, refund] as const;
+    expectTypeOf<ToolName<typeof list>>().toEqualTypeOf<"pick_template" | "refund_charge">();
+  });
+
+  it("rejects a name that is not a tool", () => {
+    // @ts-expect-error "pick_colour" is not one of the tools
+    expectTypeOf<ToolInput<Tools, "pick_colour">>();
+  });
+});

@@ -1,0 +1,61 @@
+import { ProtocolError } from "@hitl-kit/protocol";
+import type { z } from "zod";
+
+/**
+ * Reads a JSON body of at most `maxBytes`, then checks it against a schema.
+ * @throws {ProtocolError} `unsupported_media_type`, `payload_too_large` or `bad_request`, each saying what to fix
+ */
+export async function readJson<T>(request: Request, schema: z.ZodType<T>, maxBytes: number): Promise<T> {
+  const type = request.headers.get("content-type");
+  if (type && !/^application\/(.+\+)?json\b/i.test(type)) {
+    throw new ProtocolError("unsupported_media_type", `Send the body as application/json, not ${type}.`);
+  }
+  const declared = Number(request.headers.get("content-length") ?? Number.NaN);
+  if (declared > maxBytes) throw tooLarge(maxBytes);
+  const text = await readText(request, maxBytes);
+  let json: unknown;
+  try {
+    json = text.trim() === "" ? {} : JSON.parse(text);
+  } catch (error) {
+    throw new ProtocolError("bad_request", `The body is not valid JSON: ${(error as Error).message}`);
+  }
+  const result = schema.safeParse(json);
+  if (!result.success) {
+    const issues = result.error.issues.map((issue) => ({ path: issue.path.map(String), message: issue.message }));
+    const summary = issues.map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`).join("; ");
+    throw new ProtocolError("bad_request", `The body is malformed: ${summary}`, issues);
+  }
+  return result.data;
+}
+
+async function readText(request: Request, maxBytes: number): Promise<string> {
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new ProtocolError("bad_request", "The body is not valid UTF-8.");
+  }
+}
+
+function tooLarge(maxBytes: number): ProtocolError {
+  return new ProtocolError("payload_too_large", `The body is larger than ${maxBytes} bytes.`);
+}

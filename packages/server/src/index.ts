@@ -1,0 +1,34 @@
+export { createFetchHandler, type FetchHandlerOptions } from "./http/fetch-handler.js";
+export type { RateLimitOptions } from "./http/rate-limiter.js";
+export { type Served, type ServeOptions, serve } from "./http/serve.js";
+export {
+  type Script,
+  type ScriptContext,
+  type ScriptedModelOptions,
+  type ScriptedReply,
+  scriptedModel,
+} from "./models/scripted-model.js";
+export {
+  type AgentRuntime,
+  createAgentRuntime,
+  type ResolutionView,
+  type RespondResult,
+} from "./runtime/agent-runtime.js";
+export { type Execute, type ImplementedTool, implement, type Resolve, type ToolContext } from "./runtime/implement.js";
+export type { AgentRuntimeOptions } from "./runtime/runtime-core.js";
+export type { RuntimeTool } from "./runtime/tool-registry.js";
+export { findTranscriptError } from "./runtime/transcript.js";
+export { memoryStore } from "./store/memory-store.js";
+export type {
+  RequestRecord,
+  Resolution,
+  SessionRecord,
+  SessionStore,
+  SessionSummary,
+  ToolCallRecord,
+  ToolCallState,
+  TurnState,
+  WriteBatch,
+  WriteResult,
+} from "./store/records.js";
+export { type SqliteStoreOptions, sqliteStore } from "./store/sqlite-store.js";

@@ -1,0 +1,290 @@
+import {
+  type EventInput,
+  emptySnapshot,
+  type InputResponse,
+  ProtocolError,
+  type ProtocolEvent,
+  reduceSession,
+  type SessionSnapshot,
+} from "@hitl-kit/protocol";
+import type { RequestRecord, SessionRecord, SessionSummary, WriteBatch } from "../store/records.js";
+import type { EventListener } from "./event-hub.js";
+import { ExpiryTimer } from "./expiry-timer.js";
+import { randomId } from "./ids.js";
+import type { PlanSettlementInput } from "./plan-settlement.js";
+import { type AgentRuntimeOptions, RuntimeCore } from "./runtime-core.js";
+import { TurnDriver } from "./turn-driver.js";
+
+/** How a settled request was resolved, as answered to `POST /responses`. */
+export interface ResolutionView {
+  requestId: string;
+  action: string;
+  value?: unknown;
+  reason?: string;
+}
+
+/** The answer to a batch of responses: `202` when any settled now, `200` when all were repeats. */
+export interface RespondResult {
+  status: 200 | 202;
+  resolutions: ResolutionView[];
+}
+
+/** The embedded runtime: sessions, turns, parked requests and their one result each. */
+export interface AgentRuntime {
+  /** Resolves once sessions a previous process left running have been picked up again. */
+  readonly ready: Promise<void>;
+  createSession(): Promise<{ sessionId: string }>;
+  listSessions(options?: { limit?: number }): Promise<SessionSummary[]>;
+  /** The session folded from its log. Settles expired requests first. @throws `not_found` */
+  getSnapshot(sessionId: string): Promise<SessionSnapshot>;
+  /** Events after `afterSeq`, in order. Settles expired requests first. @throws `not_found` */
+  readEvents(sessionId: string, afterSeq: number, limit?: number): Promise<ProtocolEvent[]>;
+  /** Listens to a session's new events in this process. */
+  subscribe(sessionId: string, listener: EventListener): () => void;
+  /** Starts a turn from a person's message. @throws `not_found`, `turn_running` */
+  sendMessage(sessionId: string, text: string): Promise<{ turnId: string }>;
+  /** Settles requests. @throws `not_found`, `already_resolved`, `invalid_answer`, `bad_request` */
+  respond(sessionId: string, responses: InputResponse[]): Promise<RespondResult>;
+  /** Stops the session's turn: open requests and unfinished calls end as cancelled. */
+  cancel(sessionId: string): Promise<void>;
+  /** Resolves when no turn is being driven (for tests and shutdown). */
+  idle(): Promise<void>;
+  /** Stops timers and waits for running turns. The store stays open. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the runtime. Tools are checked here: two tools with one name, a server tool
+ * without an executor, or a tool with both an executor and client resolution throw an
+ * error that names the tool.
+ * @example
+ * const runtime = createAgentRuntime({
+ *   model: anthropic("claude-sonnet-4-5"),
+ *   tools: [pickTemplate, implement(refund, async (input) => payments.refund(input))],
+ *   store: sqliteStore(".data/hitl.sqlite"),
+ * });
+ */
+export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
+  const core = new RuntimeCore(options);
+  const { store, lock } = core;
+  const expiry = new ExpiryTimer(store, (sessionId, requestId) => expireRequest(sessionId, requestId));
+  const driver = new TurnDriver(core, () => expiry.schedule());
+
+  async function settleLocked(session: SessionRecord, items: PlanSettlementInput[]): Promise<boolean> {
+    const settlements = await core.planSettlements(session, items);
+    const settledIds = new Set(items.map((item) => item.record.requestId));
+    const open = await store.getOpenRequests(session.sessionId);
+    const resumes = session.status === "waiting" && open.every((request) => settledIds.has(request.requestId));
+    const approved = settlements.flatMap((settlement) => (settlement.approvedTool ? [settlement.approvedTool] : []));
+    const events: EventInput[] = settlements.flatMap((settlement) => settlement.events);
+    if (resumes) events.push({ type: "turn.started", turnId: session.turnId!, cause: "responses" });
+    const result = await core.commit(session.sessionId, {
+      events,
+      requests: settlements.map((settlement) => settlement.request),
+      toolCalls: settlements.map((settlement) => settlement.call),
+      requireOpen: [...settledIds],
+      ...(resumes || approved.length > 0
+        ? {
+            session: {
+              ...(resumes ? { status: "resuming" as const } : {}),
+              ...(approved.length > 0 ? { approvedTools: [...new Set([...session.approvedTools, ...approved])] } : {}),
+            },
+          }
+        : {}),
+    });
+    if (!result.ok) throw new Error(`Settlement refused (${result.reason}) under the session lock.`);
+    if (resumes) driver.kick(session.sessionId);
+    return resumes;
+  }
+
+  async function expireDueLocked(session: SessionRecord): Promise<SessionRecord> {
+    const now = Date.now();
+    const due = (await store.getOpenRequests(session.sessionId)).filter(
+      (record) => record.expiresAt !== undefined && record.expiresAt <= now,
+    );
+    if (due.length === 0) return session;
+    await settleLocked(
+      session,
+      due.map((record) => ({ record, cause: { action: "expire" } })),
+    );
+    return core.requireSession(session.sessionId);
+  }
+
+  function expireRequest(sessionId: string, requestId: string): Promise<void> {
+    return lock.run(sessionId, async () => {
+      const session = await store.getSession(sessionId);
+      const record = await store.getRequest(sessionId, requestId);
+      if (!session || record?.state !== "open") return;
+      await settleLocked(session, [{ record, cause: { action: "expire" } }]);
+    });
+  }
+
+  const withSession = <T>(sessionId: string, section: (session: SessionRecord) => Promise<T>) =>
+    lock.run(sessionId, async () => section(await expireDueLocked(await core.requireSession(sessionId))));
+
+  const ready = (async () => {
+    for (const sessionId of await store.listSessionsToRecover()) {
+      await lock.run(sessionId, async () => {
+        const session = await core.requireSession(sessionId);
+        // A crash mid-stream leaves a message open; the step is re-run from the transcript.
+        const open = session.stepOpen ? [] : await core.streamingMessageIds(sessionId);
+        if (open.length > 0) {
+          await core.mustCommit(sessionId, {
+            events: open.map((messageId) => ({ type: "message.completed", messageId })),
+          });
+        }
+      });
+      driver.kick(sessionId);
+    }
+    expiry.schedule();
+  })();
+
+  return {
+    ready,
+    async createSession() {
+      const sessionId = randomId("ses");
+      await store.createSession({
+        sessionId,
+        createdAt: new Date().toISOString(),
+        status: "idle",
+        step: 0,
+        stepOpen: false,
+        approvedTools: [],
+      });
+      await core.mustCommit(sessionId, { events: [{ type: "session.created" }] });
+      return { sessionId };
+    },
+    listSessions: (listOptions) => store.listSessions(listOptions),
+    async getSnapshot(sessionId) {
+      await withSession(sessionId, async () => {});
+      const events = await store.readEvents(sessionId, 0);
+      return events.reduce(reduceSession, emptySnapshot(sessionId));
+    },
+    async readEvents(sessionId, afterSeq, limit) {
+      await withSession(sessionId, async () => {});
+      return store.readEvents(sessionId, afterSeq, limit);
+    },
+    subscribe: (sessionId, listener) => core.hub.subscribe(sessionId, listener),
+    sendMessage(sessionId, text) {
+      return withSession(sessionId, async (session) => {
+        if (session.status === "running" || session.status === "resuming") {
+          throw new ProtocolError(
+            "turn_running",
+            "A turn is running in this session; wait for it to finish or cancel it.",
+          );
+        }
+        let ended: WriteBatch = {};
+        if (session.status === "waiting") {
+          if (options.whileParked === "reject") {
+            throw new ProtocolError(
+              "turn_running",
+              "Requests in this session are waiting for an answer; answer, decline or cancel them first.",
+            );
+          }
+          ended = await core.endTurnBatch(
+            session,
+            { type: "turn.cancelled" },
+            "The person sent a new message instead of answering.",
+          );
+        }
+        const turnId = randomId("turn");
+        const messageId = randomId("msg");
+        await core.mustCommit(sessionId, {
+          ...ended,
+          events: [
+            ...(ended.events ?? []),
+            { type: "turn.started", turnId, cause: "message" },
+            { type: "message.started", messageId, role: "user" },
+            { type: "text.delta", messageId, delta: text },
+            { type: "message.completed", messageId },
+          ],
+          transcript: [...(ended.transcript ?? []), { role: "user", content: [{ type: "text", text }] }],
+          session: {
+            ...ended.session,
+            status: "running",
+            turnId,
+            step: 0,
+            stepOpen: false,
+            ...(session.title === undefined ? { title: text.slice(0, 80) } : {}),
+          },
+        });
+        driver.kick(sessionId);
+        return { turnId };
+      });
+    },
+    respond(sessionId, responses) {
+      return withSession(sessionId, async (session) => {
+        const ids = responses.map((response) => response.requestId);
+        if (new Set(ids).size !== ids.length) {
+          throw new ProtocolError("bad_request", "Each request may be answered once per body.");
+        }
+        const records: RequestRecord[] = [];
+        for (const response of responses) {
+          const record = await store.getRequest(sessionId, response.requestId);
+          if (!record)
+            throw new ProtocolError("not_found", `There is no request ${response.requestId} in this session.`);
+          if (record.state === "settled" && !sameAnswer(record, response)) {
+            throw new ProtocolError(
+              "already_resolved",
+              `Request ${record.requestId} was already resolved (${record.resolution?.action}) with a different answer.`,
+              { resolution: view(record) },
+            );
+          }
+          records.push(record);
+        }
+        const open = responses.flatMap((cause, index) => {
+          const record = records[index]!;
+          return record.state === "open" ? [{ record, cause }] : [];
+        });
+        if (open.length > 0) await settleLocked(session, open);
+        const settled = await Promise.all(ids.map((id) => store.getRequest(sessionId, id)));
+        return { status: open.length > 0 ? 202 : 200, resolutions: settled.map((record) => view(record!)) };
+      });
+    },
+    cancel(sessionId) {
+      return withSession(sessionId, async (session) => {
+        if (session.status === "waiting") {
+          await core.mustCommit(
+            sessionId,
+            await core.endTurnBatch(session, { type: "turn.cancelled" }, "The person cancelled the turn."),
+          );
+        } else if (session.status !== "idle") {
+          driver.abort(sessionId);
+        }
+      });
+    },
+    idle: () => driver.idle(),
+    async close() {
+      expiry.stop();
+      await ready;
+      await driver.idle();
+    },
+  };
+}
+
+function view(record: RequestRecord): ResolutionView {
+  const { action, value, reason } = record.resolution!;
+  return {
+    requestId: record.requestId,
+    action,
+    ...(value === undefined ? {} : { value }),
+    ...(reason === undefined ? {} : { reason }),
+  };
+}
+
+function sameAnswer(record: RequestRecord, response: InputResponse): boolean {
+  const resolution = record.resolution;
+  if (!resolution || resolution.action !== response.action) return false;
+  if ((resolution.reason ?? undefined) !== (response.reason ?? undefined)) return false;
+  if (response.action !== "accept") return true;
+  const asked = record.request.kind === "approval" ? (response.value ?? {}) : response.value;
+  return canonical(asked) === canonical(resolution.value);
+}
+
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, item) =>
+    item && typeof item === "object" && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : item,
+  );
+}

@@ -1,0 +1,33 @@
+import type { ProtocolEvent } from "@hitl-kit/protocol";
+
+/** A listener for one session's new events. */
+export type EventListener = (event: ProtocolEvent) => void;
+
+/**
+ * Fans a session's freshly appended events out to this process's streams. Only
+ * sessions with a listener have an entry, so a parked session holds no memory here.
+ */
+export class EventHub {
+  readonly #listeners = new Map<string, Set<EventListener>>();
+
+  /** Listens to a session's new events; returns the function that stops listening. */
+  subscribe(sessionId: string, listener: EventListener): () => void {
+    let listeners = this.#listeners.get(sessionId);
+    if (!listeners) {
+      listeners = new Set();
+      this.#listeners.set(sessionId, listeners);
+    }
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size === 0 && this.#listeners.get(sessionId) === listeners) this.#listeners.delete(sessionId);
+    };
+  }
+
+  /** Delivers events to every listener of their session. */
+  publish(sessionId: string, events: readonly ProtocolEvent[]): void {
+    const listeners = this.#listeners.get(sessionId);
+    if (!listeners) return;
+    for (const event of events) for (const listener of [...listeners]) listener(event);
+  }
+}

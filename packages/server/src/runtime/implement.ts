@@ -1,0 +1,57 @@
+import type {
+  AnyToolDefinition,
+  ClientToolDefinition,
+  Infer,
+  SchemaLike,
+  ServerToolDefinition,
+  ToolInputOf,
+} from "@hitl-kit/protocol";
+
+/** What server-side tool code is told about the call. */
+export interface ToolContext {
+  sessionId: string;
+  turnId: string;
+  toolCallId: string;
+  /** The person's approval, for a call that waited for one. */
+  approval?: { approved: true; reason?: string };
+  /** Aborted when the turn is cancelled. */
+  signal: AbortSignal;
+}
+
+/** Runs a server tool; what it returns (JSON) is the call's one result. A throw makes an `error` result. */
+export type Execute<Input> = (input: Input, context: ToolContext) => unknown;
+
+/** Turns a client tool's validated answer into the call's result (look up the chosen media, say). */
+export type Resolve<Input, Answer> = (answer: Answer, context: ToolContext & { input: Input }) => unknown;
+
+/** A tool definition with its server-side code attached. */
+export interface ImplementedTool<T extends AnyToolDefinition = AnyToolDefinition> {
+  readonly definition: T;
+  readonly execute?: Execute<ToolInputOf<T>>;
+  // biome-ignore lint/suspicious/noExplicitAny: the answer type depends on the tool kind
+  readonly resolve?: Resolve<ToolInputOf<T>, any>;
+}
+
+/**
+ * Attaches server-side code to a tool definition, where it may use secrets. A server
+ * tool gets an executor; a client tool may get `{ resolve }` that turns the person's
+ * answer into the result. Giving one tool both is refused when the runtime starts.
+ * @example
+ * implement(refund, async ({ chargeId, amount }, ctx) => payments.refund(chargeId, amount, ctx.approval?.reason));
+ * implement(pickMedia, { resolve: async ({ mediaIds }) => media.lookup(mediaIds) });
+ */
+export function implement<const Name extends string, S extends SchemaLike>(
+  tool: ServerToolDefinition<Name, S>,
+  execute: Execute<Infer<S>>,
+): ImplementedTool<ServerToolDefinition<Name, S>>;
+export function implement<const Name extends string, S extends SchemaLike, A extends SchemaLike>(
+  tool: ClientToolDefinition<Name, S, A>,
+  handlers: { resolve: Resolve<Infer<S>, Infer<A>> },
+): ImplementedTool<ClientToolDefinition<Name, S, A>>;
+export function implement(
+  tool: AnyToolDefinition,
+  handlers: Execute<unknown> | { execute?: Execute<unknown>; resolve?: Resolve<unknown, unknown> },
+): ImplementedTool {
+  if (typeof handlers === "function") return { definition: tool, execute: handlers };
+  return { definition: tool, ...handlers };
+}

@@ -1,0 +1,131 @@
+import {
+  approvalAnswerSchema,
+  type EventInput,
+  type InputResponse,
+  ProtocolError,
+  toJsonSchema,
+  validate,
+} from "@hitl-kit/protocol";
+import type { RequestRecord, Resolution, ToolCallRecord } from "../store/records.js";
+import { schemaHash } from "./schema-hash.js";
+import type { RegisteredTool } from "./tool-registry.js";
+
+/** The writes that settle one request: its resolution, its call's new state and their events. */
+export interface Settlement {
+  request: RequestRecord;
+  call: ToolCallRecord;
+  events: EventInput[];
+  /** A tool the person approved, for `once()`. */
+  approvedTool?: string;
+}
+
+/** A person's response, or the clock's expiry. */
+export type SettlementCause = InputResponse | { action: "expire" };
+
+/** A request and what settles it. */
+export interface PlanSettlementInput {
+  record: RequestRecord;
+  cause: SettlementCause;
+}
+
+/**
+ * Checks a response against the request and decides what settling it writes. The value
+ * is validated against the tool's current answer schema; if that schema changed since
+ * the request was parked, a refusal says so.
+ * @throws {ProtocolError} `invalid_answer` (422) when the value does not fit
+ */
+export async function planSettlement(
+  record: RequestRecord,
+  call: ToolCallRecord,
+  tool: RegisteredTool | undefined,
+  cause: SettlementCause,
+): Promise<Settlement> {
+  const at = new Date().toISOString();
+  const reason = "reason" in cause ? cause.reason : undefined;
+  const resolved = (resolution: Resolution, extra: Partial<ToolCallRecord>, events: EventInput[] = []) => ({
+    request: { ...record, state: "settled" as const, resolution },
+    call: { ...call, ...extra },
+    events: [
+      {
+        type: "input.resolved" as const,
+        requestId: record.requestId,
+        toolCallId: record.toolCallId,
+        action: resolution.action,
+        ...(resolution.value === undefined ? {} : { value: resolution.value }),
+        ...(resolution.reason === undefined ? {} : { reason: resolution.reason }),
+      },
+      ...events,
+    ],
+  });
+  const finished = (
+    outcome: "declined" | "cancelled" | "expired" | "ok",
+    output: unknown,
+  ): Partial<ToolCallRecord> => ({
+    state: "done",
+    outcome,
+    output,
+  });
+  const result = (outcome: "declined" | "cancelled" | "expired" | "ok", output: unknown): EventInput => ({
+    type: "tool.result",
+    toolCallId: record.toolCallId,
+    outcome,
+    output,
+  });
+
+  switch (cause.action) {
+    case "expire": {
+      const output = { expiresAt: record.request.expiresAt };
+      return resolved({ action: "expire", at }, finished("expired", output), [result("expired", output)]);
+    }
+    case "cancel": {
+      const output = { reason: reason ?? "The person cancelled the request." };
+      return resolved(
+        { action: "cancel", at, ...(reason === undefined ? {} : { reason }) },
+        finished("cancelled", output),
+        [result("cancelled", output)],
+      );
+    }
+    case "decline": {
+      const output = reason === undefined ? {} : { reason };
+      return resolved({ action: "decline", at, ...output }, finished("declined", output), [result("declined", output)]);
+    }
+    case "accept":
+      break;
+  }
+
+  const definition = tool?.definition;
+  if (!definition) {
+    const output = { message: `The tool ${record.request.toolName} is no longer available on this server.` };
+    return resolved({ action: "accept", at, value: cause.value }, { state: "done", outcome: "error", output }, [
+      { type: "tool.result", toolCallId: record.toolCallId, outcome: "error", output },
+    ]);
+  }
+  const isApproval = record.request.kind === "approval";
+  if (!isApproval && cause.value === undefined) {
+    throw new ProtocolError("invalid_answer", `Accepting ${record.request.toolName} needs a value.`, [
+      { path: [], message: "Required" },
+    ]);
+  }
+  const schema = definition.kind === "client" && !isApproval ? definition.answerSchema : approvalAnswerSchema;
+  const value = isApproval ? (cause.value ?? {}) : cause.value;
+  const checked = await validate(schema, value);
+  if (!checked.ok) {
+    const changed = !isApproval && schemaHash(toJsonSchema(schema)) !== record.schemaHash;
+    throw new ProtocolError(
+      "invalid_answer",
+      changed
+        ? `The answer schema of ${record.request.toolName} changed since this request was parked, and the answer does not fit the new one.`
+        : `The answer does not fit the answer schema of ${record.request.toolName}.`,
+      checked.issues,
+    );
+  }
+  const accepted = { action: "accept" as const, at, value: checked.value, ...(reason === undefined ? {} : { reason }) };
+  if (isApproval) {
+    return {
+      ...resolved(accepted, { state: "ready", answer: checked.value }),
+      approvedTool: record.request.toolName,
+    };
+  }
+  if (tool.resolve) return resolved(accepted, { state: "ready", answer: checked.value });
+  return resolved(accepted, finished("ok", checked.value), [result("ok", checked.value)]);
+}

@@ -1,0 +1,137 @@
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4FunctionTool } from "@ai-sdk/provider";
+import { type EventInput, emptySnapshot, ProtocolError, reduceSession, toJsonSchema } from "@hitl-kit/protocol";
+import type { SessionRecord, SessionStore, ToolCallRecord, WriteBatch, WriteResult } from "../store/records.js";
+import { EventHub } from "./event-hub.js";
+import { type PlanSettlementInput, planSettlement, type Settlement } from "./plan-settlement.js";
+import { SessionLock } from "./session-lock.js";
+import { type RegisteredTool, type RuntimeTool, registerTools } from "./tool-registry.js";
+import { toolResultMessage } from "./transcript.js";
+
+/** Options of `createAgentRuntime`. */
+export interface AgentRuntimeOptions {
+  /** Any AI SDK language model (`LanguageModelV4`): a provider's, or `scriptedModel`. */
+  model: LanguageModelV4;
+  /** Client tool definitions and implemented server tools. */
+  tools?: readonly RuntimeTool[];
+  /** Where sessions live: `sqliteStore(path)` for durability, `memoryStore()` for tests. */
+  store: SessionStore;
+  /** The system prompt. */
+  system?: string;
+  /** The most model calls one turn may make (default 16); past it the turn fails with `max_steps`. */
+  maxSteps?: number;
+  /**
+   * A new message while requests are open: `cancel` (default) settles them as cancelled,
+   * saying the person moved on, then runs the message; `reject` answers 409.
+   */
+  whileParked?: "cancel" | "reject";
+  /** When parked requests expire: milliseconds after parking, or per call; `undefined` never. */
+  expireAfter?: number | ((call: { toolName: string; input: unknown }) => number | undefined);
+  /** Extra model call options (temperature, maxOutputTokens, providerOptions, …). */
+  callOptions?: Omit<LanguageModelV4CallOptions, "prompt" | "tools" | "abortSignal">;
+  /** Where the runtime reports what it cannot answer to anyone (default: console). */
+  logger?: Pick<Console, "warn" | "error">;
+}
+
+/** The state and helpers the runtime's parts share. */
+export class RuntimeCore {
+  readonly hub = new EventHub();
+  readonly lock = new SessionLock();
+  readonly tools: Map<string, RegisteredTool>;
+  readonly modelTools: LanguageModelV4FunctionTool[];
+  readonly store: SessionStore;
+  readonly logger: Pick<Console, "warn" | "error">;
+
+  constructor(readonly options: AgentRuntimeOptions) {
+    this.store = options.store;
+    this.logger = options.logger ?? console;
+    this.tools = registerTools(options.tools ?? []);
+    this.modelTools = [...this.tools.values()].map(({ definition }) => ({
+      type: "function",
+      name: definition.name,
+      description: definition.description,
+      inputSchema: toJsonSchema(definition.inputSchema) as LanguageModelV4FunctionTool["inputSchema"],
+    }));
+  }
+
+  /** Writes a batch and, when it applied, publishes its events to this process's streams. */
+  async commit(sessionId: string, batch: WriteBatch): Promise<WriteResult> {
+    const result = await this.store.write(sessionId, batch);
+    if (result.ok) this.hub.publish(sessionId, result.events);
+    return result;
+  }
+
+  /** Like {@link commit}, for writes whose guards cannot fail; a refusal is a bug. */
+  async mustCommit(sessionId: string, batch: WriteBatch): Promise<void> {
+    const result = await this.commit(sessionId, batch);
+    if (!result.ok) throw new Error(`Write to session ${sessionId} refused (${result.reason}).`);
+  }
+
+  /** The session, or a `not_found` error. */
+  async requireSession(sessionId: string): Promise<SessionRecord> {
+    const session = await this.store.getSession(sessionId);
+    if (!session) throw new ProtocolError("not_found", `There is no session ${sessionId}.`);
+    return session;
+  }
+
+  /** Plans settlements of requests, looking up each request's call and tool. */
+  async planSettlements(session: SessionRecord, items: PlanSettlementInput[]): Promise<Settlement[]> {
+    const calls = session.turnId ? await this.store.getToolCalls(session.sessionId, session.turnId) : [];
+    return Promise.all(
+      items.map(({ record, cause }) => {
+        const call = calls.find((candidate) => candidate.toolCallId === record.toolCallId);
+        if (!call) throw new Error(`Request ${record.requestId} has no tool call ${record.toolCallId}.`);
+        return planSettlement(record, call, this.tools.get(record.request.toolName), cause);
+      }),
+    );
+  }
+
+  /**
+   * Ends a turn that cannot go on — cancelled, failed or abandoned for a new message —
+   * keeping every call's one result: open requests are settled as cancelled, calls that
+   * had not finished get a `cancelled` (or `error`) result, the step's results go to the
+   * transcript, and any message still streaming is completed.
+   */
+  async endTurnBatch(
+    session: SessionRecord,
+    ending: { type: "turn.cancelled" } | { type: "turn.failed"; error: { code: string; message: string } },
+    reason: string,
+  ): Promise<WriteBatch> {
+    const { sessionId, turnId } = session;
+    if (!turnId) return { session: { status: "idle" } };
+    const open = await this.store.getOpenRequests(sessionId);
+    const settlements = await this.planSettlements(
+      session,
+      open.map((record) => ({ record, cause: { requestId: record.requestId, action: "cancel", reason } })),
+    );
+    const events: EventInput[] = settlements.flatMap((settlement) => settlement.events);
+    const settledCalls = new Map(settlements.map(({ call }) => [call.toolCallId, call]));
+    const calls = (await this.store.getToolCalls(sessionId, turnId))
+      .filter((call) => call.step === session.step)
+      .map((call) => settledCalls.get(call.toolCallId) ?? call);
+    const outcome = ending.type === "turn.cancelled" ? "cancelled" : "error";
+    const finished: ToolCallRecord[] = calls.map((call) => {
+      if (call.state === "done") return call;
+      const output = outcome === "cancelled" ? { reason } : { message: reason };
+      events.push({ type: "tool.result", toolCallId: call.toolCallId, outcome, output });
+      return { ...call, state: "done", outcome, output };
+    });
+    for (const messageId of await this.streamingMessageIds(sessionId)) {
+      events.unshift({ type: "message.completed", messageId });
+    }
+    events.push({ ...ending, turnId });
+    return {
+      events,
+      requests: settlements.map((settlement) => settlement.request),
+      toolCalls: finished,
+      ...(session.stepOpen && finished.length > 0 ? { transcript: [toolResultMessage(finished)] } : {}),
+      session: { status: "idle", stepOpen: false },
+    };
+  }
+
+  /** Messages that started streaming and never completed (after a crash or an abort). */
+  async streamingMessageIds(sessionId: string): Promise<string[]> {
+    const events = await this.store.readEvents(sessionId, 0);
+    const snapshot = events.reduce(reduceSession, emptySnapshot(sessionId));
+    return snapshot.messages.filter((message) => message.status === "streaming").map((message) => message.id);
+  }
+}

@@ -1,0 +1,67 @@
+import type { JSONValue, LanguageModelV4Message, LanguageModelV4ToolResultOutput } from "@ai-sdk/provider";
+import type { ToolCallRecord } from "../store/records.js";
+
+/**
+ * Checks the transcript a model is about to receive: every tool call must be followed,
+ * in the very next message, by exactly one result, and every result must answer a call
+ * of the message right before it.
+ * @returns why it is invalid, or `undefined` when it is valid
+ */
+export function findTranscriptError(messages: readonly LanguageModelV4Message[]): string | undefined {
+  let expected = new Set<string>();
+  for (const [index, message] of messages.entries()) {
+    const results = message.role === "tool" ? message.content.filter((part) => part.type === "tool-result") : [];
+    const answered = new Set<string>();
+    for (const result of results) {
+      if (!expected.has(result.toolCallId)) {
+        return answered.has(result.toolCallId)
+          ? `messages.${index}: tool call ${result.toolCallId} has more than one result.`
+          : `messages.${index}: the result for ${result.toolCallId} answers no tool call of the message before it.`;
+      }
+      expected.delete(result.toolCallId);
+      answered.add(result.toolCallId);
+    }
+    if (expected.size > 0) {
+      return `messages.${index}: tool calls ${[...expected].join(", ")} have no result right after them.`;
+    }
+    expected = new Set(
+      message.role === "assistant"
+        ? message.content.flatMap((part) =>
+            part.type === "tool-call" && !part.providerExecuted ? [part.toolCallId] : [],
+          )
+        : [],
+    );
+  }
+  return expected.size > 0 ? `The last message's tool calls ${[...expected].join(", ")} have no result.` : undefined;
+}
+
+/** The tool message that answers a step's calls, in call order: one result per call. */
+export function toolResultMessage(calls: readonly ToolCallRecord[]): LanguageModelV4Message {
+  return {
+    role: "tool",
+    content: [...calls]
+      .sort((a, b) => a.index - b.index)
+      .map((call) => ({
+        type: "tool-result" as const,
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        output: toModelOutput(call),
+      })),
+  };
+}
+
+function toModelOutput(call: ToolCallRecord): LanguageModelV4ToolResultOutput {
+  const output = call.output as { message?: string; reason?: string } | undefined;
+  switch (call.outcome) {
+    case "ok":
+      return { type: "json", value: (call.output ?? null) as JSONValue };
+    case "declined":
+      return { type: "execution-denied", ...(output?.reason ? { reason: output.reason } : {}) };
+    case "cancelled":
+      return { type: "text", value: `Cancelled: ${output?.reason ?? "the person cancelled this request."}` };
+    case "expired":
+      return { type: "text", value: "The request expired before the person answered." };
+    default:
+      return { type: "error-text", value: output?.message ?? "The tool failed." };
+  }
+}

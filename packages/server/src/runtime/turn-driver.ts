@@ -1,0 +1,244 @@
+import type { LanguageModelV4Message } from "@ai-sdk/provider";
+import type { EventInput } from "@hitl-kit/protocol";
+import type { SessionRecord, ToolCallRecord } from "../store/records.js";
+import { randomId } from "./ids.js";
+import { streamModelStep } from "./model-step.js";
+import { planStep } from "./plan-step.js";
+import type { RuntimeCore } from "./runtime-core.js";
+import { findTranscriptError, toolResultMessage } from "./transcript.js";
+
+type Move = { kind: "stop" } | { kind: "again" } | { kind: "model" } | { kind: "execute"; calls: ToolCallRecord[] };
+
+/**
+ * Drives turns forward from the durable state: runs ready tools, parks, closes steps and
+ * calls the model, one session at a time. It keeps nothing about a session in memory
+ * once the session parks or goes idle, so a restarted process picks up where it stopped.
+ */
+export class TurnDriver {
+  readonly #running = new Map<string, { done: Promise<void>; abort: AbortController }>();
+
+  constructor(
+    private readonly core: RuntimeCore,
+    private readonly onParked: () => void,
+  ) {}
+
+  /** Starts driving a session unless it is being driven already. */
+  kick(sessionId: string): void {
+    if (this.#running.has(sessionId)) return;
+    const abort = new AbortController();
+    const done = this.#drive(sessionId, abort.signal).finally(() => this.#running.delete(sessionId));
+    this.#running.set(sessionId, { done, abort });
+  }
+
+  /** Aborts the model call or tools of a session's running turn; the driver then ends it as cancelled. */
+  abort(sessionId: string): boolean {
+    const running = this.#running.get(sessionId);
+    running?.abort.abort();
+    return running !== undefined;
+  }
+
+  /** Resolves when no session is being driven. */
+  async idle(): Promise<void> {
+    while (this.#running.size > 0) await Promise.all([...this.#running.values()].map((entry) => entry.done));
+  }
+
+  async #drive(sessionId: string, signal: AbortSignal): Promise<void> {
+    const { core } = this;
+    try {
+      for (;;) {
+        if (signal.aborted) throw signal.reason;
+        const move = await core.lock.run(sessionId, () => this.#nextMove(sessionId));
+        if (move.kind === "stop") return;
+        if (move.kind === "execute") await this.#execute(sessionId, move.calls, signal);
+        if (move.kind === "model") await this.#modelStep(sessionId, signal);
+      }
+    } catch (error) {
+      await core.lock.run(sessionId, async () => {
+        const session = await core.requireSession(sessionId);
+        if (session.status === "idle" || session.status === "waiting") return;
+        const batch = signal.aborted
+          ? await core.endTurnBatch(session, { type: "turn.cancelled" }, "The person stopped the turn.")
+          : await core.endTurnBatch(
+              session,
+              { type: "turn.failed", error: describeFailure(error) },
+              failureText(error),
+            );
+        await core.mustCommit(sessionId, batch);
+      });
+      if (!signal.aborted) core.logger.warn(`hitl-kit: turn of session ${sessionId} failed:`, error);
+    }
+  }
+
+  async #nextMove(sessionId: string): Promise<Move> {
+    const { core } = this;
+    const session = await core.requireSession(sessionId);
+    if (session.status !== "running" && session.status !== "resuming") return { kind: "stop" };
+    if (session.status === "resuming") {
+      await core.mustCommit(sessionId, { session: { status: "running" } });
+    }
+    if (!session.stepOpen) {
+      if (session.step < (core.options.maxSteps ?? 16)) return { kind: "model" };
+      const error = { code: "max_steps", message: `The turn made ${session.step} model calls without finishing.` };
+      await core.mustCommit(sessionId, {
+        events: [{ type: "turn.failed", turnId: session.turnId!, error }],
+        session: { status: "idle" },
+      });
+      return { kind: "stop" };
+    }
+    const calls = await this.#stepCalls(session);
+    const interrupted = calls.filter((call) => call.state === "executing");
+    if (interrupted.length > 0) {
+      // Only a crashed process leaves a call executing: it may or may not have finished, so
+      // it is not run twice; it gets an error result that says so.
+      const message = "The server restarted while this tool was running; it may or may not have completed.";
+      await core.mustCommit(sessionId, {
+        toolCalls: interrupted.map((call) => ({ ...call, state: "done", outcome: "error", output: { message } })),
+        events: interrupted.map((call) => ({
+          type: "tool.result",
+          toolCallId: call.toolCallId,
+          outcome: "error",
+          output: { message },
+        })),
+      });
+      return { kind: "again" };
+    }
+    const ready = calls.filter((call) => call.state === "ready");
+    if (ready.length > 0) {
+      const executing = ready.map((call) => ({ ...call, state: "executing" as const }));
+      await core.mustCommit(sessionId, { toolCalls: executing });
+      return { kind: "execute", calls: executing };
+    }
+    const parked = calls.filter((call) => call.state === "parked");
+    if (parked.length > 0) {
+      const requestIds = parked.map((call) => call.requestId!);
+      await core.mustCommit(sessionId, {
+        events: [{ type: "turn.waiting", turnId: session.turnId!, requestIds }],
+        session: { status: "waiting" },
+      });
+      this.onParked();
+      return { kind: "stop" };
+    }
+    await core.mustCommit(sessionId, { transcript: [toolResultMessage(calls)], session: { stepOpen: false } });
+    return { kind: "again" };
+  }
+
+  async #stepCalls(session: SessionRecord): Promise<ToolCallRecord[]> {
+    const calls = await this.core.store.getToolCalls(session.sessionId, session.turnId!);
+    return calls.filter((call) => call.step === session.step);
+  }
+
+  async #execute(sessionId: string, calls: ToolCallRecord[], signal: AbortSignal): Promise<void> {
+    const { core } = this;
+    await Promise.all(
+      calls.map(async (call) => {
+        const tool = core.tools.get(call.toolName);
+        const context = { sessionId, turnId: call.turnId, toolCallId: call.toolCallId, signal };
+        let outcome: "ok" | "error" = "ok";
+        let output: unknown;
+        try {
+          if (!tool) throw new Error(`The tool ${call.toolName} is no longer available on this server.`);
+          const approval =
+            call.requestId && tool.definition.kind === "server"
+              ? { approved: true as const, ...(call.answer as object) }
+              : undefined;
+          const value = tool.resolve
+            ? await tool.resolve(call.answer, { ...context, input: call.input })
+            : await tool.execute!(call.input, { ...context, ...(approval ? { approval } : {}) });
+          output = toJson(value);
+        } catch (error) {
+          outcome = "error";
+          output = { message: error instanceof Error ? error.message : String(error) };
+        }
+        await core.lock.run(sessionId, () =>
+          core.mustCommit(sessionId, {
+            toolCalls: [{ ...call, state: "done", outcome, output }],
+            events: [{ type: "tool.result", toolCallId: call.toolCallId, outcome, output }],
+          }),
+        );
+      }),
+    );
+  }
+
+  async #modelStep(sessionId: string, signal: AbortSignal): Promise<void> {
+    const { core } = this;
+    const session = await core.requireSession(sessionId);
+    const transcript = await core.store.readTranscript(sessionId);
+    const invalid = findTranscriptError(transcript);
+    if (invalid) {
+      const error = { code: "transcript_invalid", message: `Refused to call the model: ${invalid}` };
+      await core.mustCommit(sessionId, {
+        events: [{ type: "turn.failed", turnId: session.turnId!, error }],
+        session: { status: "idle" },
+      });
+      core.logger.error(`hitl-kit: session ${sessionId}: ${error.message}`);
+      return;
+    }
+    const { system, callOptions } = core.options;
+    const prompt: LanguageModelV4Message[] = [
+      ...(system ? [{ role: "system" as const, content: system }] : []),
+      ...transcript,
+    ];
+    const output = await streamModelStep({
+      model: core.options.model,
+      callOptions: { ...callOptions, prompt, tools: core.modelTools, abortSignal: signal },
+      emit: (events) => core.mustCommit(sessionId, { events }),
+      newMessageId: () => randomId("msg"),
+    });
+    if (signal.aborted) throw signal.reason;
+    await core.lock.run(sessionId, async () => {
+      const current = await core.requireSession(sessionId);
+      const started: EventInput[] = [];
+      let messageId = output.messageId;
+      if (!messageId && output.toolCalls.length > 0) {
+        messageId = randomId("msg");
+        started.push({ type: "message.started", messageId, role: "assistant" });
+      }
+      const plan = messageId
+        ? await planStep({
+            calls: output.toolCalls,
+            messageId,
+            turnId: current.turnId!,
+            step: current.step + 1,
+            tools: core.tools,
+            approvedTools: new Set(current.approvedTools),
+            expiresAt: (call) => expiryOf(core.options.expireAfter, call),
+          })
+        : { calls: [], requests: [], events: [] };
+      const finished = output.toolCalls.length === 0;
+      await core.mustCommit(sessionId, {
+        events: [
+          ...started,
+          ...plan.events,
+          ...(finished ? [{ type: "turn.completed" as const, turnId: current.turnId! }] : []),
+        ],
+        ...(output.message.content.length > 0 ? { transcript: [output.message] } : {}),
+        toolCalls: plan.calls,
+        requests: plan.requests,
+        session: { step: current.step + 1, stepOpen: !finished, ...(finished ? { status: "idle" as const } : {}) },
+      });
+    });
+  }
+}
+
+function expiryOf(
+  option: number | ((call: { toolName: string; input: unknown }) => number | undefined) | undefined,
+  call: { toolName: string; input: unknown },
+) {
+  const after = typeof option === "function" ? option(call) : option;
+  return after === undefined ? undefined : Date.now() + after;
+}
+
+/** Tool results travel as JSON: `undefined` becomes `null`; what JSON cannot carry is an error. */
+function toJson(value: unknown): unknown {
+  if (value === undefined) return null;
+  return JSON.parse(JSON.stringify(value));
+}
+
+function describeFailure(error: unknown): { code: string; message: string } {
+  const status = (error as { statusCode?: number }).statusCode;
+  return { code: status ? `model_${status}` : "model_error", message: failureText(error) };
+}
+
+function failureText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,125 @@
+import type { LanguageModelV4Message } from "@ai-sdk/provider";
+import type { EventInput, InputRequest, ProtocolEvent, ResolutionAction, ToolOutcome } from "@hitl-kit/protocol";
+
+/**
+ * Where a session's turn is, durably: `running` (the runtime is calling the model or
+ * running tools), `waiting` (parked on open requests), `resuming` (every request of the
+ * step is settled; the turn must continue — after a crash, on start) or `idle`.
+ */
+export type TurnState = "idle" | "running" | "waiting" | "resuming";
+
+/** A session's durable state, beside its event log. */
+export interface SessionRecord {
+  sessionId: string;
+  createdAt: string;
+  status: TurnState;
+  /** The current (or last) turn. */
+  turnId?: string;
+  /** How many model calls the current turn has made. */
+  step: number;
+  /** The last step's tool calls have not all had their results appended to the transcript. */
+  stepOpen: boolean;
+  /** Tools the person approved in this session (for `once()`). */
+  approvedTools: string[];
+  /** The first words of the first message, for session lists. */
+  title?: string;
+  lastSeq: number;
+}
+
+/** A session in a list: enough to show it in a sidebar. */
+export type SessionSummary = Pick<SessionRecord, "sessionId" | "createdAt" | "title" | "status" | "lastSeq">;
+
+/**
+ * Where one tool call is: `parked` on a request, `ready` for server-side work (execute,
+ * or a client tool's `resolve`), `executing` (that work started), or `done` with its one
+ * result.
+ */
+export type ToolCallState = "parked" | "ready" | "executing" | "done";
+
+/** One tool call of a turn's step. */
+export interface ToolCallRecord {
+  toolCallId: string;
+  turnId: string;
+  step: number;
+  /** Position in the step, so results reach the model in call order. */
+  index: number;
+  toolName: string;
+  input: unknown;
+  state: ToolCallState;
+  requestId?: string;
+  /** The person's accepted answer (client tools) or approval note, for the server-side work. */
+  answer?: unknown;
+  outcome?: ToolOutcome;
+  output?: unknown;
+}
+
+/** How a request was settled. */
+export interface Resolution {
+  action: ResolutionAction;
+  value?: unknown;
+  reason?: string;
+  at: string;
+}
+
+/** A parked request and, once settled, its one resolution. */
+export interface RequestRecord {
+  requestId: string;
+  toolCallId: string;
+  turnId: string;
+  request: InputRequest;
+  /** Hash of the answer schema the request was parked with. */
+  schemaHash: string;
+  state: "open" | "settled";
+  resolution?: Resolution;
+  /** Epoch milliseconds, when the request expires. */
+  expiresAt?: number;
+}
+
+/** Changes applied to one session atomically: all of them, or — when a guard fails — none. */
+export interface WriteBatch {
+  /** Events to append; the store assigns `seq`, `sessionId` and `at`. */
+  events?: EventInput[];
+  session?: Partial<Pick<SessionRecord, "status" | "turnId" | "step" | "stepOpen" | "approvedTools" | "title">>;
+  /** Model messages to append to the transcript. */
+  transcript?: LanguageModelV4Message[];
+  /** Tool calls to insert or replace (by id). */
+  toolCalls?: ToolCallRecord[];
+  /** Requests to insert or replace (by id). */
+  requests?: RequestRecord[];
+  /** Guard: every one of these requests must still be open. */
+  requireOpen?: string[];
+  /** Guard: the session must be in one of these states. */
+  requireStatus?: TurnState[];
+}
+
+/** What a write did. */
+export type WriteResult =
+  | { ok: true; events: ProtocolEvent[] }
+  | { ok: false; reason: "settled"; requests: RequestRecord[] }
+  | { ok: false; reason: "status"; status: TurnState }
+  | { ok: false; reason: "not_found" };
+
+/**
+ * Where sessions live. One contract, several implementations (`memoryStore`,
+ * `sqliteStore`); the same test suite runs against each. Writes are atomic per batch.
+ */
+export interface SessionStore {
+  createSession(session: Omit<SessionRecord, "lastSeq">): Promise<void>;
+  getSession(sessionId: string): Promise<SessionRecord | undefined>;
+  /** Newest first. */
+  listSessions(options?: { limit?: number }): Promise<SessionSummary[]>;
+  /** Events with `seq > afterSeq`, in order, at most `limit`. */
+  readEvents(sessionId: string, afterSeq: number, limit?: number): Promise<ProtocolEvent[]>;
+  readTranscript(sessionId: string): Promise<LanguageModelV4Message[]>;
+  getToolCalls(sessionId: string, turnId: string): Promise<ToolCallRecord[]>;
+  getRequest(sessionId: string, requestId: string): Promise<RequestRecord | undefined>;
+  getOpenRequests(sessionId: string): Promise<RequestRecord[]>;
+  /** Sessions a restarted runtime must continue (`running` or `resuming`). */
+  listSessionsToRecover(): Promise<string[]>;
+  /** Open requests whose `expiresAt` is at or before `now`, at most `limit`. */
+  listExpiredRequests(now: number, limit?: number): Promise<{ sessionId: string; requestId: string }[]>;
+  /** The earliest `expiresAt` of any open request. */
+  nextExpiry(): Promise<number | undefined>;
+  write(sessionId: string, batch: WriteBatch): Promise<WriteResult>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,165 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { checkOneResultPerCall, startServer } from "./harness.js";
+import { lastToolResults, recordingModel } from "./recording-model.js";
+import { executions } from "./tools.js";
+
+let server: ReturnType<typeof startServer>;
+afterEach(() => server?.close());
+beforeEach(() => {
+  executions.length = 0;
+});
+
+async function parkedRequest(script: Parameters<typeof recordingModel>[0]) {
+  const recording = recordingModel(script);
+  server = startServer(recording.model);
+  const id = await server.session();
+  await server.call("POST", `/sessions/${id}/messages`, { text: "go" });
+  await server.runtime.idle();
+  return { id, prompts: recording.prompts, pending: (await server.snapshot(id)).pending };
+}
+
+const respond = (id: string, responses: unknown[]) => server.call("POST", `/sessions/${id}/responses`, { responses });
+
+describe("approval-gated server tools", () => {
+  it("executes an approved call once, with the person's note in ctx.approval", async () => {
+    const { id, prompts, pending } = await parkedRequest([
+      { toolCalls: [{ toolName: "refund_charge", input: { chargeId: "ch_1", amount: 1500 } }] },
+      { text: "Refunded." },
+    ]);
+    expect(pending[0]).toMatchObject({ kind: "approval", toolName: "refund_charge", answerSchema: { type: "object" } });
+    expect(executions).toEqual([]);
+
+    const approve = { requestId: pending[0]!.requestId, action: "accept", value: { reason: "loyal customer" } };
+    expect((await respond(id, [approve])).status).toBe(202);
+    expect((await respond(id, [approve])).status).toBe(200);
+    await server.runtime.idle();
+
+    expect(executions).toEqual([
+      {
+        tool: "refund_charge",
+        input: { chargeId: "ch_1", amount: 1500 },
+        approval: { approved: true, reason: "loyal customer" },
+      },
+    ]);
+    expect(lastToolResults(prompts[1])[0]).toMatchObject({ output: { type: "json", value: { refunded: 1500 } } });
+    expect(checkOneResultPerCall(await server.events(id))).toEqual([]);
+  });
+
+  it("runs a call below the predicate's threshold without asking", async () => {
+    const { id, pending } = await parkedRequest([
+      { toolCalls: [{ toolName: "refund_charge", input: { chargeId: "ch_1", amount: 20 } }] },
+      { text: "Refunded." },
+    ]);
+    expect(pending).toEqual([]);
+    expect(executions).toHaveLength(1);
+    expect((await server.snapshot(id)).status).toBe("idle");
+  });
+
+  it("denies with one declined result carrying the reason, and the model goes on", async () => {
+    const { id, prompts, pending } = await parkedRequest([
+      { toolCalls: [{ toolName: "publish_poster", input: { title: "Spring" } }] },
+      { text: "I will not publish it." },
+    ]);
+    await respond(id, [{ requestId: pending[0]!.requestId, action: "decline", reason: "not yet" }]);
+    await server.runtime.idle();
+    expect(executions).toEqual([]);
+    const results = (await server.events(id)).filter((event) => event.type === "tool.result");
+    expect(results).toEqual([expect.objectContaining({ outcome: "declined", output: { reason: "not yet" } })]);
+    expect(lastToolResults(prompts[1])[0]).toMatchObject({ output: { type: "execution-denied", reason: "not yet" } });
+    expect((await server.snapshot(id)).messages.at(-1)?.parts).toEqual([
+      { type: "text", text: "I will not publish it." },
+    ]);
+  });
+
+  it("asks once() per session: the second call runs without asking", async () => {
+    const email = { toolName: "send_email", input: { to: "a@b.co" } };
+    const { id, pending } = await parkedRequest([
+      { toolCalls: [email] },
+      { toolCalls: [email] },
+      { text: "Sent twice." },
+    ]);
+    await respond(id, [{ requestId: pending[0]!.requestId, action: "accept" }]);
+    await server.runtime.idle();
+    expect(executions.map((execution) => execution.tool)).toEqual(["send_email", "send_email"]);
+    expect((await server.snapshot(id)).status).toBe("idle");
+  });
+});
+
+describe("several calls in one step", () => {
+  it("runs the server tool, parks the client tool, and resumes once the parked one is answered", async () => {
+    const { id, prompts, pending } = await parkedRequest([
+      {
+        toolCalls: [
+          { toolName: "lookup_weather", input: { city: "Oslo" } },
+          { toolName: "pick_template", input: { templates: ["a"] } },
+        ],
+      },
+      { text: "Both done." },
+    ]);
+    expect(pending.map((request) => request.toolName)).toEqual(["pick_template"]);
+    expect(executions).toHaveLength(1);
+    expect(prompts).toHaveLength(1);
+    await respond(id, [{ requestId: pending[0]!.requestId, action: "accept", value: { templateId: "a" } }]);
+    await server.runtime.idle();
+    expect(lastToolResults(prompts[1]).map((part) => part.toolName)).toEqual(["lookup_weather", "pick_template"]);
+  });
+
+  it("acknowledges partial answers and resumes only when every request is settled", async () => {
+    const { id, prompts, pending } = await parkedRequest([
+      {
+        toolCalls: [
+          { toolName: "pick_template", input: { templates: ["a"] } },
+          { toolName: "publish_poster", input: { title: "T" } },
+          { toolName: "ask_question", input: { question: "Colour?", choices: ["red", "blue"] } },
+        ],
+      },
+      { text: "All answered." },
+    ]);
+    expect(pending).toHaveLength(3);
+    const [template, approval, question] = pending;
+    expect(
+      (await respond(id, [{ requestId: question!.requestId, action: "accept", value: { answer: "red" } }])).status,
+    ).toBe(202);
+    await server.runtime.idle();
+    let snapshot = await server.snapshot(id);
+    expect(snapshot.status).toBe("waiting");
+    expect(snapshot.pending.map((request) => request.requestId)).toEqual([template!.requestId, approval!.requestId]);
+    expect(prompts).toHaveLength(1);
+
+    await respond(id, [
+      { requestId: template!.requestId, action: "accept", value: { templateId: "a" } },
+      { requestId: approval!.requestId, action: "accept" },
+    ]);
+    await server.runtime.idle();
+    snapshot = await server.snapshot(id);
+    expect(snapshot.status).toBe("idle");
+    expect(lastToolResults(prompts[1]).map((part) => [part.toolName, part.output.type])).toEqual([
+      ["pick_template", "json"],
+      ["publish_poster", "json"],
+      ["ask_question", "json"],
+    ]);
+    expect(checkOneResultPerCall(await server.events(id))).toEqual([]);
+  });
+
+  it("gives a call to an unknown tool or with invalid input an error result, and the model continues", async () => {
+    const { id, prompts } = await parkedRequest([
+      {
+        toolCalls: [
+          { toolName: "launch_rocket", input: {} },
+          { toolName: "lookup_weather", input: { town: "Oslo" } },
+          { toolName: "lookup_weather", input: "{not json" },
+          { toolName: "lookup_weather", input: { city: "Atlantis" } },
+        ],
+      },
+      { text: "Sorry." },
+    ]);
+    const outputs = lastToolResults(prompts[1]).map((part) => part.output);
+    expect(outputs).toEqual([
+      { type: "error-text", value: expect.stringContaining('There is no tool named "launch_rocket"') },
+      { type: "error-text", value: expect.stringContaining("city") },
+      { type: "error-text", value: expect.stringContaining("not valid JSON") },
+      { type: "error-text", value: "No such city" },
+    ]);
+    expect(checkOneResultPerCall(await server.events(id))).toEqual([]);
+  });
+});

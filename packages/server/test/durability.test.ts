@@ -1,0 +1,118 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+import type { SessionSnapshot } from "@hitl-kit/protocol";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { checkOneResultPerCall, readSse, tempDir } from "./harness.js";
+
+const children: ChildProcess[] = [];
+const dirs: ReturnType<typeof tempDir>[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill("SIGKILL");
+  for (const dir of dirs.splice(0)) dir.cleanup();
+});
+
+type ServerProcess = Awaited<ReturnType<typeof startProcess>>;
+
+/** Starts processes/durable-server.ts in a new Node process on the given SQLite file. */
+async function startProcess(db: string, env: Record<string, string> = {}) {
+  const script = join(import.meta.dirname, "processes/durable-server.ts");
+  const child = spawn(process.execPath, ["--conditions=@hitl-kit/source", "--import", "tsx", script], {
+    env: { ...process.env, HITL_DB: db, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  let stderr = "";
+  child.stderr!.on("data", (chunk) => (stderr += chunk));
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    child.once("exit", (_code, signal) => resolve(signal)),
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.once("data", (chunk) => resolve(`${String(chunk).trim()}/api/agent`));
+    void exited.then(() => reject(new Error(`the server exited: ${stderr}`)));
+  });
+  const api = async (method: string, path: string, body?: unknown) => {
+    const init =
+      body === undefined
+        ? { method }
+        : { method, body: JSON.stringify(body), headers: { "content-type": "application/json" } };
+    const response = await fetch(`${url}${path}`, init);
+    return { status: response.status, body: await response.json() };
+  };
+  /** The whole event log, read through the SSE route. */
+  const events = async (id: string) => {
+    const { lastSeq } = (await api("GET", `/sessions/${id}`)).body as SessionSnapshot;
+    return readSse(await fetch(`${url}/sessions/${id}/events?after=0`), (read) => read.at(-1)?.seq === lastSeq);
+  };
+  return { child, api, events, exited };
+}
+
+async function waitForStatus(server: ServerProcess, id: string, status: string): Promise<SessionSnapshot> {
+  let snapshot: SessionSnapshot | undefined;
+  await vi.waitFor(
+    async () => {
+      snapshot = (await server.api("GET", `/sessions/${id}`)).body;
+      expect(snapshot?.status).toBe(status);
+    },
+    { timeout: 10_000, interval: 50 },
+  );
+  return snapshot!;
+}
+
+function database() {
+  const dir = tempDir();
+  dirs.push(dir);
+  return join(dir.path, "hitl.sqlite");
+}
+
+describe("durability across real processes", () => {
+  it("resumes a turn parked before a SIGKILL: a new process takes the answer and completes it", async () => {
+    const db = database();
+    const first = await startProcess(db);
+    const id = (await first.api("POST", "/sessions", {})).body.sessionId;
+    await first.api("POST", `/sessions/${id}/messages`, { text: "publish it" });
+    const parked = await waitForStatus(first, id, "waiting");
+    first.child.kill("SIGKILL");
+    expect(await first.exited).toBe("SIGKILL");
+
+    const second = await startProcess(db);
+    expect(((await second.api("GET", `/sessions/${id}`)).body as SessionSnapshot).pending).toEqual(parked.pending);
+    await second.api("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: parked.pending[0]!.requestId, action: "accept" }],
+    });
+    const next = await waitForStatus(second, id, "waiting");
+    expect(next.pending[0]?.toolName).toBe("pick_template");
+    await second.api("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: next.pending[0]!.requestId, action: "accept", value: { templateId: "b" } }],
+    });
+    const done = await waitForStatus(second, id, "idle");
+    expect(done.messages.at(-1)?.parts).toEqual([{ type: "text", text: "All done." }]);
+    expect(checkOneResultPerCall(await second.events(id))).toEqual([]);
+  }, 30_000);
+
+  it("finds a settled-but-not-resumed turn after a SIGKILL and resumes it on start", async () => {
+    const db = database();
+    const first = await startProcess(db, { HITL_CRASH: "after-settle" });
+    const id = (await first.api("POST", "/sessions", {})).body.sessionId;
+    await first.api("POST", `/sessions/${id}/messages`, { text: "publish it" });
+    const parked = await waitForStatus(first, id, "waiting");
+    const answer = first.api("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: parked.pending[0]!.requestId, action: "accept" }],
+    });
+    await expect(answer).rejects.toThrow(); // it died after settling, before it could answer
+    expect(await first.exited).toBe("SIGKILL");
+
+    const second = await startProcess(db);
+    const resumed = await waitForStatus(second, id, "waiting");
+    expect(resumed.pending.map((request) => request.toolName)).toEqual(["pick_template"]);
+    await second.api("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: resumed.pending[0]!.requestId, action: "accept", value: { templateId: "a" } }],
+    });
+    await waitForStatus(second, id, "idle");
+    const events = await second.events(id);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    expect(events.filter((event) => event.type === "tool.result")).toEqual([
+      expect.objectContaining({ outcome: "ok", output: { url: "https://posters.example/Spring" } }),
+      expect.objectContaining({ outcome: "ok", output: { templateId: "a" } }),
+    ]);
+  }, 30_000);
+});

@@ -1,0 +1,105 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { LanguageModelV4 } from "@ai-sdk/provider";
+import type { ProtocolEvent, SessionSnapshot } from "@hitl-kit/protocol";
+import { EventSourceParserStream } from "eventsource-parser/stream";
+import {
+  type AgentRuntime,
+  type AgentRuntimeOptions,
+  createAgentRuntime,
+  createFetchHandler,
+  type FetchHandlerOptions,
+  type SessionStore,
+  sqliteStore,
+} from "../src/index.js";
+import { serverTools } from "./tools.js";
+
+/** A temporary folder, removed by `cleanup`. */
+export function tempDir(): { path: string; cleanup: () => void } {
+  const path = mkdtempSync(join(tmpdir(), "hitl-kit-"));
+  return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** A runtime with the SQLite store on a temporary file, and its fetch handler, called in process. */
+export function startServer(
+  model: LanguageModelV4,
+  options: Partial<AgentRuntimeOptions> & { http?: FetchHandlerOptions; store?: SessionStore } = {},
+) {
+  const dir = tempDir();
+  const store = options.store ?? sqliteStore(join(dir.path, "hitl.sqlite"));
+  const runtime = createAgentRuntime({ tools: serverTools, logger: quiet, ...options, model, store });
+  const handler = createFetchHandler(runtime, { heartbeatMs: 60_000, ...options.http });
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const response = await handler(
+      new Request(`http://127.0.0.1/api/agent${path}`, {
+        method,
+        headers: body === undefined ? headers : { "content-type": "application/json", ...headers },
+        ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
+      }),
+    );
+    const text = await response.text();
+    // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
+    return { status: response.status, body: text ? JSON.parse(text) : undefined } as { status: number; body: any };
+  };
+  return {
+    runtime,
+    store,
+    handler,
+    call,
+    async session(): Promise<string> {
+      return (await call("POST", "/sessions", {})).body.sessionId;
+    },
+    snapshot: async (sessionId: string) => (await call("GET", `/sessions/${sessionId}`)).body as SessionSnapshot,
+    events: (sessionId: string, after = 0) => runtime.readEvents(sessionId, after),
+    async close() {
+      await runtime.close();
+      await store.close();
+      dir.cleanup();
+    },
+  };
+}
+
+/** A logger that keeps what the runtime reports, for assertions, instead of printing it. */
+export const quiet = { warn: () => {}, error: () => {} };
+
+/** Waits until the runtime has stopped driving every session. */
+export const settle = (runtime: AgentRuntime) => runtime.idle();
+
+/** Reads an SSE response into events until `until` says stop (or the stream ends). */
+export async function readSse(response: Response, until: (events: ProtocolEvent[]) => boolean) {
+  const events: ProtocolEvent[] = [];
+  const reader = response
+    .body!.pipeThrough(new TextDecoderStream() as TransformStream<Uint8Array, string>)
+    .pipeThrough(new EventSourceParserStream())
+    .getReader();
+  while (!until(events)) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    events.push(JSON.parse(value.data));
+  }
+  await reader.cancel();
+  return events;
+}
+
+/**
+ * Invariant 1 over a session's log: every `tool.called` has exactly one `tool.result`,
+ * after it. Returns the problems found (none when it holds).
+ */
+export function checkOneResultPerCall(events: ProtocolEvent[]): string[] {
+  const problems: string[] = [];
+  const called = new Map<string, number>();
+  const results = new Map<string, number>();
+  for (const event of events) {
+    if (event.type === "tool.called") called.set(event.toolCallId, event.seq);
+    if (event.type === "tool.result") {
+      if (!called.has(event.toolCallId)) problems.push(`result before call: ${event.toolCallId}`);
+      results.set(event.toolCallId, (results.get(event.toolCallId) ?? 0) + 1);
+    }
+  }
+  for (const id of called.keys()) {
+    const count = results.get(id) ?? 0;
+    if (count !== 1) problems.push(`${id} has ${count} results`);
+  }
+  return problems;
+}

@@ -1,0 +1,209 @@
+import type { ProtocolEvent } from "@hitl-kit/protocol";
+import { afterEach, describe, expect, it } from "vitest";
+import { scriptedModel } from "../src/index.js";
+import { readSse, startServer } from "./harness.js";
+
+let server: ReturnType<typeof startServer>;
+afterEach(() => server?.close());
+
+const pick = { toolName: "pick_template", input: { templates: ["a", "b"] } };
+
+async function parkedSession(options = {}) {
+  server = startServer(scriptedModel([{ text: "Pick.", toolCalls: [pick] }, { text: "Done." }]), options);
+  const id = await server.session();
+  await server.call("POST", `/sessions/${id}/messages`, { text: "go" });
+  await server.runtime.idle();
+  return { id, request: (await server.snapshot(id)).pending[0]! };
+}
+
+describe("bad input", () => {
+  it.each([
+    ["malformed JSON", "POST", "/messages", "{text:", {}, 400, "bad_request"],
+    ["a body that misses a field", "POST", "/messages", { txt: "hi" }, {}, 400, "bad_request"],
+    ["an empty message", "POST", "/messages", { text: "   " }, {}, 400, "bad_request"],
+    ["responses that are not a list", "POST", "/responses", { responses: "yes" }, {}, 400, "bad_request"],
+    [
+      "an unknown action",
+      "POST",
+      "/responses",
+      { responses: [{ requestId: "r", action: "maybe" }] },
+      {},
+      400,
+      "bad_request",
+    ],
+    [
+      "a body that is not JSON",
+      "POST",
+      "/messages",
+      "hi",
+      { "content-type": "text/plain" },
+      415,
+      "unsupported_media_type",
+    ],
+    ["a body over 1 MiB", "POST", "/messages", { text: "x".repeat(1024 * 1024) }, {}, 413, "payload_too_large"],
+    ["a wrong method", "PUT", "/messages", { text: "hi" }, {}, 405, "method_not_allowed"],
+    ["an unknown route", "GET", "/nothing", undefined, {}, 404, "not_found"],
+  ] as const)(
+    "answers %s with %i and its code, and changes nothing",
+    async (_name, method, path, body, headers, status, code) => {
+      const { id } = await parkedSession();
+      const before = await server.events(id);
+      const response = await server.call(method, `/sessions/${id}${path}`, body, headers);
+      expect(response.status).toBe(status);
+      expect(response.body).toEqual({
+        error: {
+          code,
+          message: expect.any(String),
+          ...(response.body.error.details ? { details: expect.anything() } : {}),
+        },
+      });
+      expect(await server.events(id)).toEqual(before);
+      expect((await server.snapshot(id)).pending).toHaveLength(1);
+    },
+  );
+
+  it("lists each malformed field in the details", async () => {
+    const { id } = await parkedSession();
+    const response = await server.call("POST", `/sessions/${id}/responses`, { responses: [{ action: "accept" }] });
+    expect(response.body.error.details).toEqual([
+      { path: ["responses", "0", "requestId"], message: expect.any(String) },
+    ]);
+  });
+
+  it("refuses answering one request twice in one body", async () => {
+    const { id, request } = await parkedSession();
+    const answer = { requestId: request.requestId, action: "cancel" };
+    const response = await server.call("POST", `/sessions/${id}/responses`, { responses: [answer, answer] });
+    expect(response.status).toBe(400);
+    expect((await server.snapshot(id)).pending).toHaveLength(1);
+  });
+
+  it("gives sessions unguessable ids of at least 128 random bits", async () => {
+    server = startServer(scriptedModel([]));
+    const ids = await Promise.all(Array.from({ length: 20 }, () => server.session()));
+    expect(new Set(ids).size).toBe(20);
+    for (const id of ids) expect(id).toMatch(/^ses_[A-Za-z0-9_-]{22}$/);
+  });
+});
+
+describe("concurrent answers", () => {
+  it("settles one request exactly once under 100 concurrent identical answers", async () => {
+    const { id, request } = await parkedSession();
+    const answer = { requestId: request.requestId, action: "accept", value: { templateId: "a" } };
+    const responses = await Promise.all(
+      Array.from({ length: 100 }, () => server.call("POST", `/sessions/${id}/responses`, { responses: [answer] })),
+    );
+    expect(responses.filter((response) => response.status === 202)).toHaveLength(1);
+    expect(responses.filter((response) => response.status === 200)).toHaveLength(99);
+    await server.runtime.idle();
+    const events = await server.events(id);
+    expect(events.filter((event) => event.type === "input.resolved")).toHaveLength(1);
+    expect(events.filter((event) => event.type === "tool.result")).toHaveLength(1);
+  });
+
+  it("lets exactly one of 100 different concurrent answers win; the rest get 409", async () => {
+    const { id, request } = await parkedSession();
+    const responses = await Promise.all(
+      Array.from({ length: 100 }, (_, index) =>
+        server.call("POST", `/sessions/${id}/responses`, {
+          responses: [{ requestId: request.requestId, action: "accept", value: { templateId: `t${index}` } }],
+        }),
+      ),
+    );
+    expect(responses.filter((response) => response.status === 202)).toHaveLength(1);
+    expect(responses.filter((response) => response.status === 409)).toHaveLength(99);
+    await server.runtime.idle();
+    expect((await server.events(id)).filter((event) => event.type === "tool.result")).toHaveLength(1);
+  });
+});
+
+describe("the event stream", () => {
+  const stream = (id: string, init: { after?: number; lastEventId?: number } = {}) =>
+    server.handler(
+      new Request(
+        `http://127.0.0.1/api/agent/sessions/${id}/events${init.after === undefined ? "" : `?after=${init.after}`}`,
+        {
+          headers: init.lastEventId === undefined ? {} : { "last-event-id": String(init.lastEventId) },
+        },
+      ),
+    );
+  const seqs = (events: ProtocolEvent[]) => events.map((event) => event.seq);
+
+  it("replays exactly the events after Last-Event-ID or ?after=, in order", async () => {
+    const { id } = await parkedSession();
+    const all = await server.events(id);
+    const last = all.at(-1)!.seq;
+    const done = (events: ProtocolEvent[]) => events.at(-1)?.seq === last;
+    expect(seqs(await readSse(await stream(id), done))).toEqual(seqs(all));
+    expect(seqs(await readSse(await stream(id, { lastEventId: 3 }), done))).toEqual(seqs(all).slice(3));
+    expect(seqs(await readSse(await stream(id, { after: 5 }), done))).toEqual(seqs(all).slice(5));
+    expect((await stream(id, { lastEventId: -1 })).status).toBe(400);
+  });
+
+  it("tails live events after the replay, the same to every client", async () => {
+    const { id, request } = await parkedSession();
+    const from = (await server.events(id)).at(-1)!.seq;
+    const completed = (events: ProtocolEvent[]) => events.some((event) => event.type === "turn.completed");
+    const [a, b] = [stream(id, { lastEventId: from }), stream(id, { lastEventId: from - 2 })];
+    const readers = [readSse(await a, completed), readSse(await b, completed)];
+    await server.call("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: request.requestId, action: "accept", value: { templateId: "b" } }],
+    });
+    const [first, second] = await Promise.all(readers);
+    const all = await server.events(id);
+    expect(seqs(first!)).toEqual(seqs(all).filter((seq) => seq > from));
+    expect(seqs(second!)).toEqual(seqs(all).filter((seq) => seq > from - 2));
+    expect(first).toEqual(all.filter((event) => event.seq > from));
+  });
+
+  it("sends a heartbeat comment while idle", async () => {
+    server = startServer(scriptedModel([]), { http: { heartbeatMs: 20 } });
+    const id = await server.session();
+    const response = await stream(id);
+    const reader = response
+      .body!.pipeThrough(new TextDecoderStream() as TransformStream<Uint8Array, string>)
+      .getReader();
+    let text = "";
+    while (!text.includes(": ping")) text += (await reader.read()).value;
+    await reader.cancel();
+    expect(text).toMatch(/^retry: 1000\n\n/);
+  });
+});
+
+describe("access", () => {
+  it("lets the host app refuse a session with 403, or answer with its own response", async () => {
+    server = startServer(scriptedModel([]), {
+      http: {
+        authorize: (request: Request, sessionId: string | undefined) => {
+          if (request.headers.get("authorization") === "Bearer ok") return true;
+          return sessionId ? false : new Response("log in first", { status: 401 });
+        },
+      },
+    });
+    const ok = { authorization: "Bearer ok" };
+    const created = await server.call("POST", "/sessions", {}, ok);
+    expect(created.status).toBe(201);
+    const id = created.body.sessionId;
+    expect((await server.call("GET", `/sessions/${id}`)).status).toBe(403);
+    expect((await server.call("POST", `/sessions/${id}/messages`, { text: "hi" })).status).toBe(403);
+    expect((await server.call("GET", `/sessions/${id}`, undefined, ok)).status).toBe(200);
+    const listing = await server.handler(new Request("http://127.0.0.1/api/agent/sessions"));
+    expect([listing.status, await listing.text()]).toEqual([401, "log in first"]);
+    expect((await server.events(id)).map((event) => event.type)).toEqual(["session.created"]);
+  });
+
+  it("answers 429 past the rate limit, and nothing changes", async () => {
+    const { id } = await parkedSession({ http: { rateLimit: { max: 3 } } }); // the first POST sent the message
+    const send = () =>
+      server.call("POST", `/sessions/${id}/responses`, { responses: [{ requestId: "req_x", action: "cancel" }] });
+    expect((await send()).status).toBe(404);
+    expect((await send()).status).toBe(404);
+    const limited = await send();
+    expect(limited.status).toBe(429);
+    expect(limited.body.error).toMatchObject({
+      code: "rate_limited",
+      details: { retryAfterSeconds: expect.any(Number) },
+    });
+    expect((await server.snapshot(id)).pending).toHaveLength(1);
+  });
+});

@@ -1,0 +1,235 @@
+import type { LanguageModelV4 } from "@ai-sdk/provider";
+import { defineClientTool, defineTool } from "@hitl-kit/protocol";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { createAgentRuntime, implement, memoryStore, scriptedModel } from "../src/index.js";
+import { checkOneResultPerCall, startServer } from "./harness.js";
+import { lastToolResults, recordingModel } from "./recording-model.js";
+import { pickTemplate } from "./tools.js";
+
+let server: ReturnType<typeof startServer>;
+afterEach(async () => {
+  vi.useRealTimers();
+  await server?.close();
+});
+
+const pick = { toolName: "pick_template", input: { templates: ["a", "b"] } };
+
+async function parked(recording: ReturnType<typeof recordingModel>, options = {}) {
+  server = startServer(recording.model, options);
+  const id = await server.session();
+  await server.call("POST", `/sessions/${id}/messages`, { text: "go" });
+  await server.runtime.idle();
+  return { id, pending: (await server.snapshot(id)).pending };
+}
+
+describe("a new message while requests are parked", () => {
+  it("cancels them with a result saying the person moved on, then runs the message", async () => {
+    const recording = recordingModel((context) =>
+      context.lastUserText === "go" ? { toolCalls: [pick] } : { text: `You said: ${context.lastUserText}` },
+    );
+    const { id, pending } = await parked(recording);
+    expect((await server.call("POST", `/sessions/${id}/messages`, { text: "never mind" })).status).toBe(202);
+    await server.runtime.idle();
+
+    const events = await server.events(id);
+    expect(events.find((event) => event.type === "input.resolved")).toMatchObject({
+      requestId: pending[0]!.requestId,
+      action: "cancel",
+      reason: "The person sent a new message instead of answering.",
+    });
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    const prompt = recording.prompts[1]!;
+    expect(prompt.map((message) => message.role)).toEqual(["user", "assistant", "tool", "user"]);
+    expect(lastToolResults(prompt)[0]).toMatchObject({
+      output: { type: "text", value: expect.stringContaining("new message") },
+    });
+    const snapshot = await server.snapshot(id);
+    expect(snapshot.pending).toEqual([]);
+    expect(snapshot.messages.at(-1)?.parts).toEqual([{ type: "text", text: "You said: never mind" }]);
+
+    const stale = await server.call("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: pending[0]!.requestId, action: "accept", value: { templateId: "a" } }],
+    });
+    expect(stale.status).toBe(409);
+  });
+
+  it("answers 409 instead when the runtime is told to reject such messages", async () => {
+    const { id } = await parked(recordingModel([{ toolCalls: [pick] }]), { whileParked: "reject" });
+    const before = await server.events(id);
+    const response = await server.call("POST", `/sessions/${id}/messages`, { text: "hello?" });
+    expect(response.status).toBe(409);
+    expect(response.body.error.message).toMatch(/waiting for an answer/);
+    expect(await server.events(id)).toEqual(before);
+  });
+});
+
+describe("cancel", () => {
+  it("cancels a parked turn with one cancelled result per call; a stale answer then gets 409", async () => {
+    const { id, pending } = await parked(recordingModel([{ toolCalls: [pick] }]));
+    expect((await server.call("POST", `/sessions/${id}/cancel`)).status).toBe(202);
+    const events = await server.events(id);
+    expect(events.at(-1)).toMatchObject({ type: "turn.cancelled" });
+    expect(events.filter((event) => event.type === "tool.result")).toEqual([
+      expect.objectContaining({ outcome: "cancelled" }),
+    ]);
+    const stale = await server.call("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: pending[0]!.requestId, action: "accept", value: { templateId: "a" } }],
+    });
+    expect(stale.status).toBe(409);
+    expect(stale.body.error.details.resolution.action).toBe("cancel");
+    expect(transcriptRoles(await server.store.readTranscript(id))).toEqual(["user", "assistant", "tool"]);
+  });
+
+  it("stops a streaming turn and completes its message", async () => {
+    server = startServer(scriptedModel([{ text: "word ".repeat(200) }], { chunkDelayMs: 5 }));
+    const id = await server.session();
+    await server.call("POST", `/sessions/${id}/messages`, { text: "go" });
+    await vi.waitFor(async () => expect((await server.snapshot(id)).messages).toHaveLength(2));
+    await server.call("POST", `/sessions/${id}/cancel`);
+    await server.runtime.idle();
+    const snapshot = await server.snapshot(id);
+    expect(snapshot.status).toBe("idle");
+    expect(snapshot.messages.every((message) => message.status === "complete")).toBe(true);
+    expect((await server.events(id)).at(-1)).toMatchObject({ type: "turn.cancelled" });
+  });
+
+  it("refuses a message while a turn runs with 409", async () => {
+    server = startServer(scriptedModel([{ text: "word ".repeat(100) }], { chunkDelayMs: 5 }));
+    const id = await server.session();
+    await server.call("POST", `/sessions/${id}/messages`, { text: "go" });
+    const second = await server.call("POST", `/sessions/${id}/messages`, { text: "again" });
+    expect(second.status).toBe(409);
+    expect(second.body.error.code).toBe("turn_running");
+    await server.call("POST", `/sessions/${id}/cancel`);
+  });
+});
+
+describe("expiry", () => {
+  it("settles an expired request as expired, by the timer, with one result", async () => {
+    const recording = recordingModel([{ toolCalls: [pick] }, { text: "Too late then." }]);
+    const { id, pending } = await parked(recording, { expireAfter: 50 });
+    expect(pending[0]?.expiresAt).toEqual(expect.any(String));
+    await vi.waitFor(async () => expect((await server.store.getOpenRequests(id)).length).toBe(0), { timeout: 2000 });
+    await server.runtime.idle();
+    const events = await server.events(id);
+    expect(events.find((event) => event.type === "tool.result")).toMatchObject({ outcome: "expired" });
+    expect(lastToolResults(recording.prompts[1])[0]).toMatchObject({
+      output: { type: "text", value: expect.stringContaining("expired") },
+    });
+    expect(checkOneResultPerCall(events)).toEqual([]);
+  });
+
+  it("settles an expired request on read, even when no timer fired", async () => {
+    const { id, pending } = await parked(recordingModel([{ toolCalls: [pick] }, { text: "ok" }]), {
+      expireAfter: () => -1,
+    });
+    expect(pending).toEqual([]); // the snapshot read itself expired it
+    const requested = (await server.events(id)).find((event) => event.type === "input.requested");
+    const requestId = requested?.type === "input.requested" ? requested.requests[0]!.requestId : "";
+    const late = await server.call("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId, action: "cancel" }],
+    });
+    expect(late.status).toBe(409);
+    expect(late.body.error.details.resolution.action).toBe("expire");
+  });
+});
+
+describe("the transcript check", () => {
+  it("refuses to call the model with a call that has no result, and fails the turn", async () => {
+    const recording = recordingModel([{ text: "never sent" }]);
+    server = startServer(recording.model);
+    const id = await server.session();
+    await server.store.write(id, {
+      transcript: [
+        { role: "user", content: [{ type: "text", text: "hi" }] },
+        { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "pick_template", input: {} }] },
+      ],
+    });
+    await server.call("POST", `/sessions/${id}/messages`, { text: "go" });
+    await server.runtime.idle();
+    expect(recording.prompts).toEqual([]);
+    const failed = (await server.events(id)).at(-1);
+    expect(failed).toMatchObject({ type: "turn.failed", error: { code: "transcript_invalid" } });
+    expect(JSON.stringify(failed)).toContain("c1");
+  });
+});
+
+describe("failures", () => {
+  it("fails the turn when the model fails, and the session takes the next message", async () => {
+    let calls = 0;
+    const flaky: LanguageModelV4 = {
+      ...scriptedModel([{ text: "Recovered." }]),
+      async doStream(options) {
+        calls += 1;
+        if (calls === 1) throw Object.assign(new Error("Overloaded"), { statusCode: 529 });
+        return scriptedModel([{ text: "Recovered." }]).doStream(options);
+      },
+    };
+    server = startServer(flaky);
+    const id = await server.session();
+    await server.call("POST", `/sessions/${id}/messages`, { text: "go" });
+    await server.runtime.idle();
+    expect((await server.snapshot(id)).error).toEqual({ code: "model_529", message: "Overloaded" });
+    await server.call("POST", `/sessions/${id}/messages`, { text: "again" });
+    await server.runtime.idle();
+    const snapshot = await server.snapshot(id);
+    expect(snapshot.error).toBeUndefined();
+    expect(snapshot.messages.at(-1)?.parts).toEqual([{ type: "text", text: "Recovered." }]);
+  });
+
+  it("fails a turn that passes maxSteps, with every call answered", async () => {
+    const loop = { toolName: "lookup_weather", input: { city: "Oslo" } };
+    server = startServer(
+      scriptedModel(() => ({ toolCalls: [loop] })),
+      { maxSteps: 3 },
+    );
+    const id = await server.session();
+    await server.call("POST", `/sessions/${id}/messages`, { text: "go" });
+    await server.runtime.idle();
+    const events = await server.events(id);
+    expect(events.at(-1)).toMatchObject({ type: "turn.failed", error: { code: "max_steps" } });
+    expect(events.filter((event) => event.type === "tool.called")).toHaveLength(3);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+  });
+});
+
+describe("tool configuration", () => {
+  const model = scriptedModel([]);
+  const store = memoryStore();
+  const resolveLike = defineClientTool({
+    name: "both",
+    description: "d",
+    inputSchema: z.object({}),
+    answerSchema: z.object({}),
+  });
+  const serverTool = defineTool({ name: "server_tool", description: "d", inputSchema: z.object({}) });
+
+  it("refuses a tool with both an executor and client resolution, naming it", () => {
+    const both = { definition: resolveLike, execute: () => 1, resolve: () => 2 };
+    expect(() => createAgentRuntime({ model, store, tools: [both] })).toThrow(
+      /Tool "both" has both an executor and client resolution/,
+    );
+  });
+
+  it("refuses two tools with one name, naming it", () => {
+    expect(() => createAgentRuntime({ model, store, tools: [pickTemplate, pickTemplate] })).toThrow(
+      /Two tools are named "pick_template"/,
+    );
+  });
+
+  it("refuses a server tool with no executor, and a client tool with one", () => {
+    expect(() => createAgentRuntime({ model, store, tools: [serverTool] })).toThrow(
+      /"server_tool" is a server tool with no executor/,
+    );
+    const executed = { definition: resolveLike, execute: () => 1 };
+    expect(() => createAgentRuntime({ model, store, tools: [executed] })).toThrow(
+      /"both" is a client tool and cannot have an executor/,
+    );
+    expect(() => createAgentRuntime({ model, store, tools: [implement(serverTool, () => 1)] })).not.toThrow();
+  });
+});
+
+function transcriptRoles(messages: { role: string }[]) {
+  return messages.map((message) => message.role);
+}

@@ -1,0 +1,36 @@
+/**
+ * A server process for the durability tests: the SQLite store at HITL_DB, a scripted
+ * model, the shared test tools. It prints its URL on stdout. With HITL_CRASH=after-settle
+ * it kills itself (SIGKILL) right after the write that settles a turn's last request,
+ * before the turn resumes.
+ */
+import {
+  createAgentRuntime,
+  createFetchHandler,
+  type SessionStore,
+  scriptedModel,
+  serve,
+  sqliteStore,
+} from "../../src/index.js";
+import { serverTools } from "../tools.js";
+
+const store = sqliteStore(process.env.HITL_DB!);
+const crashing: SessionStore = {
+  ...store,
+  async write(sessionId, batch) {
+    const result = await store.write(sessionId, batch);
+    if (process.env.HITL_CRASH === "after-settle" && batch.session?.status === "resuming")
+      process.kill(process.pid, "SIGKILL");
+    return result;
+  },
+};
+
+const model = scriptedModel([
+  { text: "Publishing needs your approval.", toolCalls: [{ toolName: "publish_poster", input: { title: "Spring" } }] },
+  { text: "Pick a template too.", toolCalls: [{ toolName: "pick_template", input: { templates: ["a", "b"] } }] },
+  { text: "All done." },
+]);
+const runtime = createAgentRuntime({ model, tools: serverTools, store: crashing });
+await runtime.ready;
+const { url } = await serve(createFetchHandler(runtime), { port: 0 });
+process.stdout.write(`${url}\n`);

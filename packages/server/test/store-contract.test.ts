@@ -1,0 +1,198 @@
+import { join } from "node:path";
+import type { InputRequest } from "@hitl-kit/protocol";
+import { afterEach, describe, expect, it } from "vitest";
+import { memoryStore, type RequestRecord, type SessionStore, sqliteStore } from "../src/index.js";
+import { tempDir } from "./harness.js";
+
+const dirs: ReturnType<typeof tempDir>[] = [];
+const stores: SessionStore[] = [];
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close();
+  for (const dir of dirs.splice(0)) dir.cleanup();
+});
+
+function sqliteOnDisk() {
+  const dir = tempDir();
+  dirs.push(dir);
+  return sqliteStore(join(dir.path, "contract.sqlite"));
+}
+
+const implementations: [string, () => SessionStore][] = [
+  ["memoryStore", memoryStore],
+  ["sqliteStore", sqliteOnDisk],
+];
+
+const session = (sessionId: string, createdAt = "2026-11-22T10:00:00.000Z") => ({
+  sessionId,
+  createdAt,
+  status: "idle" as const,
+  step: 0,
+  stepOpen: false,
+  approvedTools: [],
+});
+
+function request(requestId: string, expiresAt?: number): RequestRecord {
+  const wire: InputRequest = {
+    requestId,
+    toolCallId: `call_${requestId}`,
+    toolName: "t",
+    kind: "input",
+    input: {},
+    answerSchema: {},
+  };
+  return {
+    requestId,
+    toolCallId: wire.toolCallId,
+    turnId: "turn_1",
+    request: wire,
+    schemaHash: "h",
+    state: "open",
+    ...(expiresAt ? { expiresAt } : {}),
+  };
+}
+
+describe.each(implementations)("%s", (_name, create) => {
+  const open = () => {
+    const store = create();
+    stores.push(store);
+    return store;
+  };
+
+  it("numbers events from 1 without gaps and reads them after a seq, in pages", async () => {
+    const store = open();
+    await store.createSession(session("s1"));
+    const first = await store.write("s1", {
+      events: [{ type: "session.created" }, { type: "turn.started", turnId: "t", cause: "message" }],
+    });
+    const second = await store.write("s1", { events: [{ type: "turn.completed", turnId: "t" }] });
+    expect(first.ok && first.events.map((event) => event.seq)).toEqual([1, 2]);
+    expect(second.ok && second.events[0]).toMatchObject({
+      seq: 3,
+      sessionId: "s1",
+      type: "turn.completed",
+      at: expect.any(String),
+    });
+    expect((await store.readEvents("s1", 0)).map((event) => event.seq)).toEqual([1, 2, 3]);
+    expect((await store.readEvents("s1", 1, 1)).map((event) => event.seq)).toEqual([2]);
+    expect(await store.readEvents("s1", 3)).toEqual([]);
+    expect((await store.getSession("s1"))?.lastSeq).toBe(3);
+  });
+
+  it("keeps sessions apart and lists them newest first", async () => {
+    const store = open();
+    await store.createSession(session("a", "2026-11-22T10:00:00.000Z"));
+    await store.createSession(session("b", "2026-11-22T11:00:00.000Z"));
+    await store.write("a", { events: [{ type: "session.created" }], session: { title: "first" } });
+    expect(await store.readEvents("b", 0)).toEqual([]);
+    expect((await store.listSessions()).map((summary) => [summary.sessionId, summary.title, summary.lastSeq])).toEqual([
+      ["b", undefined, 0],
+      ["a", "first", 1],
+    ]);
+    expect(await store.getSession("nope")).toBeUndefined();
+    expect(await store.write("nope", { events: [{ type: "session.created" }] })).toEqual({
+      ok: false,
+      reason: "not_found",
+    });
+  });
+
+  it("appends the transcript in order and replaces tool calls and requests by id", async () => {
+    const store = open();
+    await store.createSession(session("s"));
+    await store.write("s", { transcript: [{ role: "user", content: [{ type: "text", text: "1" }] }] });
+    await store.write("s", { transcript: [{ role: "user", content: [{ type: "text", text: "2" }] }] });
+    expect((await store.readTranscript("s")).map((message) => (message.content[0] as { text: string }).text)).toEqual([
+      "1",
+      "2",
+    ]);
+
+    const call = {
+      toolCallId: "c",
+      turnId: "turn_1",
+      step: 1,
+      index: 0,
+      toolName: "t",
+      input: {},
+      state: "parked" as const,
+    };
+    await store.write("s", { toolCalls: [call], requests: [request("r1")] });
+    await store.write("s", { toolCalls: [{ ...call, state: "done", outcome: "ok", output: 1 }] });
+    expect(await store.getToolCalls("s", "turn_1")).toEqual([{ ...call, state: "done", outcome: "ok", output: 1 }]);
+    expect(await store.getToolCalls("s", "turn_2")).toEqual([]);
+    expect((await store.getOpenRequests("s")).map((record) => record.requestId)).toEqual(["r1"]);
+  });
+
+  it("applies a batch whole, or not at all when a guard fails", async () => {
+    const store = open();
+    await store.createSession(session("s"));
+    await store.write("s", { requests: [request("r1"), request("r2")] });
+    const settled = {
+      ...request("r1"),
+      state: "settled" as const,
+      resolution: { action: "cancel" as const, at: "now" },
+    };
+    expect((await store.write("s", { requests: [settled], requireOpen: ["r1"] })).ok).toBe(true);
+
+    const refused = await store.write("s", {
+      requests: [{ ...settled, requestId: "r2", resolution: { action: "accept" as const, at: "now" } }],
+      events: [{ type: "session.created" }],
+      session: { status: "running" },
+      requireOpen: ["r2", "r1"],
+    });
+    expect(refused).toEqual({ ok: false, reason: "settled", requests: [settled] });
+    expect(await store.readEvents("s", 0)).toEqual([]);
+    expect((await store.getSession("s"))?.status).toBe("idle");
+    expect((await store.getRequest("s", "r2"))?.state).toBe("open");
+
+    expect(await store.write("s", { session: { status: "running" }, requireStatus: ["waiting"] })).toEqual({
+      ok: false,
+      reason: "status",
+      status: "idle",
+    });
+  });
+
+  it("finds sessions to recover and requests that expired", async () => {
+    const store = open();
+    for (const id of ["idle", "running", "resuming", "waiting"]) {
+      await store.createSession(session(id));
+      if (id !== "idle") await store.write(id, { session: { status: id as "running" } });
+    }
+    expect((await store.listSessionsToRecover()).sort()).toEqual(["resuming", "running"]);
+
+    await store.write("waiting", { requests: [request("late", 1000), request("later", 5000), request("never")] });
+    expect(await store.nextExpiry()).toBe(1000);
+    expect(await store.listExpiredRequests(2000)).toEqual([{ sessionId: "waiting", requestId: "late" }]);
+    await store.write("waiting", { requests: [{ ...request("late", 1000), state: "settled" }] });
+    expect(await store.nextExpiry()).toBe(5000);
+    expect(await store.listExpiredRequests(2000)).toEqual([]);
+  });
+
+  it("returns copies: changing what it returned does not change what it holds", async () => {
+    const store = open();
+    await store.createSession(session("s"));
+    await store.write("s", { requests: [request("r")] });
+    const got = await store.getRequest("s", "r");
+    got!.state = "settled";
+    expect((await store.getRequest("s", "r"))?.state).toBe("open");
+  });
+});
+
+describe("sqliteStore on disk", () => {
+  it("keeps everything across a reopen of the file", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const path = join(dir.path, "again.sqlite");
+    const first = sqliteStore(path);
+    await first.createSession(session("s"));
+    await first.write("s", {
+      events: [{ type: "session.created" }],
+      requests: [request("r")],
+      session: { status: "waiting" },
+    });
+    await first.close();
+    const second = sqliteStore(path);
+    stores.push(second);
+    expect((await second.readEvents("s", 0)).map((event) => event.type)).toEqual(["session.created"]);
+    expect((await second.getOpenRequests("s")).map((record) => record.requestId)).toEqual(["r"]);
+    expect((await second.getSession("s"))?.status).toBe("waiting");
+  });
+});

@@ -1,0 +1,29 @@
+import type { ProtocolEvent, SessionSnapshot } from "@hitl-kit/protocol";
+import type { ClientError, ConnectionState } from "./client-state.js";
+import type { RequestError } from "./request-state.js";
+
+/**
+ * Everything that changes a client's state: an event of the session's log, or something
+ * the client itself did or learned (a snapshot, a command in flight or refused, the
+ * stream's connection changing).
+ */
+export type ClientAction =
+  /** One event from the stream; one at or below `lastSeq` changes nothing. */
+  | { type: "event"; event: ProtocolEvent }
+  /** A snapshot from `GET /sessions/:id`; one older than what is applied changes nothing. */
+  | { type: "snapshot.loaded"; snapshot: SessionSnapshot }
+  /** A new session was created. */
+  | { type: "session.created"; sessionId: string }
+  | { type: "connection.changed"; connection: ConnectionState }
+  /** The stream or the session setup failed in a way retrying cannot fix; the stream is closed. */
+  | { type: "connection.failed"; error: Omit<ClientError, "source"> }
+  /** `send()` posted a message. */
+  | { type: "message.sending" }
+  /** The server accepted the message and started `turnId`. */
+  | { type: "message.accepted"; turnId: string }
+  /** `send()` or `stop()` was refused. */
+  | { type: "command.failed"; error: ClientError }
+  /** An answer to an open request is in flight. */
+  | { type: "request.submitting"; requestId: string }
+  /** An answer was refused (by the client's own check, the server, or the network); the request is open again. */
+  | { type: "request.failed"; requestId: string; error: RequestError };

@@ -1,0 +1,119 @@
+import { emptySnapshot, type Message, type SessionSnapshot } from "@hitl-kit/protocol";
+import type { RequestState } from "./request-state.js";
+
+/**
+ * What the client is doing, as a chat UI shows it. One value, derived from the others:
+ * - `connecting`: the session is being created or hydrated; nothing to show yet.
+ * - `idle`: no turn is running; the person may send a message.
+ * - `submitting`: a message was sent and its turn has not started yet.
+ * - `streaming`: a turn is running (the model is writing or a tool is executing).
+ * - `waiting`: the turn is parked on requests in `pending`.
+ * - `reconnecting`: the event stream dropped; the client is getting it back.
+ * - `error`: the last turn or command failed (see `error`), or the stream cannot go on.
+ */
+export type ClientStatus = "connecting" | "idle" | "submitting" | "streaming" | "waiting" | "reconnecting" | "error";
+
+/**
+ * The event stream: opening for the first time (`connecting`), delivering events
+ * (`open`), dropped and being reopened (`reconnecting`), or `closed` for good (by
+ * `close()` or an error retrying cannot fix).
+ */
+export type ConnectionState = "connecting" | "open" | "reconnecting" | "closed";
+
+/** A failure the whole session sees (a request's own failures live on its {@link RequestState}). */
+export interface ClientError {
+  /** The wire code (`turn_running`, `not_found`, `network`, a turn's failure code, …). */
+  code: string;
+  message: string;
+  details?: unknown;
+  /** What failed: the event stream or session setup, the turn, `send()` or `stop()`. */
+  source: "connection" | "turn" | "send" | "stop";
+}
+
+/** The client's immutable state. Unchanged messages and requests keep their identity. */
+export interface ClientState {
+  /** The session's id; `undefined` only while a new session is being created. */
+  sessionId: string | undefined;
+  status: ClientStatus;
+  connection: ConnectionState;
+  /** The transcript: text, reasoning and tool parts, as folded by the protocol. */
+  messages: readonly Message[];
+  /** Every request seen, by id, settled ones included (to show a resolved widget inline). */
+  requests: Readonly<Record<string, RequestState>>;
+  /** The requests still open (`pending`, `submitting` or `error`), in the order they were asked. */
+  pending: readonly RequestState[];
+  error: ClientError | undefined;
+  /** The seq of the last event applied. */
+  lastSeq: number;
+  /** The protocol's fold of the events (`reduceSession`); `messages` and `lastSeq` mirror it. */
+  session: SessionSnapshot;
+  /** Whether the first snapshot has been applied. */
+  hydrated: boolean;
+  /** The newest turn's id. */
+  turnId: string | undefined;
+  /** A message sent whose turn has not started: `turnId` once the server accepted it. */
+  sending: { turnId?: string } | undefined;
+}
+
+/** The state of a client before anything is known. */
+export function initialClientState(sessionId?: string): ClientState {
+  const session = emptySnapshot(sessionId ?? "");
+  return {
+    sessionId,
+    status: "connecting",
+    connection: "connecting",
+    messages: session.messages,
+    requests: {},
+    pending: [],
+    error: undefined,
+    lastSeq: 0,
+    session,
+    hydrated: false,
+    turnId: undefined,
+    sending: undefined,
+  };
+}
+
+/** The fields a reducer step may change; the rest is derived by {@link commitState}. */
+export type StatePatch = Partial<
+  Pick<ClientState, "sessionId" | "connection" | "requests" | "error" | "session" | "hydrated" | "turnId" | "sending">
+>;
+
+/**
+ * Applies a patch and derives `messages`, `lastSeq`, `pending` and `status`. Returns the
+ * previous state itself when nothing changed, so subscribers are not woken for nothing.
+ */
+export function commitState(previous: ClientState, patch: StatePatch): ClientState {
+  const base = { ...previous, ...patch };
+  const pendingChanged = base.session.pending !== previous.session.pending || base.requests !== previous.requests;
+  const next: ClientState = {
+    ...base,
+    messages: base.session.messages,
+    lastSeq: base.session.lastSeq,
+    pending: pendingChanged ? openRequests(base, previous.pending) : previous.pending,
+  };
+  next.status = statusOf(next);
+  for (const key of Object.keys(next) as (keyof ClientState)[]) {
+    if (next[key] !== previous[key]) return next;
+  }
+  return previous;
+}
+
+function openRequests(state: ClientState, previous: readonly RequestState[]): readonly RequestState[] {
+  const open = state.session.pending.flatMap((request) => {
+    const tracked = state.requests[request.requestId];
+    return tracked ? [tracked] : [];
+  });
+  const same = open.length === previous.length && open.every((request, index) => request === previous[index]);
+  return same ? previous : open;
+}
+
+function statusOf(state: ClientState): ClientStatus {
+  if (state.error?.source === "connection" && state.connection === "closed") return "error";
+  if (!state.hydrated) return "connecting";
+  if (state.connection === "reconnecting") return "reconnecting";
+  if (state.sending) return "submitting";
+  if (state.session.status === "running") return "streaming";
+  if (state.session.status === "waiting") return "waiting";
+  return state.error ? "error" : "idle";
+}

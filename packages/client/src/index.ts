@@ -1,0 +1,35 @@
+/**
+ * @hitl-kit/client: a framework-free store for one hitl-kit session. It follows the
+ * session's event stream, folds it into immutable state, and sends the person's messages
+ * and answers. React apps want `@hitl-kit/react`, which binds it.
+ * @packageDocumentation
+ */
+export { AgentClient, type AgentClientOptions, createAgentClient, type StateListener } from "./agent-client.js";
+export { type BackoffOptions, backoffDelay } from "./backoff.js";
+export type { ClientAction } from "./client-action.js";
+export {
+  type ClientError,
+  type ClientState,
+  type ClientStatus,
+  type ConnectionState,
+  initialClientState,
+} from "./client-state.js";
+export type { CommandError, CommandResult } from "./command-result.js";
+export type { FetchLike } from "./http-json.js";
+export { reduceClientState } from "./reduce-client-state.js";
+export { isOpen } from "./reduce-requests.js";
+export {
+  type RecordedCommand,
+  type ReplayOptions,
+  type ReplayTransport,
+  replayTransport,
+} from "./replay-transport.js";
+export type {
+  RequestError,
+  RequestResolution,
+  RequestState,
+  RequestStatus,
+  TypedInputRequest,
+} from "./request-state.js";
+export { type SseTransportOptions, sseTransport } from "./sse-transport.js";
+export type { AgentCommand, CommandReply, EventSink, StreamOptions, Transport } from "./transport.js";

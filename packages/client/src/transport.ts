@@ -1,0 +1,54 @@
+import type { InputResponse, ProtocolEvent, SessionSnapshot } from "@hitl-kit/protocol";
+import type { ConnectionState } from "./client-state.js";
+
+/** A command of wire protocol v1, as a client sends it for one session. */
+export type AgentCommand =
+  /** `POST /sessions/:id/messages` */
+  | { type: "message"; text: string }
+  /** `POST /sessions/:id/responses` */
+  | { type: "responses"; responses: InputResponse[] }
+  /** `POST /sessions/:id/cancel` */
+  | { type: "cancel" };
+
+/** A command's successful answer: its HTTP status (`202`, or `200` for a repeated response) and JSON body. */
+export interface CommandReply {
+  status: number;
+  body: unknown;
+}
+
+/** Where a transport delivers a session's event stream. */
+export interface EventSink {
+  /** One event, in order. A repeat of an applied seq is harmless: the reducer drops it. */
+  event(event: ProtocolEvent): void;
+  /** The stream's connection changed. */
+  connection(state: ConnectionState): void;
+  /** The stream cannot go on (unknown session, forbidden, undecodable data); it will not reconnect. */
+  fail(error: { code: string; message: string; details?: unknown }): void;
+}
+
+/** What a transport's stream needs from the client. */
+export interface StreamOptions {
+  /** The seq of the last event applied, read at every (re)connect for `Last-Event-ID`. */
+  lastSeq: () => number;
+  sink: EventSink;
+}
+
+/**
+ * How a client reaches a session: the four things the wire protocol offers. The default is
+ * {@link sseTransport} (HTTP commands, SSE events with reconnect); {@link replayTransport}
+ * plays recorded events with no server. Failures are thrown as `ProtocolError`s carrying
+ * the server's code, message and details (code `network` when no answer came back).
+ */
+export interface Transport {
+  /** `POST /sessions`. */
+  createSession(): Promise<{ sessionId: string }>;
+  /** `GET /sessions/:id`. */
+  loadSnapshot(sessionId: string): Promise<SessionSnapshot>;
+  /** Sends one command; resolves with a 2xx answer, throws a `ProtocolError` otherwise. */
+  send(sessionId: string, command: AgentCommand): Promise<CommandReply>;
+  /**
+   * Opens the event stream after `lastSeq()` and keeps it open (reconnecting if it can)
+   * until the returned function is called.
+   */
+  openStream(sessionId: string, options: StreamOptions): () => void;
+}

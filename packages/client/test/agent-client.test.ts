@@ -1,0 +1,166 @@
+import type { Script, ScriptedModelOptions } from "@hitl-kit/server";
+import { afterEach, describe, expect, it } from "vitest";
+import { type AgentClient, createAgentClient, type RequestStatus } from "../src/index.js";
+import { pickCall, startAgentServer, textOf, waitFor } from "./helpers.js";
+
+type Server = Awaited<ReturnType<typeof startAgentServer>>;
+let server: Server | undefined;
+const clients: AgentClient[] = [];
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) client.close();
+  await server?.close();
+  server = undefined;
+});
+
+async function connect(script: Script, sessionId?: string, modelOptions: ScriptedModelOptions = {}) {
+  server ??= await startAgentServer(script, modelOptions);
+  const client = createAgentClient({ url: server.url, fetch: server.fetch, ...(sessionId ? { sessionId } : {}) });
+  clients.push(client);
+  await client.ready;
+  return client;
+}
+
+/** Sends a message and waits until the turn parks on the picker. */
+async function parkPicker(client: AgentClient) {
+  await client.send("make me a poster");
+  const state = await waitFor(client, (s) => s.status === "waiting" && s.pending.length === 1);
+  return state.pending[0]!.request.requestId;
+}
+
+const pickerScript = [{ text: "Pick a template.", toolCalls: [pickCall] }, { text: "Nice choice." }];
+
+describe("AgentClient against the real fetch handler", () => {
+  it("creates a session and streams the model's text", async () => {
+    const client = await connect([{ text: "Hello there, person." }]);
+    expect(client.getSnapshot().sessionId).toMatch(/\w+/);
+    const result = await client.send("hi");
+    expect(result).toMatchObject({ ok: true, status: 202, body: { turnId: expect.any(String) } });
+    const state = await waitFor(client, (s) => s.status === "idle" && s.messages.length === 2);
+    expect(state.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect(textOf(state)).toBe("Hello there, person.");
+    expect(state.connection).toBe("open");
+  });
+
+  it("lists a parked client tool in pending, and completes the turn once it is answered", async () => {
+    const client = await connect(pickerScript);
+    const requestId = await parkPicker(client);
+    const parked = client.getSnapshot();
+    expect(parked.pending[0]).toMatchObject({
+      status: "pending",
+      request: { toolName: "pick_template", kind: "input" },
+    });
+    expect(parked.messages.at(-1)?.parts.at(-1)).toMatchObject({ type: "tool", state: "awaiting-input", requestId });
+
+    const seen: RequestStatus[] = [];
+    client.subscribe((state) => {
+      const status = state.requests[requestId]?.status;
+      if (status && status !== seen.at(-1)) seen.push(status);
+    });
+    const result = await client.respond(requestId, { templateId: "calm" });
+    expect(result.ok).toBe(true);
+    const done = await waitFor(client, (s) => s.status === "idle" && textOf(s) === "Nice choice.");
+    expect(seen).toEqual(["submitting", "resolved"]);
+    expect(done.requests[requestId]).toMatchObject({
+      status: "resolved",
+      resolution: { value: { templateId: "calm" } },
+    });
+    expect(done.pending).toEqual([]);
+    expect(done.messages.flatMap((message) => message.parts)).toContainEqual(
+      expect.objectContaining({ type: "tool", state: "done", outcome: "ok", output: { templateId: "calm" } }),
+    );
+  });
+
+  it("declines a request with a reason, and the turn goes on", async () => {
+    const client = await connect(pickerScript);
+    const requestId = await parkPicker(client);
+    await client.decline(requestId, "none of these");
+    const done = await waitFor(client, (s) => s.status === "idle" && textOf(s) === "Nice choice.");
+    expect(done.requests[requestId]).toMatchObject({
+      status: "declined",
+      resolution: { action: "decline", reason: "none of these" },
+    });
+  });
+
+  it("refuses an answer that fails the answer schema without sending it", async () => {
+    const client = await connect(pickerScript);
+    const requestId = await parkPicker(client);
+    const result = await client.respond(requestId, { templateId: "" });
+    expect(result).toMatchObject({ ok: false, error: { code: "invalid_answer" } });
+    expect(client.getSnapshot().requests[requestId]).toMatchObject({
+      status: "error",
+      error: { code: "invalid_answer", issues: [{ path: ["templateId"] }] },
+    });
+    expect(client.getSnapshot().pending).toHaveLength(1);
+    expect(server!.wire.filter((line) => line.endsWith("/responses"))).toEqual([]);
+    const events = await server!.runtime.readEvents(client.getSnapshot().sessionId!, 0);
+    expect(events.some((event) => event.type === "input.resolved")).toBe(false);
+  });
+
+  it("reopens a request with the server's message when the server refuses the answer with 422", async () => {
+    const client = await connect(pickerScript);
+    const requestId = await parkPicker(client);
+    const result = await client.respond(requestId, { templateId: "retro" });
+    expect(result).toMatchObject({ ok: false, error: { code: "invalid_answer" } });
+    const refused = client.getSnapshot().requests[requestId];
+    expect(refused?.status).toBe("error");
+    expect(refused?.error?.message).toMatch(/answer schema of pick_template/);
+    expect(refused?.error?.issues).toEqual([{ path: [], message: "The retro template is retired." }]);
+
+    await client.respond(requestId, { templateId: "bold" });
+    const done = await waitFor(client, (s) => s.status === "idle" && textOf(s) === "Nice choice.");
+    expect(done.requests[requestId]).toMatchObject({
+      status: "resolved",
+      resolution: { value: { templateId: "bold" } },
+    });
+  });
+
+  it("answers a different second answer with 409 and keeps the first resolution", async () => {
+    const client = await connect(pickerScript);
+    const requestId = await parkPicker(client);
+    await client.respond(requestId, { templateId: "calm" });
+    await waitFor(client, (s) => s.requests[requestId]?.status === "resolved");
+
+    const same = await client.respond(requestId, { templateId: "calm" });
+    expect(same).toMatchObject({ ok: true, status: 200 });
+    const other = await client.respond(requestId, { templateId: "bold" });
+    expect(other).toMatchObject({ ok: false, error: { code: "already_resolved" } });
+    expect(client.getSnapshot().requests[requestId]).toMatchObject({
+      status: "resolved",
+      resolution: { value: { templateId: "calm" } },
+    });
+  });
+
+  it("shows the pending request of a reloaded session as soon as it is ready, and completes the turn from it", async () => {
+    const first = await connect(pickerScript);
+    const requestId = await parkPicker(first);
+    first.close();
+
+    const reloaded = await connect(pickerScript, first.getSnapshot().sessionId);
+    const state = reloaded.getSnapshot();
+    expect(state).toMatchObject({ status: "waiting", lastSeq: first.getSnapshot().lastSeq });
+    expect(state.pending.map((request) => request.request.requestId)).toEqual([requestId]);
+    expect(textOf(state)).toBe("Pick a template.");
+
+    await reloaded.respond(requestId, { templateId: "bold" });
+    const done = await waitFor(reloaded, (s) => s.status === "idle" && textOf(s) === "Nice choice.");
+    expect(done.requests[requestId]?.status).toBe("resolved");
+  });
+
+  it("reports a send refused while a turn runs as the client's error, and stop() ends the turn", async () => {
+    const words = Array.from({ length: 200 }, (_, index) => `word${index}`).join(" ");
+    const client = await connect([{ text: words }], undefined, { chunkDelayMs: 20 });
+    await client.send("write a lot");
+    const second = await client.send("and another");
+    expect(second).toMatchObject({ ok: false, error: { code: "turn_running" } });
+    expect(client.getSnapshot().error).toMatchObject({ code: "turn_running", source: "send" });
+
+    expect(await client.stop()).toMatchObject({ ok: true, status: 202 });
+    const stopped = await waitFor(
+      client,
+      (s) => s.session.status === "idle" && s.lastSeq > 0 && s.status !== "submitting",
+    );
+    expect(stopped.messages.at(-1)?.status).toBe("complete");
+    expect(textOf(stopped).length).toBeLessThan(words.length);
+  });
+});

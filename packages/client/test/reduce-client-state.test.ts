@@ -1,0 +1,151 @@
+import { emptySnapshot, type ProtocolEvent, reduceSession } from "@hitl-kit/protocol";
+import { describe, expect, it } from "vitest";
+import { everyEventType } from "../../protocol/test/fixtures.js";
+import { type ClientAction, type ClientState, initialClientState, reduceClientState } from "../src/index.js";
+
+const fold = (state: ClientState, actions: ClientAction[]) => actions.reduce(reduceClientState, state);
+const asEvents = (events: ProtocolEvent[]): ClientAction[] => events.map((event) => ({ type: "event", event }));
+const upTo = (seq: number) => everyEventType.filter((event) => event.seq <= seq);
+const hydrated = () => fold(initialClientState("s_1"), [{ type: "snapshot.loaded", snapshot: emptySnapshot("s_1") }]);
+const eventAt = (seq: number) => everyEventType.find((event) => event.seq === seq)!;
+
+describe("reduceClientState over a recorded stream", () => {
+  it("folds messages, lastSeq and the turn error exactly as the protocol's reduceSession does", () => {
+    const state = fold(hydrated(), asEvents(everyEventType));
+    const protocol = everyEventType.reduce(reduceSession, emptySnapshot("s_1"));
+    expect(state.messages).toEqual(protocol.messages);
+    expect(state.lastSeq).toBe(21);
+    expect(state.session).toEqual(protocol);
+  });
+
+  it("keeps every settled request, with how it was resolved", () => {
+    const state = fold(hydrated(), asEvents(everyEventType));
+    expect(state.pending).toEqual([]);
+    expect(state.requests.r_1).toMatchObject({
+      status: "resolved",
+      resolution: { action: "accept", value: { templateId: "b" } },
+    });
+  });
+
+  it("changes nothing when an applied seq is replayed", () => {
+    const state = fold(hydrated(), asEvents(everyEventType));
+    for (const event of everyEventType) expect(reduceClientState(state, { type: "event", event })).toBe(state);
+  });
+
+  it("keeps the identity of untouched messages, requests and the pending list on a text delta", () => {
+    const before = fold(hydrated(), asEvents(upTo(12)));
+    const delta: ProtocolEvent = { ...eventAt(9), seq: 13, type: "text.delta", messageId: "m_1", delta: " Now." };
+    const after = reduceClientState(before, { type: "event", event: delta });
+    expect(after).not.toBe(before);
+    expect(after.messages[0]).toBe(before.messages[0]);
+    expect(after.messages[1]).not.toBe(before.messages[1]);
+    expect(after.requests).toBe(before.requests);
+    expect(after.pending).toBe(before.pending);
+  });
+
+  it("keeps the identity of other requests when one is settled", () => {
+    const second = {
+      ...(eventAt(11) as Extract<ProtocolEvent, { type: "input.requested" }>).requests[0]!,
+      requestId: "r_2",
+    };
+    const parked = fold(hydrated(), [
+      ...asEvents(upTo(11)),
+      {
+        type: "event",
+        event: { ...eventAt(11), seq: 12, type: "input.requested", requests: [second] } as ProtocolEvent,
+      },
+    ]);
+    const settled = reduceClientState(parked, { type: "event", event: { ...eventAt(13), seq: 13 } });
+    expect(settled.requests.r_2).toBe(parked.requests.r_2);
+    expect(settled.pending).toEqual([parked.requests.r_2]);
+  });
+});
+
+describe("request state transitions", () => {
+  const parked = () => fold(hydrated(), asEvents(upTo(12)));
+
+  it("opens a request as pending when input.requested arrives", () => {
+    const state = parked();
+    expect(state.requests.r_1).toMatchObject({ status: "pending", request: { toolName: "pick_template" } });
+    expect(state.pending.map((request) => request.request.requestId)).toEqual(["r_1"]);
+    expect(state.status).toBe("waiting");
+  });
+
+  it("goes submitting, then error with issues and answerable again, then resolved", () => {
+    const issues = [{ path: ["templateId"], message: "Required" }];
+    const submitting = reduceClientState(parked(), { type: "request.submitting", requestId: "r_1" });
+    expect(submitting.requests.r_1?.status).toBe("submitting");
+    expect(submitting.pending[0]).toBe(submitting.requests.r_1);
+    const failed = reduceClientState(submitting, {
+      type: "request.failed",
+      requestId: "r_1",
+      error: { code: "invalid_answer", message: "Does not fit.", issues },
+    });
+    expect(failed.requests.r_1).toMatchObject({ status: "error", error: { code: "invalid_answer", issues } });
+    expect(failed.pending).toHaveLength(1);
+    const retried = reduceClientState(failed, { type: "request.submitting", requestId: "r_1" });
+    expect(retried.requests.r_1).toEqual({ request: failed.requests.r_1!.request, status: "submitting" });
+    const resolved = fold(retried, asEvents(upTo(14)));
+    expect(resolved.requests.r_1?.status).toBe("resolved");
+    expect(resolved.pending).toEqual([]);
+  });
+
+  it("leaves a settled request settled when a late failure or submit arrives", () => {
+    const resolved = fold(hydrated(), asEvents(upTo(14)));
+    const error = { code: "already_resolved", message: "Resolved elsewhere." };
+    expect(reduceClientState(resolved, { type: "request.failed", requestId: "r_1", error })).toBe(resolved);
+    expect(reduceClientState(resolved, { type: "request.submitting", requestId: "r_1" })).toBe(resolved);
+  });
+
+  it.each([
+    ["decline", "declined"],
+    ["cancel", "cancelled"],
+    ["expire", "expired"],
+  ] as const)("settles a request resolved with %s as %s", (action, status) => {
+    const event = { ...eventAt(13), action, value: undefined, reason: "no" } as ProtocolEvent;
+    const state = reduceClientState(parked(), { type: "event", event });
+    expect(state.requests.r_1).toMatchObject({ status, resolution: { action, reason: "no" } });
+  });
+});
+
+describe("client status", () => {
+  it("is connecting until the first snapshot, then follows the session", () => {
+    const start = initialClientState("s_1");
+    expect(start.status).toBe("connecting");
+    const idle = hydrated();
+    expect(idle.status).toBe("idle");
+    expect(fold(idle, asEvents(upTo(9))).status).toBe("streaming");
+    expect(fold(idle, asEvents(upTo(19))).status).toBe("error");
+    expect(fold(idle, asEvents(upTo(19))).error).toMatchObject({ code: "model_error", source: "turn" });
+    expect(fold(idle, asEvents(upTo(21))).status).toBe("idle");
+  });
+
+  it("is submitting from send until its turn starts, even when the turn starts before the 202", () => {
+    const idle = fold(hydrated(), asEvents(upTo(1)));
+    const sending = reduceClientState(idle, { type: "message.sending" });
+    expect(sending.status).toBe("submitting");
+    const started = reduceClientState(sending, { type: "event", event: eventAt(2) });
+    expect(started.status).toBe("streaming");
+    expect(reduceClientState(started, { type: "message.accepted", turnId: "t_1" })).toBe(started);
+  });
+
+  it("is reconnecting while the stream is reopened, and error when it cannot be", () => {
+    const open = reduceClientState(hydrated(), { type: "connection.changed", connection: "open" });
+    expect(reduceClientState(open, { type: "connection.changed", connection: "reconnecting" }).status).toBe(
+      "reconnecting",
+    );
+    const failed = reduceClientState(open, {
+      type: "connection.failed",
+      error: { code: "not_found", message: "gone" },
+    });
+    expect(failed).toMatchObject({ status: "error", connection: "closed", error: { code: "not_found" } });
+  });
+
+  it("hydrates pending requests from a snapshot and ignores an older one", () => {
+    const snapshot = upTo(12).reduce(reduceSession, emptySnapshot("s_1"));
+    const state = reduceClientState(initialClientState("s_1"), { type: "snapshot.loaded", snapshot });
+    expect(state).toMatchObject({ status: "waiting", lastSeq: 12, pending: [{ status: "pending" }] });
+    const older = upTo(5).reduce(reduceSession, emptySnapshot("s_1"));
+    expect(reduceClientState(state, { type: "snapshot.loaded", snapshot: older })).toBe(state);
+  });
+});

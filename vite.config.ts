@@ -1,5 +1,21 @@
+import { fileURLToPath } from "node:url";
+import { storybookTest } from "@storybook/addon-vitest/vitest-plugin";
+import { playwright } from "@vitest/browser-playwright";
 import { defaultClientConditions, defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
+
+/** Debian's Chromium, with the flags that work in containers; nothing downloads a browser. */
+const chromium = {
+  executablePath: "/usr/bin/chromium",
+  args: [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+  ],
+};
 
 /**
  * One config for the repo's tests. Workspace packages resolve to their `src` through
@@ -28,8 +44,42 @@ export default defineConfig({
         test: {
           name: "dom",
           environment: "happy-dom",
+          // React tests talk to a real server on a loopback port: another origin.
+          environmentOptions: { happyDOM: { settings: { fetch: { disableSameOriginPolicy: true } } } },
           include: ["packages/*/src/**/*.test.tsx", "packages/*/test/**/*.test.tsx", "apps/*/src/**/*.test.tsx"],
           exclude: ["**/node_modules/**"],
+        },
+      },
+      {
+        // Every story's play function and axe check, in Chromium.
+        extends: true,
+        plugins: [storybookTest({ configDir: fileURLToPath(new URL("storybook/.storybook", import.meta.url)) })],
+        // Pre-bundle every dependency the stories import, so a fresh clone never re-optimizes
+        // (and reloads the page) in the middle of a run.
+        optimizeDeps: {
+          include: [
+            "react",
+            "react-dom",
+            "react-dom/client",
+            "react/jsx-runtime",
+            "react/jsx-dev-runtime",
+            "@tanstack/react-query",
+            "@cfworker/json-schema",
+            "zod",
+            "eventsource-parser/stream",
+            "storybook/test",
+            "@storybook/react-dom-shim",
+            "axe-core",
+          ],
+        },
+        test: {
+          name: "storybook",
+          browser: {
+            enabled: true,
+            headless: true,
+            provider: playwright({ launchOptions: chromium }),
+            instances: [{ browser: "chromium" }],
+          },
         },
       },
       {
@@ -44,6 +94,7 @@ export default defineConfig({
               "packages/*/src/**/*.test-d.ts",
               "packages/*/src/**/*.test-d.tsx",
               "packages/*/test/**/*.test-d.ts",
+              "packages/*/test/**/*.test-d.tsx",
             ],
             tsconfig: "./tsconfig.json",
           },

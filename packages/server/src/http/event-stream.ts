@@ -14,35 +14,39 @@ export function eventStream(
   options: { heartbeatMs: number; signal: AbortSignal },
 ): ReadableStream<Uint8Array> {
   let stop = () => {};
+  let closed = false;
   return new ReadableStream<Uint8Array>({
     async start(controller) {
       let lastSent = afterSeq;
       let replaying = true;
       const live: ProtocolEvent[] = [];
+      // The client may leave at any moment, even mid-replay: nothing is written after that.
+      const write = (text: string) => {
+        if (!closed) controller.enqueue(encoder.encode(text));
+      };
       const send = (event: ProtocolEvent) => {
         if (event.seq <= lastSent) return;
         lastSent = event.seq;
-        controller.enqueue(encoder.encode(encodeEvent(event)));
+        write(encodeEvent(event));
       };
       // Listen before reading the store, so an event appended in between is not missed;
       // `lastSent` drops whatever arrives twice.
       const unsubscribe = runtime.subscribe(sessionId, (event) => (replaying ? live.push(event) : send(event)));
-      const heartbeat = setInterval(
-        () => controller.enqueue(encoder.encode(encodeComment("ping"))),
-        options.heartbeatMs,
-      );
+      const heartbeat = setInterval(() => write(encodeComment("ping")), options.heartbeatMs);
       heartbeat.unref?.();
       stop = () => {
+        closed = true;
         unsubscribe();
         clearInterval(heartbeat);
       };
-      options.signal.addEventListener("abort", () => {
+      const leave = () => {
+        if (closed) return;
         stop();
-        try {
-          controller.close();
-        } catch {}
-      });
-      controller.enqueue(encoder.encode("retry: 1000\n\n"));
+        controller.close();
+      };
+      if (options.signal.aborted) return leave();
+      options.signal.addEventListener("abort", leave);
+      write("retry: 1000\n\n");
       try {
         for (;;) {
           const page = await runtime.readEvents(sessionId, lastSent, 500);
@@ -51,6 +55,7 @@ export function eventStream(
         }
         for (const event of live) send(event);
       } catch (error) {
+        if (closed) return;
         stop();
         controller.error(error);
         return;

@@ -1,0 +1,148 @@
+import { EnumField, MultiField } from "./choice-fields.js";
+import { FieldNotes, FieldShell, RequiredMark, useFieldA11y } from "./field-shell.js";
+import { useFormContext } from "./form-context.js";
+import { draftAt } from "./form-draft.js";
+import { descriptionOf, type FormNode, labelOf } from "./schema-node.js";
+
+/** @internal What every field component receives. */
+export interface FieldProps<Kind extends FormNode["kind"] = FormNode["kind"]> {
+  node: Extract<FormNode, { kind: Kind }>;
+  path: readonly string[];
+  required: boolean;
+}
+
+/** @internal Renders the control for one node of the schema. */
+export function SchemaField({ node, path, required }: FieldProps) {
+  switch (node.kind) {
+    case "text":
+      return <TextField node={node} path={path} required={required} />;
+    case "number":
+      return <NumberField node={node} path={path} required={required} />;
+    case "boolean":
+      return <BooleanField node={node} path={path} required={required} />;
+    case "enum":
+      return <EnumField node={node} path={path} required={required} />;
+    case "multi":
+      return <MultiField node={node} path={path} required={required} />;
+    case "object":
+      return <ObjectFieldset node={node} path={path} required={required} />;
+  }
+}
+
+function num(value: unknown): number | undefined {
+  return typeof value === "number" ? value : undefined;
+}
+
+function TextField({ node, path, required }: FieldProps<"text">) {
+  const { draft, setDraft, disabled } = useFormContext();
+  const help = descriptionOf(node.schema);
+  const a11y = useFieldA11y(path, help);
+  const { schema } = node;
+  const common = {
+    id: a11y.id,
+    className: node.multiline ? "hitl-textarea" : "hitl-input",
+    value: String(draftAt(draft, path) ?? ""),
+    required,
+    disabled,
+    "aria-invalid": a11y.invalid || undefined,
+    "aria-describedby": a11y.describedBy,
+    minLength: num(schema.minLength),
+    maxLength: num(schema.maxLength),
+    onChange: (event: { currentTarget: { value: string } }) => setDraft(path, event.currentTarget.value),
+  };
+  return (
+    <FieldShell a11y={a11y} label={labelOf(schema, path.at(-1))} required={required} help={help} kind="text">
+      {node.multiline ? (
+        <textarea {...common} rows={4} />
+      ) : (
+        <input
+          {...common}
+          type={node.inputType}
+          pattern={typeof schema.pattern === "string" ? schema.pattern : undefined}
+          autoComplete={node.inputType === "email" ? "email" : "off"}
+        />
+      )}
+    </FieldShell>
+  );
+}
+
+function NumberField({ node, path, required }: FieldProps<"number">) {
+  const { draft, setDraft, disabled } = useFormContext();
+  const help = descriptionOf(node.schema);
+  const a11y = useFieldA11y(path, help);
+  const { schema } = node;
+  const step = num(schema.multipleOf) ?? (node.integer ? 1 : "any");
+  return (
+    <FieldShell a11y={a11y} label={labelOf(schema, path.at(-1))} required={required} help={help} kind="number">
+      <input
+        id={a11y.id}
+        className="hitl-input"
+        type="number"
+        disabled={disabled}
+        inputMode={node.integer ? "numeric" : "decimal"}
+        value={String(draftAt(draft, path) ?? "")}
+        min={num(schema.minimum) ?? num(schema.exclusiveMinimum)}
+        max={num(schema.maximum) ?? num(schema.exclusiveMaximum)}
+        step={step}
+        required={required}
+        aria-invalid={a11y.invalid || undefined}
+        aria-describedby={a11y.describedBy}
+        onChange={(event) => setDraft(path, event.currentTarget.value)}
+      />
+    </FieldShell>
+  );
+}
+
+function BooleanField({ node, path, required }: FieldProps<"boolean">) {
+  const { draft, setDraft, disabled } = useFormContext();
+  const help = descriptionOf(node.schema);
+  const a11y = useFieldA11y(path, help);
+  return (
+    <div className="hitl-field hitl-field--boolean" data-invalid={a11y.invalid || undefined}>
+      <label className="hitl-check">
+        <input
+          id={a11y.id}
+          type="checkbox"
+          className="hitl-check__input"
+          checked={draftAt(draft, path) === true}
+          disabled={disabled}
+          aria-invalid={a11y.invalid || undefined}
+          aria-describedby={a11y.describedBy}
+          onChange={(event) => setDraft(path, event.currentTarget.checked)}
+        />
+        <span className="hitl-check__label">
+          {labelOf(node.schema, path.at(-1))}
+          <RequiredMark required={required} />
+        </span>
+      </label>
+      <FieldNotes a11y={a11y} help={help} />
+    </div>
+  );
+}
+
+function ObjectFieldset({ node, path, required }: FieldProps<"object">) {
+  const help = descriptionOf(node.schema);
+  const a11y = useFieldA11y(path, help);
+  const fields = node.properties.map((property) => (
+    <SchemaField key={property.key} node={property.node} path={[...path, property.key]} required={property.required} />
+  ));
+  // The root object is the form itself; only nested objects get a fieldset.
+  if (path.length === 0) {
+    return (
+      <>
+        {fields}
+        <FieldNotes a11y={a11y} help={undefined} />
+      </>
+    );
+  }
+  return (
+    <fieldset className="hitl-fieldset" id={a11y.id} aria-describedby={a11y.describedBy}>
+      <legend className="hitl-fieldset__legend">
+        {labelOf(node.schema, path.at(-1))}
+        <RequiredMark required={required} />
+      </legend>
+      <FieldNotes a11y={a11y} help={help} />
+      <div className="hitl-fieldset__fields">{fields}</div>
+    </fieldset>
+  );
+}

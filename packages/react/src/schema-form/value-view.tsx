@@ -1,0 +1,41 @@
+import { labelOf } from "./schema-node.js";
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isPrimitive(value: unknown): value is string | number | boolean | null {
+  return value === null || ["string", "number", "boolean"].includes(typeof value);
+}
+
+function Scalar({ value }: { value: unknown }) {
+  if (isPrimitive(value)) return <span className="hitl-value">{String(value)}</span>;
+  if (Array.isArray(value) && value.every(isPrimitive)) return <span className="hitl-value">{value.join(", ")}</span>;
+  return <pre className="hitl-code">{JSON.stringify(value, null, 2)}</pre>;
+}
+
+/**
+ * Shows a JSON value readably, as text (never HTML): an object as a list of labelled
+ * values (nested objects and arrays as formatted JSON), anything else on one line.
+ * Widgets use it for a call's input and for the answer a request was resolved with.
+ * @example
+ * <ValueView value={request.input} />
+ */
+export function ValueView({ value, className }: { value: unknown; className?: string }) {
+  if (value === undefined) return <p className="hitl-muted">Nothing</p>;
+  if (!isPlainObject(value)) return <Scalar value={value} />;
+  const entries = Object.entries(value);
+  if (entries.length === 0) return <p className="hitl-muted">Nothing</p>;
+  return (
+    <dl className={["hitl-values", className].filter(Boolean).join(" ")}>
+      {entries.map(([key, item]) => (
+        <div className="hitl-values__row" key={key}>
+          <dt className="hitl-values__key">{labelOf({}, key)}</dt>
+          <dd className="hitl-values__value">
+            <Scalar value={item} />
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}

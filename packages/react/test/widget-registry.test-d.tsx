@@ -1,0 +1,64 @@
+import { defineClientTool, defineTool } from "@hitl-kit/protocol";
+import { describe, expectTypeOf, it } from "vitest";
+import { z } from "zod";
+import { createWidgetRegistry, type WidgetProps } from "../src/index.js";
+
+const tools = {
+  pickTemplate: defineClientTool({
+    name: "pick_template",
+    description: "d",
+    inputSchema: z.object({ templates: z.array(z.object({ id: z.string() })) }),
+    answerSchema: z.object({ templateId: z.string() }),
+  }),
+  refund: defineTool({
+    name: "refund_charge",
+    description: "d",
+    inputSchema: z.object({ chargeId: z.string(), amount: z.number() }),
+    approval: () => true,
+  }),
+};
+type Tools = typeof tools;
+
+function TemplatePicker(props: WidgetProps<{ templates: { id: string }[] }, { templateId: string }>) {
+  expectTypeOf(props.request.input.templates).toEqualTypeOf<{ id: string }[]>();
+  expectTypeOf(props.respond).parameter(0).toEqualTypeOf<{ templateId: string }>();
+  return null;
+}
+function ApprovalWidget(_props: WidgetProps<unknown, { reason?: string }>) {
+  return null;
+}
+function WrongAnswer(_props: WidgetProps<{ templates: { id: string }[] }, { templateId: number }>) {
+  return null;
+}
+function WrongInput(_props: WidgetProps<{ colours: string[] }, { templateId: string }>) {
+  return null;
+}
+
+describe("createWidgetRegistry", () => {
+  it("accepts a widget whose props fit the tool's definition", () => {
+    createWidgetRegistry<Tools>().add("pick_template", TemplatePicker).add("refund_charge", ApprovalWidget);
+    createWidgetRegistry<Tools>({ pick_template: TemplatePicker, refund_charge: ApprovalWidget });
+  });
+
+  it("types an inline widget's props from the definition", () => {
+    createWidgetRegistry<Tools>().add("refund_charge", ({ request, respond }) => {
+      expectTypeOf(request.input).toEqualTypeOf<{ chargeId: string; amount: number }>();
+      expectTypeOf(respond).parameter(0).toEqualTypeOf<{ reason?: string }>();
+      return null;
+    });
+  });
+
+  it("refuses an unknown tool name", () => {
+    // @ts-expect-error "pick_colour" is not a tool
+    createWidgetRegistry<Tools>().add("pick_colour", TemplatePicker);
+    // @ts-expect-error "pick_colour" is not a tool
+    createWidgetRegistry<Tools>({ pick_colour: TemplatePicker });
+  });
+
+  it("refuses a widget whose answer or input does not fit", () => {
+    // @ts-expect-error the answer's templateId is a string, not a number
+    createWidgetRegistry<Tools>().add("pick_template", WrongAnswer);
+    // @ts-expect-error the input has templates, not colours
+    createWidgetRegistry<Tools>().add("pick_template", WrongInput);
+  });
+});

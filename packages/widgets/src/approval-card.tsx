@@ -1,0 +1,77 @@
+import type { ApprovalAnswer } from "@hitl-kit/protocol";
+import { ValueView, WidgetFrame, type WidgetProps } from "@hitl-kit/react";
+import { useId, useState } from "react";
+
+/** Props of {@link ApprovalCard}. */
+export type ApprovalCardProps<Input = unknown> = WidgetProps<Input, ApprovalAnswer> & {
+  /** The approve button's text; "Approve" by default. */
+  approveLabel?: string;
+  /** The deny button's text; "Deny" by default. */
+  denyLabel?: string;
+  className?: string;
+};
+
+/**
+ * Approve or deny a tool call, with an optional reason. Shows the tool, the prompt and
+ * the call's input (a list of values; nested values as formatted JSON). Approving calls
+ * `respond({})` or `respond({ reason })`; denying calls `decline(reason)`.
+ * @example
+ * widgets.add("refund_charge", ApprovalCard);
+ */
+export function ApprovalCard<Input = unknown>(props: ApprovalCardProps<Input>) {
+  const { request, status, respond, decline } = props;
+  const busy = status === "submitting";
+  const id = useId();
+  const [reason, setReason] = useState("");
+  const trimmed = reason.trim();
+  const given = props.resolution?.value?.reason;
+  return (
+    <WidgetFrame
+      {...props}
+      title={request.prompt ?? "Allow this action?"}
+      labels={{ resolved: "Approved", declined: "Denied" }}
+      autoFocus="frame"
+      className={["hitl-approval-card", props.className].filter(Boolean).join(" ")}
+      summary={
+        <>
+          <ValueView value={request.input} />
+          {given ? <p className="hitl-quote">“{given}”</p> : null}
+        </>
+      }
+    >
+      <ValueView value={request.input} />
+      <div className="hitl-field hitl-field--text">
+        <label className="hitl-field__label" htmlFor={`${id}-reason`}>
+          Reason <span className="hitl-muted">(optional)</span>
+        </label>
+        <textarea
+          id={`${id}-reason`}
+          className="hitl-textarea"
+          rows={2}
+          maxLength={10_000}
+          value={reason}
+          disabled={busy}
+          onChange={(event) => setReason(event.currentTarget.value)}
+        />
+      </div>
+      <div className="hitl-actions">
+        <button
+          type="button"
+          className="hitl-button hitl-button--primary"
+          disabled={busy}
+          onClick={() => respond(trimmed ? { reason: trimmed } : {})}
+        >
+          {busy ? "Sending…" : (props.approveLabel ?? "Approve")}
+        </button>
+        <button
+          type="button"
+          className="hitl-button hitl-button--danger"
+          disabled={busy}
+          onClick={() => decline(trimmed || undefined)}
+        >
+          {props.denyLabel ?? "Deny"}
+        </button>
+      </div>
+    </WidgetFrame>
+  );
+}

@@ -1,0 +1,108 @@
+import { WidgetFrame, type WidgetProps } from "@hitl-kit/react";
+import { type FormEvent, type KeyboardEvent, useId, useState } from "react";
+
+/** Props of {@link FreeformAnswer}. */
+export type FreeformAnswerProps<Input = unknown, Answer = unknown> = WidgetProps<Input, Answer> & {
+  /** Turns the text into the answer; by default `{ [key]: text }` for the schema's string property (`answer`), or the text itself. */
+  toAnswer?: (text: string) => Answer;
+  /** The text box's label; "Your answer" by default. */
+  label?: string;
+  placeholder?: string;
+  submitLabel?: string;
+  className?: string;
+};
+
+type Schema = Record<string, unknown>;
+
+/** The string schema an answer's text goes into, and under which key (none for a string root). */
+export function textTarget(schema: Schema): { key?: string; schema: Schema } {
+  if (schema.type === "string") return { schema };
+  const props = (schema.properties ?? {}) as Record<string, Schema>;
+  const key = "answer" in props ? "answer" : Object.keys(props).find((k) => props[k]?.type === "string");
+  return key ? { key, schema: props[key] ?? {} } : { key: "answer", schema: {} };
+}
+
+/**
+ * A free-text answer, with the length limits of the answer schema and a character count.
+ * Ctrl+Enter (⌘+Enter) or the button sends it.
+ * @example
+ * widgets.add("ask_question", FreeformAnswer);
+ */
+export function FreeformAnswer<Input = unknown, Answer = unknown>(props: FreeformAnswerProps<Input, Answer>) {
+  const { status, request } = props;
+  const busy = status === "submitting";
+  const id = useId();
+  const [text, setText] = useState("");
+  const [message, setMessage] = useState<string>();
+  const target = textTarget(request.answerSchema);
+  const min = typeof target.schema.minLength === "number" ? target.schema.minLength : 1;
+  const max = typeof target.schema.maxLength === "number" ? target.schema.maxLength : undefined;
+
+  function submit(event?: FormEvent) {
+    event?.preventDefault();
+    if (busy) return;
+    const value = text.trim();
+    if (value.length < min) {
+      setMessage(min <= 1 ? "Write an answer first." : `Write at least ${min} characters.`);
+      return;
+    }
+    const answer = props.toAnswer ? props.toAnswer(value) : target.key ? { [target.key]: value } : value;
+    props.respond(answer as Answer);
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) submit(event);
+  }
+
+  const value = props.resolution?.value as unknown;
+  const shown = typeof value === "string" ? value : target.key ? (value as Schema | undefined)?.[target.key] : value;
+  const describedBy = [`${id}-count`, message ? `${id}-error` : ""].filter(Boolean).join(" ");
+  return (
+    <WidgetFrame
+      {...props}
+      className={["hitl-freeform-answer", props.className].filter(Boolean).join(" ")}
+      summary={<p className="hitl-quote">{String(shown ?? "")}</p>}
+    >
+      <form className="hitl-form" noValidate onSubmit={submit}>
+        <div className="hitl-field hitl-field--text" data-invalid={message ? true : undefined}>
+          <label className="hitl-field__label" htmlFor={`${id}-text`}>
+            {props.label ?? "Your answer"}
+          </label>
+          <textarea
+            id={`${id}-text`}
+            className="hitl-textarea"
+            rows={3}
+            value={text}
+            maxLength={max}
+            placeholder={props.placeholder}
+            disabled={busy}
+            required
+            aria-invalid={message ? true : undefined}
+            aria-describedby={describedBy}
+            onChange={(event) => {
+              setText(event.currentTarget.value);
+              setMessage(undefined);
+            }}
+            onKeyDown={onKeyDown}
+          />
+          <p className="hitl-field__help hitl-counter" id={`${id}-count`}>
+            {max ? `${text.length} / ${max} characters` : `${text.length} characters`} · Ctrl+Enter to send
+          </p>
+          {message ? (
+            <p className="hitl-field__error" id={`${id}-error`}>
+              {message}
+            </p>
+          ) : null}
+        </div>
+        <div className="hitl-actions">
+          <button type="submit" className="hitl-button hitl-button--primary" disabled={busy}>
+            {busy ? "Sending…" : (props.submitLabel ?? "Send")}
+          </button>
+          <button type="button" className="hitl-button" disabled={busy} onClick={() => props.decline()}>
+            Decline
+          </button>
+        </div>
+      </form>
+    </WidgetFrame>
+  );
+}

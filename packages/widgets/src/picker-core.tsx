@@ -1,0 +1,108 @@
+import { WidgetFrame, type WidgetProps } from "@hitl-kit/react";
+import { type FormEvent, useId, useState } from "react";
+import { ChoiceGroup } from "./choice-group.js";
+import { type ChoiceOption, chosenOptions, type RenderVisual } from "./choice-option.js";
+
+/** What the single and multiple pickers share. */
+export interface PickerCoreProps<Value> extends WidgetProps<unknown, unknown> {
+  options: readonly ChoiceOption<Value>[];
+  multiple: boolean;
+  min: number;
+  max: number | undefined;
+  toAnswer: (chosen: ChoiceOption<Value>[]) => unknown;
+  submitLabel: string;
+  layout: "list" | "grid";
+  renderVisual?: RenderVisual<Value>;
+  hideLabels?: boolean;
+  className: string;
+}
+
+function limitHint(min: number, max: number | undefined): string | undefined {
+  if (max !== undefined && min > 0) return min === max ? `Choose ${min}.` : `Choose ${min} to ${max}.`;
+  if (max !== undefined) return `Choose up to ${max}.`;
+  return min > 1 ? `Choose at least ${min}.` : undefined;
+}
+
+/** @internal The form around a {@link ChoiceGroup}: selection, limits, submit and decline, in a {@link WidgetFrame}. */
+export function PickerCore<Value>(props: PickerCoreProps<Value>) {
+  const { options, multiple, min, max, status, toAnswer } = props;
+  const busy = status === "submitting";
+  const id = useId();
+  const [selected, setSelected] = useState<number[]>([]);
+  const [message, setMessage] = useState<string>();
+  const hint = multiple ? limitHint(min, max) : undefined;
+
+  function pick(index: number) {
+    setMessage(undefined);
+    if (!multiple) return setSelected([index]);
+    if (selected.includes(index)) return setSelected(selected.filter((i) => i !== index));
+    if (max !== undefined && selected.length >= max) return setMessage(`You can choose up to ${max}.`);
+    setSelected([...selected, index]);
+  }
+
+  function submit(chosen: readonly number[]) {
+    if (busy) return;
+    if (chosen.length < Math.max(min, 1) && !(multiple && min === 0)) {
+      setMessage(multiple ? `Choose at least ${Math.max(min, 1)}.` : "Choose an option first.");
+      return;
+    }
+    const picked = [...chosen].sort((a, b) => a - b).flatMap((i) => (options[i] ? [options[i]] : []));
+    props.respond(toAnswer(picked));
+  }
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    submit(selected);
+  }
+
+  const chosen = chosenOptions(options, props.resolution?.value, multiple ? undefined : (o) => toAnswer([o]));
+  const summary =
+    chosen.length > 0 ? (
+      <ul className="hitl-chosen">
+        {chosen.map((option) => (
+          <li key={option.label}>{option.label}</li>
+        ))}
+      </ul>
+    ) : undefined;
+  const describedBy = [hint ? `${id}-hint` : "", message ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
+
+  return (
+    <WidgetFrame {...props} summary={summary} className={props.className}>
+      <form className="hitl-form" noValidate onSubmit={onSubmit}>
+        {options.length === 0 ? <p className="hitl-muted">There are no options to choose from.</p> : null}
+        <ChoiceGroup
+          options={options}
+          multiple={multiple}
+          selected={selected}
+          onPick={pick}
+          onSubmit={submit}
+          label={props.request.prompt ?? "Options"}
+          describedBy={describedBy}
+          disabled={busy}
+          invalid={message !== undefined}
+          layout={props.layout}
+          renderVisual={props.renderVisual}
+          hideLabels={props.hideLabels}
+        />
+        {hint ? (
+          <p className="hitl-field__help" id={`${id}-hint`}>
+            {hint} {multiple ? `${selected.length} selected.` : ""}
+          </p>
+        ) : null}
+        {message ? (
+          <p className="hitl-field__error" id={`${id}-error`} role="alert">
+            {message}
+          </p>
+        ) : null}
+        <div className="hitl-actions">
+          <button type="submit" className="hitl-button hitl-button--primary" disabled={busy}>
+            {busy ? "Sending…" : props.submitLabel}
+          </button>
+          <button type="button" className="hitl-button" disabled={busy} onClick={() => props.decline()}>
+            Decline
+          </button>
+        </div>
+      </form>
+    </WidgetFrame>
+  );
+}

@@ -1,0 +1,82 @@
+import type { ApprovalAnswer } from "@hitl-kit/protocol";
+import { cleanup, fireEvent, render, screen } from "@testing-library/react";
+import { afterEach, describe, expect, it } from "vitest";
+import { ApprovalCard, FreeformAnswer, MultiChoicePicker } from "../src/index.js";
+import { requestProps } from "./request-props.js";
+
+afterEach(cleanup);
+
+describe("ApprovalCard", () => {
+  const input = { chargeId: "ch_1", amount: 1200, meta: { reason: "duplicate" } };
+
+  it("shows the call's input and approves with an optional reason", () => {
+    const props = requestProps<typeof input, ApprovalAnswer>(input, { prompt: "Refund 1200?" });
+    render(<ApprovalCard {...props} />);
+    expect(screen.getByText("Charge id")).toBeTruthy();
+    expect(screen.getByText("1200")).toBeTruthy();
+    fireEvent.click(screen.getByRole("button", { name: "Approve" }));
+    expect(props.respond).toHaveBeenCalledWith({});
+  });
+
+  it("denies with the reason", () => {
+    const props = requestProps<typeof input, ApprovalAnswer>(input);
+    render(<ApprovalCard {...props} />);
+    fireEvent.change(screen.getByLabelText(/Reason/), { target: { value: " Too much " } });
+    fireEvent.click(screen.getByRole("button", { name: "Deny" }));
+    expect(props.decline).toHaveBeenCalledWith("Too much");
+  });
+
+  it("shows Sending… with disabled controls while submitting", () => {
+    render(<ApprovalCard {...requestProps<typeof input, ApprovalAnswer>(input)} status="submitting" />);
+    expect(screen.getByRole("button", { name: "Sending…" })).toHaveProperty("disabled", true);
+    expect(screen.getByRole("button", { name: "Deny" })).toHaveProperty("disabled", true);
+  });
+});
+
+describe("MultiChoicePicker", () => {
+  const input = { question: "Toppings?", choices: ["Ham", "Olives", "Basil", "Chili"] };
+
+  it("honours the maximum and the minimum", () => {
+    const props = requestProps(input);
+    render(<MultiChoicePicker {...props} min={2} max={2} />);
+    expect(screen.getByText(/Choose 2\./)).toBeTruthy();
+    fireEvent.click(screen.getByRole("checkbox", { name: "Olives" }));
+    fireEvent.click(screen.getByRole("button", { name: "Choose" }));
+    expect(screen.getByRole("alert").textContent).toBe("Choose at least 2.");
+    fireEvent.click(screen.getByRole("checkbox", { name: "Ham" }));
+    fireEvent.click(screen.getByRole("checkbox", { name: "Chili" }));
+    expect(screen.getByRole("alert").textContent).toBe("You can choose up to 2.");
+    fireEvent.click(screen.getByRole("button", { name: "Choose" }));
+    expect(props.respond).toHaveBeenCalledWith({ answers: ["Ham", "Olives"] });
+  });
+
+  it("toggles with Space and submits with Enter", () => {
+    const props = requestProps(input);
+    render(<MultiChoicePicker {...props} />);
+    const group = screen.getByRole("group", { name: "Which colour?" });
+    fireEvent.keyDown(group, { key: " " });
+    fireEvent.keyDown(group, { key: "ArrowDown" });
+    fireEvent.keyDown(group, { key: "ArrowDown" });
+    fireEvent.keyDown(group, { key: " " });
+    fireEvent.keyDown(group, { key: "Enter" });
+    expect(props.respond).toHaveBeenCalledWith({ answers: ["Ham", "Basil"] });
+  });
+});
+
+describe("FreeformAnswer", () => {
+  it("takes its limits from the answer schema and answers { answer }", () => {
+    const props = requestProps(
+      { question: "Why?" },
+      { answerSchema: { type: "object", properties: { answer: { type: "string", minLength: 3, maxLength: 20 } } } },
+    );
+    render(<FreeformAnswer {...props} />);
+    const box = screen.getByLabelText("Your answer");
+    expect(box.getAttribute("maxlength")).toBe("20");
+    fireEvent.change(box, { target: { value: "no" } });
+    fireEvent.click(screen.getByRole("button", { name: "Send" }));
+    expect(screen.getByText("Write at least 3 characters.")).toBeTruthy();
+    fireEvent.change(box, { target: { value: "Because" } });
+    fireEvent.keyDown(box, { key: "Enter", ctrlKey: true });
+    expect(props.respond).toHaveBeenCalledWith({ answer: "Because" });
+  });
+});

@@ -1,0 +1,17 @@
+import type { StorybookConfig } from "@storybook/react-vite";
+import { defaultClientConditions } from "vite";
+
+/** Storybook for the widget kit; workspace packages resolve to their sources, as in tests. */
+const config: StorybookConfig = {
+  stories: ["../stories/**/*.stories.@(ts|tsx)"],
+  framework: { name: "@storybook/react-vite", options: {} },
+  addons: ["@storybook/addon-a11y", "@storybook/addon-vitest"],
+  core: { disableTelemetry: true },
+  viteFinal: (vite) => {
+    const conditions = vite.resolve?.conditions ?? [...defaultClientConditions];
+    vite.resolve = { ...vite.resolve, conditions: ["@hitl-kit/source", ...conditions] };
+    return vite;
+  },
+};
+
+export default config;

@@ -1,0 +1,64 @@
+import { ApprovalCard } from "@hitl-kit/widgets";
+import type { Meta, StoryObj } from "@storybook/react-vite";
+import { expect, fn } from "storybook/test";
+import { request, states } from "../fixtures.js";
+
+const input = {
+  chargeId: "ch_3PqL9x2eZvKYlo2C",
+  amount: 1250,
+  currency: "EUR",
+  customer: { name: "Ada Lovelace", email: "ada@example.com" },
+};
+
+const meta = {
+  title: "Widgets/ApprovalCard",
+  component: ApprovalCard<typeof input>,
+  args: {
+    request: request(
+      "refund_charge",
+      input,
+      { type: "object", properties: { reason: { type: "string", maxLength: 10_000 } }, additionalProperties: false },
+      { prompt: "Refund €1,250.00 to Ada Lovelace?", kind: "approval" },
+    ),
+    status: "pending",
+    respond: fn(),
+    decline: fn(),
+    cancel: fn(),
+  },
+} satisfies Meta<typeof ApprovalCard<typeof input>>;
+
+export default meta;
+type Story = StoryObj<typeof meta>;
+
+/** Approving without a reason answers `{}`. */
+export const Pending: Story = {
+  play: async ({ args, canvas, userEvent }) => {
+    await userEvent.click(canvas.getByRole("button", { name: "Approve" }));
+    await expect(args.respond).toHaveBeenCalledWith({});
+  },
+};
+
+/** Approving with a reason answers `{ reason }`. */
+export const ApproveWithReason: Story = {
+  play: async ({ args, canvas, userEvent }) => {
+    await userEvent.type(canvas.getByLabelText(/Reason/), "Duplicate charge");
+    await userEvent.click(canvas.getByRole("button", { name: "Approve" }));
+    await expect(args.respond).toHaveBeenCalledWith({ reason: "Duplicate charge" });
+  },
+};
+
+/** Denying calls `decline(reason)`. */
+export const Deny: Story = {
+  play: async ({ args, canvas, userEvent }) => {
+    await userEvent.type(canvas.getByLabelText(/Reason/), "Over the limit");
+    await userEvent.click(canvas.getByRole("button", { name: "Deny" }));
+    await expect(args.decline).toHaveBeenCalledWith("Over the limit");
+  },
+};
+
+export const Submitting: Story = { args: states.submitting };
+export const Resolved: Story = { args: states.resolved({ reason: "Customer called support." }) };
+export const Declined: Story = { args: states.declined };
+export const Cancelled: Story = { args: states.cancelled };
+export const Expired: Story = { args: states.expired };
+export const Failed: Story = { name: "Error", args: states.error() };

@@ -59,11 +59,15 @@ export function requestsAfterEvent(requests: Requests, event: ProtocolEvent): Re
   }
 }
 
-/** Adds the snapshot's open requests that are not tracked yet, as `pending`. */
+/** Adds the snapshot's requests that are not tracked yet: open ones as `pending`, settled ones with their resolution. */
 export function requestsFromSnapshot(requests: Requests, snapshot: SessionSnapshot): Requests {
   const fresh = snapshot.pending.filter((request) => !requests[request.requestId]);
-  if (fresh.length === 0) return requests;
+  const settled = (snapshot.resolved ?? []).filter(({ request }) => !requests[request.requestId]);
+  if (fresh.length === 0 && settled.length === 0) return requests;
   const next = { ...requests };
+  for (const { request, resolution } of settled) {
+    next[request.requestId] = { request, status: settledStatus[resolution.action], resolution };
+  }
   for (const request of fresh) next[request.requestId] = { request, status: "pending" };
   return next;
 }

@@ -148,4 +148,14 @@ describe("client status", () => {
     const older = upTo(5).reduce(reduceSession, emptySnapshot("s_1"));
     expect(reduceClientState(state, { type: "snapshot.loaded", snapshot: older })).toBe(state);
   });
+
+  it("hydrates settled requests with their resolution, so a reload can show the answer", () => {
+    const snapshot = upTo(17).reduce(reduceSession, emptySnapshot("s_1"));
+    const state = reduceClientState(initialClientState("s_1"), { type: "snapshot.loaded", snapshot });
+    expect(state.pending).toEqual([]);
+    expect(state.requests.r_1).toMatchObject({
+      status: "resolved",
+      resolution: { action: "accept", value: { templateId: "b" } },
+    });
+  });
 });

@@ -69,6 +69,7 @@ export {
   Message,
   MessagePart,
   ReasoningPart,
+  ResolvedRequest,
   SessionSnapshot,
   SessionStatus,
   TextPart,

@@ -3,7 +3,7 @@ import type { Message, MessagePart, SessionSnapshot, ToolPart } from "./snapshot
 
 /** The snapshot of a session before its first event. */
 export function emptySnapshot(sessionId: string): SessionSnapshot {
-  return { sessionId, status: "idle", messages: [], pending: [], lastSeq: 0 };
+  return { sessionId, status: "idle", messages: [], pending: [], resolved: [], lastSeq: 0 };
 }
 
 /**
@@ -64,10 +64,8 @@ function applyEvent(state: SessionSnapshot, event: ProtocolEvent): SessionSnapsh
         { ...state, pending: [...state.pending, ...event.requests] },
       );
     case "input.resolved":
-      return updateToolPart(
-        { ...state, pending: state.pending.filter((request) => request.requestId !== event.requestId) },
-        event.toolCallId,
-        (part) => (part.state === "done" ? part : { ...toolCore(part), state: "running", requestId: event.requestId }),
+      return updateToolPart(settleRequest(state, event), event.toolCallId, (part) =>
+        part.state === "done" ? part : { ...toolCore(part), state: "running", requestId: event.requestId },
       );
     case "tool.result":
       return updateToolPart(state, event.toolCallId, (part) => ({
@@ -87,6 +85,18 @@ function applyEvent(state: SessionSnapshot, event: ProtocolEvent): SessionSnapsh
     default:
       return assertNever(event);
   }
+}
+
+function settleRequest(state: SessionSnapshot, event: EventOf<"input.resolved">): SessionSnapshot {
+  const request = state.pending.find((candidate) => candidate.requestId === event.requestId);
+  if (!request) return state;
+  const { action, value, reason } = event;
+  const resolution = { action, ...(value === undefined ? {} : { value }), ...(reason === undefined ? {} : { reason }) };
+  return {
+    ...state,
+    pending: state.pending.filter((candidate) => candidate !== request),
+    resolved: [...state.resolved, { request, resolution }],
+  };
 }
 
 function appendDelta(message: Message, event: EventOf<"text.delta" | "reasoning.delta">): Message {

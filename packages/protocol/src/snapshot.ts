@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { MessageRole, ToolOutcome, TurnError } from "./events.js";
-import { InputRequest } from "./requests.js";
+import { InputRequest, ResolutionAction } from "./requests.js";
 
 /** Where a session is: no turn running, a turn running, or a turn parked on people. */
 export const SessionStatus = z.enum(["idle", "running", "waiting"]);
@@ -57,12 +57,22 @@ export const Message = z.object({
 /** @see Message */
 export type Message = z.infer<typeof Message>;
 
+/** A settled request and how it was settled, so a transcript can show the answer after a reload. */
+export const ResolvedRequest = z.object({
+  request: InputRequest,
+  resolution: z.object({ action: ResolutionAction, value: z.unknown().optional(), reason: z.string().optional() }),
+});
+/** @see ResolvedRequest */
+export type ResolvedRequest = z.infer<typeof ResolvedRequest>;
+
 /** `GET /sessions/:id`: the session folded from its event log up to `lastSeq`. */
 export const SessionSnapshot = z.object({
   sessionId: z.string(),
   status: SessionStatus,
   messages: z.array(Message),
   pending: z.array(InputRequest),
+  /** Settled requests, oldest first. */
+  resolved: z.array(ResolvedRequest).default([]),
   lastSeq: z.number().int().nonnegative(),
   error: TurnError.optional(),
 });

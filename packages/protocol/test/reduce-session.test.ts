@@ -34,6 +34,9 @@ describe("reduceSession", () => {
     expect(answered.status).toBe("idle");
     expect(answered.pending).toEqual([]);
     expect(answered.messages[1]?.parts[2]).toMatchObject({ state: "done", outcome: "ok", output: { templateId: "b" } });
+    expect(answered.resolved).toEqual([
+      { request: parked.pending[0], resolution: { action: "accept", value: { templateId: "b" } } },
+    ]);
     expect(SessionSnapshot.parse(answered)).toEqual(answered);
   });
 

@@ -35,7 +35,12 @@ export default defineConfig({
         test: {
           name: "node",
           environment: "node",
-          include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts", "apps/*/**/*.test.ts"],
+          include: [
+            "packages/*/src/**/*.test.ts",
+            "packages/*/test/**/*.test.ts",
+            "apps/*/**/*.test.ts",
+            "storybook/scripts/**/*.test.ts",
+          ],
           exclude: ["**/node_modules/**"],
         },
       },

@@ -1,8 +1,10 @@
-import { decodeEvent, ProtocolError } from "@hitl-kit/protocol";
+import { decodeEvent, EVENT_TYPES, ProtocolError } from "@hitl-kit/protocol";
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import { type BackoffOptions, backoffDelay, sleep } from "./backoff.js";
 import { errorOfResponse } from "./http-json.js";
 import type { EventSink, StreamOptions } from "./transport.js";
+
+const knownTypes = new Set<string>(EVENT_TYPES);
 
 /** Opens one SSE request for the events after `lastSeq`. */
 export type ConnectStream = (lastSeq: number, signal: AbortSignal) => Promise<Response>;
@@ -76,6 +78,8 @@ async function readOnce(
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return { kind: "dropped", progressed };
+      // An event type from a newer server is skipped, not fatal; a known type that fails to decode is.
+      if (value.event && !knownTypes.has(value.event)) continue;
       let event: ReturnType<typeof decodeEvent>;
       try {
         event = decodeEvent(value.data);

@@ -33,7 +33,41 @@ function dropAfter(response: Response, chunks: number): Response {
   return new Response(body, { status: response.status, headers: response.headers });
 }
 
+/** The body of `response` with `frame` sent first. */
+function prepend(response: Response, frame: string): Response {
+  const reader = response.body!.getReader();
+  let sent = false;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!sent) {
+        sent = true;
+        return controller.enqueue(new TextEncoder().encode(frame));
+      }
+      const { done, value } = await reader.read();
+      if (done) return controller.close();
+      controller.enqueue(value);
+    },
+    cancel: () => reader.cancel(),
+  });
+  return new Response(body, { status: response.status, headers: response.headers });
+}
+
 describe("the event stream", () => {
+  it("skips an event type from a newer server and goes on", async () => {
+    server = await startAgentServer([{ text: "still here" }]);
+    const future = `event: tool.progress\ndata: ${JSON.stringify({ seq: 1, type: "tool.progress", percent: 50 })}\n\n`;
+    const fetch = async (input: string, init?: RequestInit) => {
+      const response = await server!.fetch(input, init);
+      return input.endsWith("/events") ? prepend(response, future) : response;
+    };
+    client = createAgentClient({ url: server.url, fetch, reconnect: fast });
+    await client.ready;
+    await client.send("hello");
+    const done = await waitFor(client, (s) => s.session.status === "idle" && s.messages.length === 2);
+    expect(textOf(done)).toBe("still here");
+    expect(done.connection).toBe("open");
+  });
+
   it("reconnects after a drop mid-text with Last-Event-ID, losing and doubling nothing", async () => {
     server = await startAgentServer([{ text: words }], { chunkDelayMs: 2 });
     const streams: { lastEventId: string | null }[] = [];

@@ -1,0 +1,43 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { emptySnapshot, ProtocolEvent, reduceSession } from "@hitl-kit/protocol";
+import { describe, expect, it } from "vitest";
+import { checkOneResultPerCall } from "../../packages/server/test/harness.js";
+
+const folder = join(import.meta.dirname, "../fixtures");
+const load = (name: string) =>
+  ProtocolEvent.array().parse(JSON.parse(readFileSync(join(folder, `${name}.json`), "utf8")));
+const fold = (name: string) => load(name).reduce(reduceSession, emptySnapshot(""));
+
+describe("the recorded fixtures", () => {
+  it.each(readdirSync(folder).map((file) => file.replace(/\.json$/, "")))(
+    "%s is a valid, gapless event log",
+    (name) => {
+      const events = load(name);
+      expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+      expect(new Set(events.map((event) => event.sessionId)).size).toBe(1);
+      const problems = checkOneResultPerCall(events);
+      expect(problems.every((problem) => problem.endsWith("has 0 results"))).toBe(true);
+      if (fold(name).status === "idle") expect(problems).toEqual([]);
+    },
+  );
+
+  it("holds each state its name promises", () => {
+    expect(fold("streaming")).toMatchObject({ status: "idle", pending: [] });
+    expect(fold("parked-picker")).toMatchObject({ status: "waiting", pending: [{ toolName: "pick_template" }] });
+    expect(fold("approval-pending").pending).toMatchObject([{ kind: "approval", toolName: "refund_charge" }]);
+    expect(fold("several-parked").pending).toHaveLength(3);
+    expect(fold("partly-answered")).toMatchObject({
+      pending: { length: 2 },
+      resolved: [{ resolution: { action: "accept" } }],
+    });
+    expect(fold("answered-resumed")).toMatchObject({
+      status: "idle",
+      resolved: [{ resolution: { value: { templateId: "calm" } } }],
+    });
+    expect(fold("declined").resolved).toMatchObject([
+      { resolution: { action: "decline", reason: "Check with finance first." } },
+    ]);
+    expect(fold("expired").resolved).toMatchObject([{ resolution: { action: "expire" } }]);
+  });
+});

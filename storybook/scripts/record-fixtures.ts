@@ -1,0 +1,143 @@
+/**
+ * Records the event streams the transcript stories replay, from the real runtime with a
+ * scripted model and the demo's tools: `npm run record-fixtures` writes one JSON file per
+ * HITL state into storybook/fixtures/. Nothing in them is written by hand.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { InputResponse, ProtocolEvent } from "@hitl-kit/protocol";
+import {
+  type AgentRuntime,
+  createAgentRuntime,
+  implement,
+  memoryStore,
+  type ScriptedReply,
+  scriptedModel,
+} from "@hitl-kit/server";
+import {
+  collectDetails,
+  pickAspectRatio,
+  pickMedia,
+  pickTemplate,
+  publishPoster,
+  refundCharge,
+} from "../../apps/chat/src/shared/tools.js";
+
+const templates = [
+  { id: "bold", name: "Bold", description: "Big type, high contrast", preview: "/templates/bold.svg" },
+  { id: "calm", name: "Calm", description: "Soft pastels", preview: "/templates/calm.svg" },
+  { id: "retro", name: "Retro", description: "Warm 70s tones", preview: "/templates/retro.svg" },
+];
+const askTemplate = { toolName: "pick_template", input: { templates } };
+const askRatio = { toolName: "pick_aspect_ratio", input: { ratios: ["1:1", "4:5", "16:9"] } };
+const askDetails = { toolName: "collect_details", input: { reason: "I need a few details to book the venue." } };
+const askRefund = { toolName: "refund_charge", input: { chargeId: "ch_3PqL9x2e", amount: 1250 } };
+
+const tools = [
+  pickTemplate,
+  pickAspectRatio,
+  pickMedia,
+  collectDetails,
+  implement(publishPoster, async ({ title }) => ({ url: `https://posters.example/${encodeURIComponent(title)}` })),
+  implement(refundCharge, async ({ chargeId, amount }) => ({ chargeId, refunded: amount })),
+];
+
+/** One recording: a script, the person's message, and what happens after the first park. */
+interface Scenario {
+  script: ScriptedReply[];
+  message: string;
+  expireAfter?: number;
+  after?: (
+    answer: (responses: (pending: { requestId: string }[]) => InputResponse[]) => Promise<void>,
+  ) => Promise<void>;
+}
+
+const scenarios: Record<string, Scenario> = {
+  streaming: {
+    message: "Tell me about poster sizes.",
+    script: [
+      {
+        reasoning: "They want an overview of the common sizes.",
+        text: "Posters come in a few common shapes. Square (1:1) works well on social feeds, portrait (4:5) fills a phone screen, and wide (16:9) suits screens and banners. Tell me where it will hang and I will suggest one.",
+      },
+    ],
+  },
+  "parked-picker": {
+    message: "Make me a poster for the spring fair.",
+    script: [{ text: "Let's start with a template.", toolCalls: [askTemplate] }],
+  },
+  "approval-pending": {
+    message: "Refund 1250 on ch_3PqL9x2e.",
+    script: [{ text: "That amount needs your approval.", toolCalls: [askRefund] }],
+  },
+  "several-parked": {
+    message: "Set up the fair poster and the booking.",
+    script: [{ text: "Three things to settle.", toolCalls: [askTemplate, askRatio, askDetails] }],
+  },
+  "partly-answered": {
+    message: "Set up the fair poster and the booking.",
+    script: [{ text: "Three things to settle.", toolCalls: [askTemplate, askRatio, askDetails] }],
+    after: (answer) =>
+      answer((pending) => [{ requestId: pending[1]!.requestId, action: "accept", value: { ratio: "4:5" } }]),
+  },
+  "answered-resumed": {
+    message: "Make me a poster for the spring fair.",
+    script: [
+      { text: "Let's start with a template.", toolCalls: [askTemplate] },
+      { text: "Calm it is: soft pastels suit a spring fair. Next I would pick the shape." },
+    ],
+    after: (answer) =>
+      answer((pending) => [{ requestId: pending[0]!.requestId, action: "accept", value: { templateId: "calm" } }]),
+  },
+  declined: {
+    message: "Refund 1250 on ch_3PqL9x2e.",
+    script: [
+      { text: "That amount needs your approval.", toolCalls: [askRefund] },
+      { text: "Understood, I did not refund it. Want me to refund part of it instead?" },
+    ],
+    after: (answer) =>
+      answer((pending) => [
+        { requestId: pending[0]!.requestId, action: "decline", reason: "Check with finance first." },
+      ]),
+  },
+  expired: {
+    message: "Make me a poster for the spring fair.",
+    expireAfter: 20,
+    script: [
+      { text: "Let's start with a template.", toolCalls: [askTemplate] },
+      { text: "The template question timed out. Say “poster” when you want to pick up again." },
+    ],
+  },
+};
+
+async function record(name: string, scenario: Scenario): Promise<ProtocolEvent[]> {
+  const runtime: AgentRuntime = createAgentRuntime({
+    model: scriptedModel(scenario.script, { wordsPerChunk: 3 }),
+    tools,
+    store: memoryStore(),
+    ...(scenario.expireAfter ? { expireAfter: scenario.expireAfter } : {}),
+  });
+  const { sessionId } = await runtime.createSession();
+  await runtime.sendMessage(sessionId, scenario.message);
+  await runtime.idle();
+  await scenario.after?.(async (responses) => {
+    await runtime.respond(sessionId, responses((await runtime.getSnapshot(sessionId)).pending));
+    await runtime.idle();
+  });
+  if (scenario.expireAfter) {
+    await new Promise((resolve) => setTimeout(resolve, scenario.expireAfter! * 5));
+    await runtime.getSnapshot(sessionId); // a read settles what expired
+    await runtime.idle();
+  }
+  const events = await runtime.readEvents(sessionId, 0);
+  await runtime.close();
+  console.log(`${name}: ${events.length} events`);
+  return events;
+}
+
+const folder = join(import.meta.dirname, "../fixtures");
+mkdirSync(folder, { recursive: true });
+for (const [name, scenario] of Object.entries(scenarios)) {
+  const events = await record(name, scenario);
+  writeFileSync(join(folder, `${name}.json`), `${JSON.stringify(events, null, 1)}\n`);
+}

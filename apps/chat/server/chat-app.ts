@@ -1,0 +1,80 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import {
+  type AgentRuntime,
+  createAgentRuntime,
+  createFetchHandler,
+  type SessionStore,
+  sqliteStore,
+} from "@hitl-kit/server";
+import { mediaLibrary } from "./catalog.js";
+import type { ChatConfig } from "./chat-config.js";
+import { demoTools } from "./demo-tools.js";
+import { staticFiles } from "./static-files.js";
+import { systemPrompt } from "./system-prompt.js";
+
+/** Options of {@link createChatApp}. */
+export interface ChatAppOptions extends Pick<ChatConfig, "dataDir" | "expireAfterMs" | "model"> {
+  /** The built app to serve (`apps/chat/dist`); without it, only `/api` answers. */
+  distDir?: string;
+  /** Where the runtime reports what it cannot tell anyone (default: console). */
+  logger?: Pick<Console, "warn" | "error">;
+}
+
+/** The demo's runtime, store and one fetch handler for the API and the app. */
+export interface ChatApp {
+  handler: (request: Request) => Promise<Response>;
+  runtime: AgentRuntime;
+  store: SessionStore;
+  /** Stops the runtime, then closes the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the demo server: `/api/agent/*` (wire protocol v1), `GET /api/media` (the media
+ * library as JSON) and, with `distDir`, the built app with its SPA fallback.
+ * @example
+ * const app = createChatApp({ ...readChatConfig(process.env), distDir });
+ * await serve(app.handler, { port: 3000 });
+ */
+export function createChatApp(options: ChatAppOptions): ChatApp {
+  mkdirSync(options.dataDir, { recursive: true });
+  const store = sqliteStore(join(options.dataDir, "chat.sqlite"));
+  const runtime = createAgentRuntime({
+    model: options.model.model,
+    tools: demoTools,
+    store,
+    system: systemPrompt,
+    ...(options.expireAfterMs === undefined ? {} : { expireAfter: options.expireAfterMs }),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  const agent = createFetchHandler(runtime, { basePath: "/api/agent" });
+  const files = options.distDir ? staticFiles(options.distDir) : undefined;
+
+  async function handler(request: Request): Promise<Response> {
+    const { pathname } = new URL(request.url);
+    if (pathname === "/api/agent" || pathname.startsWith("/api/agent/")) return agent(request);
+    if (pathname === "/api/media") {
+      if (request.method !== "GET") return json(405, { error: { code: "method_not_allowed", message: "Use GET." } });
+      return json(200, { items: mediaLibrary });
+    }
+    if (pathname.startsWith("/api/") || !files) {
+      return json(404, { error: { code: "not_found", message: `No route ${request.method} ${pathname}.` } });
+    }
+    return files(request);
+  }
+
+  return {
+    handler,
+    runtime,
+    store,
+    async close() {
+      await runtime.close();
+      await store.close();
+    },
+  };
+}
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+}

@@ -1,0 +1,39 @@
+import { fileURLToPath } from "node:url";
+import { ConfigError, type ModelChoice, modelFromEnv } from "./model-from-env.js";
+
+/** Where the demo's folders are, whatever the working directory. */
+export const appDir = fileURLToPath(new URL("..", import.meta.url));
+
+/** The demo server's settings, read from the environment. */
+export interface ChatConfig {
+  port: number;
+  host: string;
+  /** The folder of the SQLite store. */
+  dataDir: string;
+  /** Milliseconds after which parked requests expire; `undefined` never. */
+  expireAfterMs: number | undefined;
+  model: ModelChoice;
+}
+
+/**
+ * Reads `PORT` (3000), `HOST` (127.0.0.1), `HITL_DATA_DIR` (apps/chat/.data),
+ * `HITL_EXPIRE_AFTER_MS` (unset: never) and the model variables (see {@link modelFromEnv}).
+ * @throws {ConfigError} naming the variable that is wrong
+ */
+export function readChatConfig(env: Record<string, string | undefined>): ChatConfig {
+  return {
+    port: wholeNumber(env, "PORT", 3000),
+    host: env.HOST?.trim() || "127.0.0.1",
+    dataDir: env.HITL_DATA_DIR?.trim() || fileURLToPath(new URL("../.data", import.meta.url)),
+    expireAfterMs: env.HITL_EXPIRE_AFTER_MS?.trim() ? wholeNumber(env, "HITL_EXPIRE_AFTER_MS", 0) : undefined,
+    model: modelFromEnv(env),
+  };
+}
+
+function wholeNumber(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 0) throw new ConfigError(`${name} must be a whole number, not "${raw}".`);
+  return value;
+}

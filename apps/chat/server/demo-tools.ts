@@ -1,0 +1,38 @@
+import { implement, type RuntimeTool } from "@hitl-kit/server";
+import {
+  collectDetails,
+  pickAspectRatio,
+  pickMedia,
+  pickTemplate,
+  publishPoster,
+  refundCharge,
+} from "../src/shared/tools.js";
+import { lookupMedia } from "./catalog.js";
+
+const shortId = (prefix: string) => `${prefix}_${crypto.randomUUID().slice(0, 8)}`;
+
+/**
+ * The demo's tools as the runtime runs them: the shared definitions, with executors for
+ * the server tools and a `resolve` that turns chosen media ids into media objects.
+ */
+export const demoTools: RuntimeTool[] = [
+  pickTemplate,
+  pickAspectRatio,
+  implement(pickMedia, { resolve: ({ mediaIds }) => ({ media: lookupMedia(mediaIds) }) }),
+  collectDetails,
+  implement(publishPoster, (input, context) => {
+    const posterId = shortId("poster");
+    return {
+      posterId,
+      url: `/posters/${posterId}`,
+      title: input.title,
+      ...(context.approval?.reason ? { note: context.approval.reason } : {}),
+    };
+  }),
+  implement(refundCharge, ({ chargeId, amount }) => ({
+    refundId: shortId("re"),
+    chargeId,
+    amount,
+    status: "refunded",
+  })),
+];

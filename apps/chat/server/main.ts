@@ -1,0 +1,27 @@
+/**
+ * The demo's server: the built app and the hitl-kit API on one port.
+ * `npm start` builds the app first; see apps/chat/README.md for the environment variables.
+ */
+import { join } from "node:path";
+import { serve } from "@hitl-kit/server";
+import { createChatApp } from "./chat-app.js";
+import { appDir, readChatConfig } from "./chat-config.js";
+import { ConfigError } from "./model-from-env.js";
+
+try {
+  const config = readChatConfig(process.env);
+  const app = createChatApp({ ...config, distDir: join(appDir, "dist") });
+  const served = await serve(app.handler, { port: config.port, host: config.host });
+  console.log(`hitl-kit chat is running at ${served.url}/ (model: ${config.model.label}, data: ${config.dataDir})`);
+  const stop = async () => {
+    await served.close();
+    await app.close();
+    process.exit(0);
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+} catch (error) {
+  if (!(error instanceof ConfigError) && (error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+  console.error(`hitl-kit chat cannot start: ${(error as Error).message}`);
+  process.exit(1);
+}

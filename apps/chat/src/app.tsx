@@ -1,0 +1,72 @@
+import { AgentProvider, sessionHistoryQueryOptions } from "@hitl-kit/react";
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { ChatPanel } from "./components/chat-panel.js";
+import { SessionSidebar } from "./components/session-sidebar.js";
+import { Welcome } from "./components/welcome.js";
+import { useSessionId } from "./session/use-session-id.js";
+import { agentEndpoint } from "./shared/endpoint.js";
+import { chatWidgets } from "./widgets/chat-widgets.js";
+
+/**
+ * The demo chat: the sessions sidebar (a drawer on narrow screens) and the current
+ * session, whose id lives in the URL hash and localStorage.
+ */
+export function App() {
+  const { sessionId, error, startNew } = useSessionId();
+  const [drawerOpen, setDrawerOpen] = useState(false);
+  const history = useQuery(sessionHistoryQueryOptions(agentEndpoint));
+  const title = history.data?.find((session) => session.sessionId === sessionId)?.title;
+  const newChat = () => {
+    setDrawerOpen(false);
+    void startNew();
+  };
+
+  return (
+    <div className="chat-app" data-drawer={drawerOpen ? "open" : "closed"}>
+      <div className="chat-app__sidebar" id="chat-sidebar">
+        <SessionSidebar
+          endpoint={agentEndpoint}
+          currentId={sessionId}
+          onNew={newChat}
+          onNavigate={() => setDrawerOpen(false)}
+          error={error}
+        />
+      </div>
+      <button
+        type="button"
+        className="chat-app__scrim"
+        aria-label="Close chats"
+        tabIndex={-1}
+        onClick={() => setDrawerOpen(false)}
+      />
+      {sessionId ? (
+        <AgentProvider key={sessionId} url={agentEndpoint.url} sessionId={sessionId}>
+          <ChatPanel
+            endpoint={agentEndpoint}
+            widgets={chatWidgets}
+            onNew={newChat}
+            title={title}
+            empty={<Welcome />}
+            headerStart={
+              <button
+                type="button"
+                className="chat-button chat-app__menu"
+                aria-label="Chats"
+                aria-controls="chat-sidebar"
+                aria-expanded={drawerOpen}
+                onClick={() => setDrawerOpen((open) => !open)}
+              >
+                <span aria-hidden="true">☰</span>
+              </button>
+            }
+          />
+        </AgentProvider>
+      ) : (
+        <main className="chat-panel chat-panel--starting" aria-label="Chat">
+          <p role="status">{error ?? "Starting a new chat…"}</p>
+        </main>
+      )}
+    </div>
+  );
+}

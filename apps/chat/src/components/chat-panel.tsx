@@ -1,0 +1,60 @@
+import { type AgentEndpoint, sessionHistoryQueryOptions, useAgent, type WidgetRegistry } from "@hitl-kit/react";
+import { useQueryClient } from "@tanstack/react-query";
+import { type ReactNode, useEffect } from "react";
+import { Composer } from "./composer.js";
+import { ConnectionStatus } from "./connection-status.js";
+import { Transcript } from "./transcript.js";
+
+/** Props of {@link ChatPanel}. */
+export interface ChatPanelProps {
+  endpoint: AgentEndpoint;
+  widgets: WidgetRegistry;
+  /** Starts a new chat (offered when this one no longer exists). */
+  onNew: () => void;
+  /** Extra controls at the start of the header (the sessions toggle on narrow screens). */
+  headerStart?: ReactNode;
+  title?: string;
+  empty?: ReactNode;
+}
+
+/**
+ * One session under `<AgentProvider>`: a header with the connection state, the
+ * transcript and the composer. It refreshes the session history when a turn settles.
+ */
+export function ChatPanel({ endpoint, widgets, onNew, headerStart, title, empty }: ChatPanelProps) {
+  const agent = useAgent();
+  const queryClient = useQueryClient();
+  const settled = agent.status === "idle" || agent.status === "waiting" || agent.status === "error";
+  useEffect(() => {
+    if (settled) void queryClient.invalidateQueries({ queryKey: sessionHistoryQueryOptions(endpoint).queryKey });
+  }, [settled, queryClient, endpoint]);
+  const missing = agent.error?.source === "connection" && agent.error.code === "not_found";
+
+  return (
+    <main className="chat-panel" aria-label="Chat">
+      <header className="chat-panel__header">
+        {headerStart}
+        <h1 className="chat-panel__title">{title ?? "New chat"}</h1>
+        <ConnectionStatus agent={agent} />
+      </header>
+      {missing ? (
+        <div className="chat-missing" role="alert">
+          <p>This chat no longer exists on the server.</p>
+          <button type="button" className="chat-button chat-button--send" onClick={onNew}>
+            Start a new chat
+          </button>
+        </div>
+      ) : (
+        <>
+          {agent.error?.source === "connection" ? (
+            <p className="chat-banner" role="alert">
+              {agent.error.message}
+            </p>
+          ) : null}
+          <Transcript agent={agent} widgets={widgets} empty={empty} />
+          <Composer agent={agent} />
+        </>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,83 @@
+import type { AgentView } from "@hitl-kit/react";
+import { type FormEvent, type KeyboardEvent, useId, useState } from "react";
+
+/** Props of {@link Composer}. */
+export interface ComposerProps {
+  /** The session, as `useAgent()` returns it. */
+  agent: Pick<AgentView, "status" | "error" | "send" | "stop">;
+  placeholder?: string;
+}
+
+/**
+ * Where the person writes: a labelled text box ("Message"), Enter to send and
+ * Shift+Enter for a new line, a Send button, and a Stop button instead while a turn runs.
+ * Enter still sends then: the server refuses a message while a turn runs, and a refused
+ * send (or stop) shows its error next to the box, with the text kept.
+ * `data-state` mirrors the session's status.
+ * @example
+ * <Composer agent={agent} />
+ */
+export function Composer({ agent, placeholder = "Ask for a poster, a refund or the details form…" }: ComposerProps) {
+  const [text, setText] = useState("");
+  const id = useId();
+  const running = agent.status === "streaming" || agent.status === "submitting";
+  const canSend = text.trim() !== "" && agent.status !== "connecting";
+  const refused = agent.error?.source === "send" || agent.error?.source === "stop" ? agent.error : undefined;
+
+  async function send() {
+    if (!canSend) return;
+    const message = text.trim();
+    setText("");
+    const result = await agent.send(message);
+    if (!result.ok) setText((current) => current || message);
+  }
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    void send();
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
+    if (event.key !== "Enter" || event.shiftKey || event.nativeEvent.isComposing) return;
+    event.preventDefault();
+    void send();
+  }
+
+  return (
+    <form className="chat-composer" aria-label="Send a message" data-state={agent.status} onSubmit={onSubmit}>
+      {refused ? (
+        <p className="chat-composer__error" role="alert" id={`${id}-error`}>
+          {refused.source === "stop" ? "Could not stop: " : "Not sent: "}
+          {refused.message}
+        </p>
+      ) : null}
+      <div className="chat-composer__box">
+        <label className="chat-visually-hidden" htmlFor={`${id}-text`}>
+          Message
+        </label>
+        <textarea
+          id={`${id}-text`}
+          className="chat-composer__input"
+          rows={1}
+          value={text}
+          placeholder={placeholder}
+          aria-describedby={refused ? `${id}-error ${id}-hint` : `${id}-hint`}
+          onChange={(event) => setText(event.currentTarget.value)}
+          onKeyDown={onKeyDown}
+        />
+        {running ? (
+          <button type="button" className="chat-button chat-button--stop" onClick={() => void agent.stop()}>
+            Stop
+          </button>
+        ) : (
+          <button type="submit" className="chat-button chat-button--send" disabled={!canSend}>
+            Send
+          </button>
+        )}
+      </div>
+      <p className="chat-composer__hint" id={`${id}-hint`}>
+        Enter to send · Shift+Enter for a new line
+      </p>
+    </form>
+  );
+}

@@ -1,0 +1,26 @@
+import type { AgentView } from "@hitl-kit/react";
+
+/** The words for the session's status, as the header shows them. */
+export function connectionLabel(agent: Pick<AgentView, "status" | "connection">): string {
+  if (agent.connection === "closed") return "Offline";
+  if (agent.status === "connecting" || agent.connection === "connecting") return "Connecting…";
+  if (agent.status === "reconnecting" || agent.connection === "reconnecting") return "Reconnecting…";
+  if (agent.status === "streaming" || agent.status === "submitting") return "Live · replying";
+  if (agent.status === "waiting") return "Live · waiting for you";
+  return "Live";
+}
+
+/**
+ * The event stream's state as a small badge: `role="status"`, `data-state` the
+ * connection (`connecting | open | reconnecting | closed`), `data-status` the session's status.
+ * @example
+ * <ConnectionStatus agent={agent} />
+ */
+export function ConnectionStatus({ agent }: { agent: Pick<AgentView, "status" | "connection"> }) {
+  return (
+    <p className="chat-connection" role="status" data-state={agent.connection} data-status={agent.status}>
+      <span className="chat-connection__dot" aria-hidden="true" />
+      {connectionLabel(agent)}
+    </p>
+  );
+}

@@ -1,0 +1,61 @@
+import type { AgentClient } from "@hitl-kit/client";
+import type { Message } from "@hitl-kit/protocol";
+import { ParkedRequest, type WidgetRegistry } from "@hitl-kit/react";
+import { memo } from "react";
+import { ToolActivity } from "./tool-activity.js";
+
+/** Props of {@link MessageItem}. */
+export interface MessageItemProps {
+  message: Message;
+  /** The session's client, for the widgets of parked requests. */
+  client: AgentClient;
+  widgets: WidgetRegistry;
+}
+
+/**
+ * One message of the transcript: text as text (never HTML), reasoning folded away, and
+ * each tool call in place — a call that asked the person renders its widget with
+ * `<ParkedRequest>`, so an answered widget stays visible and shows what was chosen.
+ * It re-renders only when its message changes.
+ */
+export const MessageItem = memo(function MessageItem({ message, client, widgets }: MessageItemProps) {
+  const author = message.role === "user" ? "You" : "Assistant";
+  return (
+    <article className="chat-message" data-role={message.role} data-state={message.status} aria-label={author}>
+      {message.role === "user" ? null : (
+        <div className="chat-message__avatar" aria-hidden="true">
+          AI
+        </div>
+      )}
+      <div className="chat-message__body">
+        {message.parts.map((part, index) => {
+          const key = part.type === "tool" ? part.toolCallId : `${part.type}-${index}`;
+          if (part.type === "text") {
+            return (
+              <p className="chat-message__text" key={key}>
+                {part.text}
+              </p>
+            );
+          }
+          if (part.type === "reasoning") {
+            return (
+              <details className="chat-reasoning" key={key}>
+                <summary>Reasoning</summary>
+                <p>{part.text}</p>
+              </details>
+            );
+          }
+          if (part.requestId) {
+            return (
+              <div className="chat-message__widget" key={key} data-tool={part.toolName}>
+                <ParkedRequest requestId={part.requestId} agent={client} widgets={widgets} />
+              </div>
+            );
+          }
+          return <ToolActivity key={key} part={part} />;
+        })}
+        {message.status === "streaming" ? <span className="chat-caret" aria-hidden="true" /> : null}
+      </div>
+    </article>
+  );
+});

@@ -1,0 +1,75 @@
+import { type AgentView, useAgent, type WidgetRegistry } from "@hitl-kit/react";
+import type { ReactNode } from "react";
+import { MessageItem } from "./message-item.js";
+import { useStickToBottom } from "./use-stick-to-bottom.js";
+
+/** Props of {@link Transcript}. */
+export interface TranscriptProps {
+  /** The session, as `useAgent()` returns it; read from `<AgentProvider>` when omitted. */
+  agent?: AgentView;
+  /** The widgets for parked requests; a tool without one gets the schema form. */
+  widgets: WidgetRegistry;
+  /** What shows before the first message. */
+  empty?: ReactNode;
+  className?: string;
+}
+
+/**
+ * The conversation: every message with its widgets inline, a typing indicator while the
+ * model has not written yet, and a failed turn's error under the last message. It is a
+ * `role="log"` region (named "Conversation") that keeps itself scrolled to the newest
+ * message unless the person scrolled up; `data-state` mirrors the session's status.
+ * @example
+ * <Transcript agent={useAgent({ url: "/api/agent", sessionId })} widgets={chatWidgets} />
+ * // or, inside <AgentProvider>: <Transcript widgets={chatWidgets} />
+ */
+export function Transcript(props: TranscriptProps) {
+  return props.agent ? <TranscriptView {...props} agent={props.agent} /> : <ProvidedTranscript {...props} />;
+}
+
+function ProvidedTranscript(props: TranscriptProps) {
+  return <TranscriptView {...props} agent={useAgent()} />;
+}
+
+function TranscriptView({ agent, widgets, empty, className }: TranscriptProps & { agent: AgentView }) {
+  const { scrollRef, contentRef } = useStickToBottom<HTMLDivElement>();
+  const last = agent.messages.at(-1);
+  const thinking =
+    agent.status === "submitting" ||
+    (agent.status === "streaming" && (last?.role !== "assistant" || last.status !== "streaming"));
+  const turnError = agent.error?.source === "turn" ? agent.error : undefined;
+  return (
+    <div
+      ref={scrollRef}
+      className={["chat-transcript", className].filter(Boolean).join(" ")}
+      role="log"
+      aria-live="polite"
+      aria-label="Conversation"
+      aria-busy={thinking || undefined}
+      data-state={agent.status}
+    >
+      <div ref={contentRef} className="chat-transcript__content">
+        {agent.messages.length === 0 && agent.hydrated && !thinking ? empty : null}
+        {agent.messages.map((message) => (
+          <MessageItem key={message.id} message={message} client={agent.client} widgets={widgets} />
+        ))}
+        {thinking ? (
+          <p className="chat-thinking" role="status">
+            <span className="chat-thinking__dots" aria-hidden="true">
+              <span />
+              <span />
+              <span />
+            </span>
+            Thinking…
+          </p>
+        ) : null}
+        {turnError ? (
+          <div className="chat-turn-error" role="alert" data-code={turnError.code}>
+            <p className="chat-turn-error__title">This reply failed</p>
+            <p>{turnError.message}</p>
+          </div>
+        ) : null}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,7 @@
+import type { AgentEndpoint } from "@hitl-kit/react";
+
+/** Where the demo's server mounts wire protocol v1 (same origin as the app). */
+export const agentEndpoint: AgentEndpoint = { url: "/api/agent" };
+
+/** Where the demo's server serves the media library. */
+export const mediaLibraryUrl = "/api/media";

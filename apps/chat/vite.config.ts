@@ -1,0 +1,13 @@
+import react from "@vitejs/plugin-react";
+import { defaultClientConditions, defineConfig } from "vite";
+
+/**
+ * The demo app's build. Workspace packages resolve to their TypeScript sources through
+ * the `@hitl-kit/source` export condition, as in the root tsconfig and Vitest config.
+ */
+export default defineConfig({
+  root: import.meta.dirname,
+  plugins: [react()],
+  resolve: { conditions: ["@hitl-kit/source", ...defaultClientConditions] },
+  build: { outDir: "dist", emptyOutDir: true },
+});

@@ -3,19 +3,7 @@ import { storybookTest } from "@storybook/addon-vitest/vitest-plugin";
 import { playwright } from "@vitest/browser-playwright";
 import { defaultClientConditions, defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
-
-/** Debian's Chromium, with the flags that work in containers; nothing downloads a browser. */
-const chromium = {
-  executablePath: "/usr/bin/chromium",
-  args: [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-  ],
-};
+import { chromium } from "./chromium.js";
 
 /**
  * One config for the repo's tests. Workspace packages resolve to their `src` through

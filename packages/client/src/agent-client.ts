@@ -97,6 +97,7 @@ export class AgentClient {
         lastSeq: () => this.#state.lastSeq,
         sink: {
           event: (event) => this.#dispatch({ type: "event", event }),
+          events: (events) => this.#dispatch(...events.map((event) => ({ type: "event" as const, event }))),
           connection: (connection) => this.#dispatch({ type: "connection.changed", connection }),
           fail: (error) => this.#dispatch({ type: "connection.failed", error }),
         },
@@ -163,9 +164,10 @@ export class AgentClient {
     return { ok: false, error };
   }
 
-  #dispatch(action: ClientAction): void {
+  /** Applies actions in order and tells listeners once, with the state before the first. */
+  #dispatch(...actions: ClientAction[]): void {
     const previous = this.#state;
-    const next = reduceClientState(previous, action);
+    const next = actions.reduce(reduceClientState, previous);
     if (next === previous) return;
     this.#state = next;
     for (const listener of this.#listeners) {

@@ -20,6 +20,8 @@ export interface CommandReply {
 export interface EventSink {
   /** One event, in order. A repeat of an applied seq is harmless: the reducer drops it. */
   event(event: ProtocolEvent): void;
+  /** Events that arrived together, in order, applied with one state change (one render, in a UI). */
+  events(events: readonly ProtocolEvent[]): void;
   /** The stream's connection changed. */
   connection(state: ConnectionState): void;
   /** The stream cannot go on (unknown session, forbidden, undecodable data); it will not reconnect. */

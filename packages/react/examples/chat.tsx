@@ -36,7 +36,8 @@ function TemplatePicker({
 }: WidgetProps<{ templates: { id: string; title: string }[] }, { templateId: string }>) {
   if (resolution?.value) return <p data-state={status}>Template: {resolution.value.templateId}</p>;
   return (
-    <div role="group" aria-label={request.prompt ?? "Choose a template"} data-state={status}>
+    <fieldset data-state={status}>
+      <legend>{request.prompt ?? "Choose a template"}</legend>
       {request.input.templates.map((template) => (
         <button
           key={template.id}
@@ -47,7 +48,7 @@ function TemplatePicker({
           {template.title}
         </button>
       ))}
-    </div>
+    </fieldset>
   );
 }
 

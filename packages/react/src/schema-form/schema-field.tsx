@@ -93,7 +93,8 @@ function NumberField({ node, path, required }: FieldProps<"number">) {
   );
 }
 
-function BooleanField({ node, path, required }: FieldProps<"boolean">) {
+// A checkbox always has a value (unticked is false), so it carries no required marker.
+function BooleanField({ node, path }: FieldProps<"boolean">) {
   const { draft, setDraft, disabled } = useFormContext();
   const help = descriptionOf(node.schema);
   const a11y = useFieldA11y(path, help);
@@ -110,10 +111,7 @@ function BooleanField({ node, path, required }: FieldProps<"boolean">) {
           aria-describedby={a11y.describedBy}
           onChange={(event) => setDraft(path, event.currentTarget.checked)}
         />
-        <span className="hitl-check__label">
-          {labelOf(node.schema, path.at(-1))}
-          <RequiredMark required={required} />
-        </span>
+        <span className="hitl-check__label">{labelOf(node.schema, path.at(-1))}</span>
       </label>
       <FieldNotes a11y={a11y} help={help} />
     </div>

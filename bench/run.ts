@@ -1,0 +1,60 @@
+/**
+ * `npm run bench`: prints the machine, then runs each benchmark in its own process (so
+ * heaps and RSS never mix), each killed if it outlives two minutes. The tables also go to
+ * `bench/results/latest.md`.
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { fileURLToPath } from "node:url";
+
+const benchmarks = ["streaming-render", "parse-path", "bundle-size", "server"];
+const limitMs = 120_000;
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+/** The machine, as the README's Performance section states it. */
+function machine(): string {
+  const model =
+    /model name\s*:\s*(.+)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? cpus()[0]?.model ?? "unknown";
+  const gib = (totalmem() / 2 ** 30).toFixed(1);
+  return `${cpus().length} cores (nproc), ${gib} GiB memory, ${model.trim()}, Node ${process.version}`;
+}
+
+/** Runs one benchmark file; resolves with what it printed. */
+function runOne(name: string): Promise<string> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [...process.execArgv, here(`${name}.ts`)], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (text: string) => {
+      out += text;
+      process.stdout.write(text);
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), limitMs);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      const ending =
+        signal === "SIGKILL"
+          ? `killed after ${limitMs / 1000} s`
+          : code === 0
+            ? `took ${seconds} s`
+            : `failed (exit ${code})`;
+      const line = `_${name}: ${ending}_\n\n`;
+      process.stdout.write(line);
+      resolve(out + line);
+    });
+  });
+}
+
+const header = `Machine: ${machine()}\n\n`;
+process.stdout.write(header);
+const started = performance.now();
+let report = header;
+for (const name of benchmarks) report += await runOne(name);
+const total = `_all: ${((performance.now() - started) / 1000).toFixed(0)} s_\n`;
+process.stdout.write(total);
+mkdirSync(here("results"), { recursive: true });
+writeFileSync(here("results/latest.md"), report + total);

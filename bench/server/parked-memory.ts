@@ -1,0 +1,25 @@
+import { collectGarbage, rssMiB } from "../timer.js";
+import { inBatches, startRuntime } from "./fixture.js";
+
+/** RSS growth while 10,000 sessions sit parked (SQLite store, scripted model, in-process handler). */
+export async function measureParkedMemory(count = 10_000) {
+  const bench = startRuntime();
+  // Warm up every code path first, so the growth is what parked sessions cost.
+  await inBatches(Array.from({ length: 200 }), 50, () => bench.park());
+  await bench.runtime.idle();
+  collectGarbage();
+  collectGarbage();
+  const before = rssMiB();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const started = performance.now();
+  await inBatches(Array.from({ length: count }), 50, () => bench.park());
+  await bench.runtime.idle();
+  const seconds = (performance.now() - started) / 1000;
+  collectGarbage();
+  collectGarbage();
+  const after = rssMiB();
+  const heapGrowth = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
+  const open = await bench.runtime.listSessions({ limit: 1 });
+  await bench.close();
+  return { before, after, growth: after - before, heapGrowth, seconds, sample: open.length };
+}

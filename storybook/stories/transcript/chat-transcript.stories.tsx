@@ -1,0 +1,137 @@
+import { ProtocolError } from "@hitl-kit/protocol";
+import type { Meta, StoryObj } from "@storybook/react-vite";
+import { expect, userEvent, within } from "storybook/test";
+import answeredResumed from "../../fixtures/answered-resumed.json";
+import approvalPending from "../../fixtures/approval-pending.json";
+import declined from "../../fixtures/declined.json";
+import expired from "../../fixtures/expired.json";
+import parkedPicker from "../../fixtures/parked-picker.json";
+import partlyAnswered from "../../fixtures/partly-answered.json";
+import severalParked from "../../fixtures/several-parked.json";
+import streaming from "../../fixtures/streaming.json";
+import { ReplayedChat } from "./replayed-chat.js";
+
+/**
+ * A chat transcript in each HITL state, replayed from event streams recorded from the
+ * real runtime (`npm run record-fixtures`), rendered by the demo's own components.
+ */
+const meta = {
+  title: "Transcript/Chat",
+  component: ReplayedChat,
+} satisfies Meta<typeof ReplayedChat>;
+export default meta;
+type Story = StoryObj<typeof meta>;
+
+const conversation = (canvas: HTMLElement) => within(canvas).getByRole("log", { name: "Conversation" });
+const widget = (canvas: HTMLElement, tool: string) =>
+  canvas.querySelector(`[data-tool="${tool}"] [data-state]`) as HTMLElement;
+
+export const StreamingText: Story = {
+  args: { events: streaming, playedTo: streaming.length - 6 },
+  play: async ({ canvasElement }) => {
+    await expect(conversation(canvasElement)).toHaveAttribute("data-state", "streaming");
+    await expect(canvasElement.querySelector('article[data-role="assistant"]')).toHaveAttribute(
+      "data-state",
+      "streaming",
+    );
+  },
+};
+
+export const ParkedPicker: Story = {
+  args: { events: parkedPicker },
+  play: async ({ canvasElement }) => {
+    await expect(conversation(canvasElement)).toHaveAttribute("data-state", "waiting");
+    await expect(widget(canvasElement, "pick_template")).toHaveAttribute("data-state", "pending");
+  },
+};
+
+export const ApprovalPending: Story = {
+  args: { events: approvalPending },
+  play: async ({ canvasElement }) => {
+    const approval = widget(canvasElement, "refund_charge");
+    await expect(approval).toHaveAttribute("data-state", "pending");
+    await expect(within(approval).getByRole("button", { name: "Refund" })).toBeEnabled();
+  },
+};
+
+export const SeveralParked: Story = {
+  args: { events: severalParked },
+  play: async ({ canvasElement }) => {
+    for (const tool of ["pick_template", "pick_aspect_ratio", "collect_details"]) {
+      await expect(widget(canvasElement, tool)).toHaveAttribute("data-state", "pending");
+    }
+  },
+};
+
+export const PartlyAnswered: Story = {
+  args: { events: partlyAnswered },
+  play: async ({ canvasElement }) => {
+    await expect(widget(canvasElement, "pick_aspect_ratio")).toHaveAttribute("data-state", "resolved");
+    await expect(widget(canvasElement, "pick_template")).toHaveAttribute("data-state", "pending");
+    await expect(widget(canvasElement, "collect_details")).toHaveAttribute("data-state", "pending");
+  },
+};
+
+export const Submitting: Story = {
+  args: { events: parkedPicker },
+  play: async ({ canvasElement }) => {
+    const picker = widget(canvasElement, "pick_template");
+    await userEvent.click(within(picker).getByRole("radio", { name: /Calm/ }));
+    await userEvent.click(within(picker).getByRole("button", { name: "Use template" }));
+    // The replay accepts the answer but never sends input.resolved: it stays submitting.
+    await expect(picker).toHaveAttribute("data-state", "submitting");
+  },
+};
+
+export const AnsweredAndResumed: Story = {
+  args: { events: answeredResumed },
+  play: async ({ canvasElement }) => {
+    await expect(widget(canvasElement, "pick_template")).toHaveAttribute("data-state", "resolved");
+    await expect(conversation(canvasElement)).toHaveTextContent("Calm it is");
+    await expect(conversation(canvasElement)).toHaveAttribute("data-state", "idle");
+  },
+};
+
+export const Declined: Story = {
+  args: { events: declined },
+  play: async ({ canvasElement }) => {
+    await expect(widget(canvasElement, "refund_charge")).toHaveAttribute("data-state", "declined");
+    await expect(conversation(canvasElement)).toHaveTextContent("Check with finance first.");
+  },
+};
+
+export const Expired: Story = {
+  args: { events: expired },
+  play: async ({ canvasElement }) => {
+    await expect(widget(canvasElement, "pick_template")).toHaveAttribute("data-state", "expired");
+    await expect(conversation(canvasElement)).toHaveTextContent("timed out");
+  },
+};
+
+export const ServerValidationError: Story = {
+  args: {
+    events: parkedPicker,
+    answer: () => {
+      throw new ProtocolError("invalid_answer", "The bold template is reserved for the spring fair's main stage.", [
+        { path: ["templateId"], message: "Choose another template." },
+      ]);
+    },
+  },
+  play: async ({ canvasElement }) => {
+    const picker = widget(canvasElement, "pick_template");
+    await userEvent.click(within(picker).getByRole("radio", { name: /Bold/ }));
+    await userEvent.click(within(picker).getByRole("button", { name: "Use template" }));
+    await expect(picker).toHaveAttribute("data-state", "error");
+    await expect(within(picker).getByRole("alert")).toHaveTextContent("main stage");
+  },
+};
+
+export const Reconnecting: Story = {
+  args: { events: parkedPicker, reconnecting: true },
+  play: async ({ canvasElement }) => {
+    const connection = canvasElement.querySelector(".chat-connection");
+    await expect(connection).toHaveAttribute("data-state", "reconnecting");
+    await expect(connection).toHaveTextContent("Reconnecting");
+    await expect(widget(canvasElement, "pick_template")).toHaveAttribute("data-state", "pending");
+  },
+};

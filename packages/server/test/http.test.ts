@@ -156,6 +156,27 @@ describe("the event stream", () => {
     expect(first).toEqual(all.filter((event) => event.seq > from));
   });
 
+  it("serves a reader that falls behind from the store, not from memory: every event once, in order", async () => {
+    const words = Array.from({ length: 2000 }, (_, index) => `w${index}`).join(" ");
+    server = startServer(scriptedModel([{ text: words }]));
+    const id = await server.session();
+    const reads: number[] = [];
+    const readEvents = server.runtime.readEvents.bind(server.runtime);
+    server.runtime.readEvents = (sessionId, after, limit) => {
+      reads.push(after);
+      return readEvents(sessionId, after, limit);
+    };
+    const response = await stream(id); // opened, then not read while the turn streams
+    await server.call("POST", `/sessions/${id}/messages`, { text: "go" });
+    await server.runtime.idle();
+
+    const all = await server.events(id);
+    const received = await readSse(response, (events) => events.at(-1)?.type === "turn.completed");
+    expect(seqs(received)).toEqual(seqs(all));
+    // Beyond the first replay, the stream went back to the store for what it had not buffered.
+    expect(reads.filter((after) => after > 0).length).toBeGreaterThan(0);
+  });
+
   it("sends a heartbeat comment while idle", async () => {
     server = startServer(scriptedModel([]), { http: { heartbeatMs: 20 } });
     const id = await server.session();

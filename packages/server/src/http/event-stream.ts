@@ -2,10 +2,16 @@ import { encodeComment, encodeEvent, type ProtocolEvent } from "@hitl-kit/protoc
 import type { AgentRuntime } from "../runtime/agent-runtime.js";
 
 const encoder = new TextEncoder();
+const PAGE = 500;
+/** Frames a stream may hold for a slow reader before it stops buffering and falls behind. */
+const BUFFERED_FRAMES = 32;
 
 /**
- * A session's SSE stream: every event after `afterSeq` from the store, then live events,
- * each exactly once and in order, with a heartbeat comment while idle.
+ * A session's SSE stream: every event after `afterSeq`, then live events, each exactly once
+ * and in order, with a heartbeat comment while idle. Live events are written straight to
+ * a reader that keeps up; a reader that falls behind gets nothing buffered for it — the
+ * stream notes how far it got and reads the rest from the store when the reader drains,
+ * so a slow client costs the server no memory.
  */
 export function eventStream(
   runtime: AgentRuntime,
@@ -13,57 +19,82 @@ export function eventStream(
   afterSeq: number,
   options: { heartbeatMs: number; signal: AbortSignal },
 ): ReadableStream<Uint8Array> {
-  let stop = () => {};
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let lastSent = afterSeq; // the newest seq written to the stream
+  let latest = afterSeq; // the newest seq known to be in the store
+  let behind = true; // the store holds events not written yet: replay them first
   let closed = false;
-  return new ReadableStream<Uint8Array>({
-    async start(controller) {
-      let lastSent = afterSeq;
-      let replaying = true;
-      const live: ProtocolEvent[] = [];
-      // The client may leave at any moment, even mid-replay: nothing is written after that.
-      const write = (text: string) => {
-        if (!closed) controller.enqueue(encoder.encode(text));
-      };
-      const send = (event: ProtocolEvent) => {
-        if (event.seq <= lastSent) return;
-        lastSent = event.seq;
-        write(encodeEvent(event));
-      };
-      // Listen before reading the store, so an event appended in between is not missed;
-      // `lastSent` drops whatever arrives twice.
-      const unsubscribe = runtime.subscribe(sessionId, (event) => (replaying ? live.push(event) : send(event)));
-      const heartbeat = setInterval(() => write(encodeComment("ping")), options.heartbeatMs);
-      heartbeat.unref?.();
-      stop = () => {
-        closed = true;
-        unsubscribe();
-        clearInterval(heartbeat);
-      };
-      const leave = () => {
-        if (closed) return;
-        stop();
-        controller.close();
-      };
-      if (options.signal.aborted) return leave();
-      options.signal.addEventListener("abort", leave);
-      write("retry: 1000\n\n");
+  let reading: Promise<void> | undefined;
+  let stop = () => {};
+
+  const room = () => !closed && (controller.desiredSize ?? 0) > 0;
+  const send = (event: ProtocolEvent) => {
+    if (closed || event.seq <= lastSent) return;
+    lastSent = event.seq;
+    controller.enqueue(encoder.encode(encodeEvent(event)));
+  };
+  const fail = (error: unknown) => {
+    if (closed) return;
+    stop();
+    controller.error(error);
+  };
+
+  /** Reads from the store until caught up with `latest`, or until the reader has no room. */
+  const catchUp = (): Promise<void> =>
+    (reading ??= (async () => {
       try {
-        for (;;) {
-          const page = await runtime.readEvents(sessionId, lastSent, 500);
+        while (behind && room()) {
+          const page = await runtime.readEvents(sessionId, lastSent, PAGE);
           for (const event of page) send(event);
-          if (page.length < 500) break;
+          // A short page means the store is exhausted; events published meanwhile raised `latest`.
+          if (page.length < PAGE && lastSent >= latest) behind = false;
         }
-        for (const event of live) send(event);
       } catch (error) {
-        if (closed) return;
-        stop();
-        controller.error(error);
-        return;
+        fail(error);
+      } finally {
+        reading = undefined;
       }
-      replaying = false;
+    })());
+
+  const onEvent = (event: ProtocolEvent) => {
+    latest = Math.max(latest, event.seq);
+    if (closed) return;
+    if (!behind && event.seq === lastSent + 1 && room()) return send(event);
+    behind = true;
+    if (room()) void catchUp();
+  };
+
+  return new ReadableStream<Uint8Array>(
+    {
+      start(streamController) {
+        controller = streamController;
+        // Listen before reading the store, so an event appended in between is not missed.
+        const unsubscribe = runtime.subscribe(sessionId, onEvent);
+        const heartbeat = setInterval(() => {
+          if (room()) controller.enqueue(encoder.encode(encodeComment("ping")));
+        }, options.heartbeatMs);
+        heartbeat.unref?.();
+        stop = () => {
+          closed = true;
+          unsubscribe();
+          clearInterval(heartbeat);
+        };
+        const leave = () => {
+          if (closed) return;
+          stop();
+          controller.close();
+        };
+        if (options.signal.aborted) return leave();
+        options.signal.addEventListener("abort", leave);
+        controller.enqueue(encoder.encode("retry: 1000\n\n"));
+      },
+      pull() {
+        if (behind) return catchUp();
+      },
+      cancel() {
+        stop();
+      },
     },
-    cancel() {
-      stop();
-    },
-  });
+    new CountQueuingStrategy({ highWaterMark: BUFFERED_FRAMES }),
+  );
 }

@@ -46,6 +46,18 @@ export async function serve(
   };
 }
 
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}
+
 async function respond(handler: (request: Request) => Promise<Response>, req: IncomingMessage, res: ServerResponse) {
   const abort = new AbortController();
   res.on("close", () => abort.abort());
@@ -70,7 +82,9 @@ async function respond(handler: (request: Request) => Promise<Response>, req: In
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      res.write(value);
+      // Honour the socket's backpressure: a slow client is not read for, so the body
+      // (an event stream catches up from the store instead) does not pile up in memory.
+      if (!res.write(value)) await drained(res);
     }
     res.end();
   } catch (error) {

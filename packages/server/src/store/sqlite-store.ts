@@ -4,7 +4,7 @@ import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import type { ProtocolEvent } from "@hitl-kit/protocol";
 import Database from "better-sqlite3";
 import { checkGuards, stampEvents } from "./apply-batch.js";
-import type { RequestRecord, SessionRecord, SessionStore, ToolCallRecord, WriteBatch } from "./records.js";
+import type { RequestRecord, SessionRecord, SessionStore, ToolCallRecord, TurnState, WriteBatch } from "./records.js";
 
 /** Options of {@link sqliteStore}. */
 export interface SqliteStoreOptions {
@@ -59,6 +59,10 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
       "SELECT body, last_seq FROM sessions WHERE session_id = ?",
     ),
     updateSession: db.prepare("UPDATE sessions SET status = ?, last_seq = ?, body = ? WHERE session_id = ?"),
+    sessionState: db.prepare<[string], { status: TurnState; last_seq: number }>(
+      "SELECT status, last_seq FROM sessions WHERE session_id = ?",
+    ),
+    updateLastSeq: db.prepare("UPDATE sessions SET last_seq = ? WHERE session_id = ?"),
     listSessions: db.prepare<[number], { body: string; last_seq: number }>(
       "SELECT body, last_seq FROM sessions ORDER BY created_at DESC, rowid DESC LIMIT ?",
     ),
@@ -108,16 +112,21 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
   };
 
   const write = db.transaction((sessionId: string, batch: WriteBatch) => {
-    const session = readSession(sessionId);
+    // Most writes (every text delta) only append events: read and write just the columns
+    // they need, not the session's JSON.
+    const state = batch.session ? undefined : q.sessionState.get(sessionId);
+    const session = batch.session ? readSession(sessionId) : state && { status: state.status, lastSeq: state.last_seq };
     if (!session) return { ok: false as const, reason: "not_found" as const };
     const refused = checkGuards(batch, session.status, (id) => readRequest(sessionId, id));
     if (refused) return refused;
     const events = stampEvents(sessionId, session.lastSeq, batch.events);
     for (const event of events) q.insertEvent.run(sessionId, event.seq, JSON.stringify(event));
-    const next: SessionRecord = { ...session, ...batch.session, lastSeq: session.lastSeq + events.length };
-    if (batch.session || events.length > 0) {
-      const { lastSeq, ...body } = next;
-      q.updateSession.run(next.status, lastSeq, JSON.stringify(body), sessionId);
+    const lastSeq = session.lastSeq + events.length;
+    if (batch.session) {
+      const { lastSeq: _old, ...body } = { ...(session as SessionRecord), ...batch.session };
+      q.updateSession.run(body.status, lastSeq, JSON.stringify(body), sessionId);
+    } else if (events.length > 0) {
+      q.updateLastSeq.run(lastSeq, sessionId);
     }
     for (const message of batch.transcript ?? []) q.insertMessage.run(sessionId, sessionId, JSON.stringify(message));
     for (const call of batch.toolCalls ?? []) {

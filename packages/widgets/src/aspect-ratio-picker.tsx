@@ -5,10 +5,21 @@ import { ChoicePicker } from "./choice-picker.js";
 /** The ratios offered when neither the input nor the props name any. */
 export const defaultRatios = ["1:1", "4:5", "3:2", "16:9", "9:16"];
 
-/** Props of {@link AspectRatioPicker}: the input may carry `ratios`, the answer is `{ ratio }`. */
-export type AspectRatioPickerProps = WidgetProps<{ ratios?: string[] } | undefined, { ratio: string }> & {
-  /** The ratios to offer (`"16:9"`); the input's `ratios`, else {@link defaultRatios}. */
-  ratios?: string[];
+/**
+ * Props of {@link AspectRatioPicker}: the input may carry `ratios`, the answer is `{ ratio }`.
+ * `Ratio` is the ratios' type: `string`, or a tool's enum (`"1:1" | "4:5"`), inferred
+ * from the tool's definition when the picker is registered.
+ */
+export type AspectRatioPickerProps<Ratio extends string = string> = WidgetProps<
+  { ratios?: readonly Ratio[] | undefined } | undefined,
+  { ratio: Ratio }
+> & {
+  /**
+   * The ratios to offer (`"16:9"`); the input's `ratios`, else {@link defaultRatios}. With
+   * an enum answer and an input that may leave `ratios` out, pass the enum's values here so
+   * that only those are offered.
+   */
+  ratios?: readonly Ratio[];
   className?: string;
 };
 
@@ -36,12 +47,14 @@ function RatioBox({ ratio }: { ratio: string }) {
  * An example of a custom widget: aspect ratios drawn as boxes of that shape, answered
  * with `{ ratio }`.
  * @example
+ * // answer: z.object({ ratio: z.enum(["1:1", "4:5", "16:9"]) }) — the picker's types follow the enum
  * widgets.add("choose_aspect_ratio", AspectRatioPicker);
  */
-export function AspectRatioPicker(props: AspectRatioPickerProps) {
-  const ratios = props.ratios ?? props.request.input?.ratios ?? defaultRatios;
+export function AspectRatioPicker<Ratio extends string = string>(props: AspectRatioPickerProps<Ratio>) {
+  // The defaults are what a picker without ratios has always offered; a typed caller names its own.
+  const ratios = props.ratios ?? props.request.input?.ratios ?? (defaultRatios as Ratio[]);
   return (
-    <ChoicePicker
+    <ChoicePicker<AspectRatioPickerProps<Ratio>["request"]["input"], { ratio: Ratio }, Ratio>
       {...props}
       className={["hitl-aspect-ratio-picker", props.className].filter(Boolean).join(" ")}
       layout="grid"

@@ -1,4 +1,9 @@
 export { ApprovalCard, type ApprovalCardProps } from "./approval-card.js";
+export {
+  type AskQuestionInput,
+  AskQuestionWidget,
+  type AskQuestionWidgetProps,
+} from "./ask-question-widget.js";
 export { AspectRatioPicker, type AspectRatioPickerProps, defaultRatios } from "./aspect-ratio-picker.js";
 export { ChoiceGroup, type ChoiceGroupProps } from "./choice-group.js";
 export { type ChoiceOption, choicesOf, chosenOptions, type RenderVisual } from "./choice-option.js";

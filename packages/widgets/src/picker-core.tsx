@@ -23,6 +23,30 @@ function limitHint(min: number, max: number | undefined): string | undefined {
   return min > 1 ? `Choose at least ${min}.` : undefined;
 }
 
+/** What a resolved picker shows: the chosen options, each with its picture when the picker draws them. */
+function ChosenList<Value>({
+  options,
+  renderVisual,
+}: {
+  options: ChoiceOption<Value>[];
+  renderVisual?: RenderVisual<Value>;
+}) {
+  return (
+    <ul className={renderVisual ? "hitl-chosen hitl-chosen--visual" : "hitl-chosen"}>
+      {options.map((option) => (
+        <li key={option.label}>
+          {renderVisual ? (
+            <span className="hitl-chosen__visual" aria-hidden="true">
+              {renderVisual(option)}
+            </span>
+          ) : null}
+          <span className="hitl-chosen__label">{option.label}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /** @internal The form around a {@link ChoiceGroup}: selection, limits, submit and decline, in a {@link WidgetFrame}. */
 export function PickerCore<Value>(props: PickerCoreProps<Value>) {
   const { options, multiple, min, max, status, toAnswer } = props;
@@ -55,15 +79,8 @@ export function PickerCore<Value>(props: PickerCoreProps<Value>) {
     submit(selected);
   }
 
-  const chosen = chosenOptions(options, props.resolution?.value, multiple ? undefined : (o) => toAnswer([o]));
-  const summary =
-    chosen.length > 0 ? (
-      <ul className="hitl-chosen">
-        {chosen.map((option) => (
-          <li key={option.label}>{option.label}</li>
-        ))}
-      </ul>
-    ) : undefined;
+  const chosen = chosenOptions(options, props.resolution?.value, (option) => toAnswer([option]));
+  const summary = chosen.length > 0 ? <ChosenList options={chosen} renderVisual={props.renderVisual} /> : undefined;
   const describedBy = [hint ? `${id}-hint` : "", message ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
 
   return (

@@ -56,7 +56,30 @@ export const Single: Story = {
 };
 
 export const Submitting: Story = { args: states.submitting };
-export const Resolved: Story = { args: states.resolved({ mediaIds: ["m1", "m4"] }) };
+/** Answered: the chosen pictures stay in place, each with its label. */
+export const Resolved: Story = {
+  args: states.resolved({ mediaIds: ["m1", "m4"] }),
+  play: async ({ canvas }) => {
+    const chosen = canvas.getAllByRole("listitem");
+    await expect(chosen.map((item) => item.textContent)).toEqual(["Sunrise over a blue sea", "A violet evening sky"]);
+    await expect(chosen.map((item) => item.querySelector("img")?.getAttribute("src"))).toEqual([
+      items[0]?.src,
+      items[3]?.src,
+    ]);
+  },
+};
+
+/** One picture, answered with a custom `toAnswer`: the resolved view still finds it. */
+export const ResolvedSingle: Story = {
+  args: {
+    multiple: false,
+    toAnswer: (chosen: { id: string }[]) => ({ picture: chosen[0]?.id }),
+    ...states.resolved({ picture: "m5" }),
+  },
+  play: async ({ canvas }) => {
+    await expect(canvas.getByRole("listitem").textContent).toBe("Desert dunes");
+  },
+};
 export const Declined: Story = { args: states.declined };
 export const Cancelled: Story = { args: states.cancelled };
 export const Expired: Story = { args: states.expired };

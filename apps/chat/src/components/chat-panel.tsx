@@ -1,6 +1,6 @@
-import { type AgentEndpoint, sessionHistoryQueryOptions, useAgent, type WidgetRegistry } from "@hitl-kit/react";
-import { useQueryClient } from "@tanstack/react-query";
-import { type ReactNode, useEffect } from "react";
+import { type AgentEndpoint, useAgent, type WidgetRegistry } from "@hitl-kit/react";
+import type { ReactNode } from "react";
+import { useSessionHistoryRefresh } from "../session/use-session-history-refresh.js";
 import { Composer } from "./composer.js";
 import { ConnectionStatus } from "./connection-status.js";
 import { Transcript } from "./transcript.js";
@@ -19,15 +19,12 @@ export interface ChatPanelProps {
 
 /**
  * One session under `<AgentProvider>`: a header with the connection state, the
- * transcript and the composer. It refreshes the session history when a turn settles.
+ * transcript and the composer. It refreshes the session history when the session's
+ * status changes or a message is sent (`useSessionHistoryRefresh`).
  */
 export function ChatPanel({ endpoint, widgets, onNew, headerStart, title, empty }: ChatPanelProps) {
   const agent = useAgent();
-  const queryClient = useQueryClient();
-  const settled = agent.status === "idle" || agent.status === "waiting" || agent.status === "error";
-  useEffect(() => {
-    if (settled) void queryClient.invalidateQueries({ queryKey: sessionHistoryQueryOptions(endpoint).queryKey });
-  }, [settled, queryClient, endpoint]);
+  useSessionHistoryRefresh(endpoint, agent);
   const missing = agent.error?.source === "connection" && agent.error.code === "not_found";
 
   return (

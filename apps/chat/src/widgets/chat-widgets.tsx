@@ -5,12 +5,6 @@ import { MediaLibraryPicker } from "./media-library-picker.js";
 
 type Tools = typeof tools;
 
-/** `pick_aspect_ratio`: the kit's picker, offering exactly the ratios the call names. */
-export const PosterRatioPicker: WidgetFor<Tools, "pick_aspect_ratio"> = (props) => (
-  // The kit's picker answers any ratio string; it only offers the call's ratios, which are the tool's enum.
-  <AspectRatioPicker {...props} respond={(answer) => props.respond(answer as Parameters<typeof props.respond>[0])} />
-);
-
 /** `collect_details`: the answer schema as a form. */
 export const DetailsForm: WidgetFor<Tools, "collect_details"> = (props) => (
   <FormWidget {...props} submitLabel="Send details" />
@@ -34,7 +28,8 @@ export const RefundApproval: WidgetFor<Tools, "refund_charge"> = (props) => (
  */
 export const chatWidgets = createWidgetRegistry<Tools>()
   .add("pick_template", TemplatePicker)
-  .add("pick_aspect_ratio", PosterRatioPicker)
+  // Typed by the tool's ratio enum; a call without `ratios` gets the kit's defaults, which are that enum.
+  .add("pick_aspect_ratio", AspectRatioPicker)
   .add("pick_media", MediaLibraryPicker)
   .add("collect_details", DetailsForm)
   .add("publish_poster", PublishApproval)

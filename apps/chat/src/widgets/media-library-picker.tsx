@@ -31,17 +31,8 @@ const open = new Set(["pending", "submitting", "error"]);
 export function MediaLibraryPicker(props: MediaLibraryPickerProps) {
   const library = useQuery(mediaLibraryQueryOptions());
   const items = library.data ?? [];
-  if (!open.has(props.status)) {
-    const chosen = (props.resolution?.value?.mediaIds ?? []).map(
-      (id) => items.find((item) => item.id === id) ?? { id, src: "", alt: id, label: id },
-    );
-    return (
-      <WidgetFrame {...props} className="hitl-media-picker" summary={<ChosenMedia items={chosen} />}>
-        {null}
-      </WidgetFrame>
-    );
-  }
-  if (library.isPending || library.isError) {
+  // An answered picker shows its pictures once the library is in (the ids until then).
+  if (open.has(props.status) && (library.isPending || library.isError)) {
     return (
       <WidgetFrame {...props} className="hitl-media-picker" autoFocus={false}>
         {library.isPending ? (
@@ -61,18 +52,5 @@ export function MediaLibraryPicker(props: MediaLibraryPickerProps) {
   }
   return (
     <MediaPicker {...props} items={items} multiple min={1} max={props.request.input.max} submitLabel="Use pictures" />
-  );
-}
-
-function ChosenMedia({ items }: { items: Media[] }) {
-  return (
-    <ul className="chat-chosen-media" aria-label="Chosen pictures">
-      {items.map((item) => (
-        <li key={item.id}>
-          {item.src ? <img src={item.src} alt={item.alt} /> : null}
-          <span>{item.label}</span>
-        </li>
-      ))}
-    </ul>
   );
 }

@@ -1,0 +1,99 @@
+import { createAgentClient, replayTransport } from "@hitl-kit/client";
+import { emptySnapshot, type ProtocolEvent, reduceSession } from "@hitl-kit/protocol";
+import { AgentProvider } from "@hitl-kit/react";
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { startChat } from "../../test/chat-harness.js";
+import { chatWidgets } from "../widgets/chat-widgets.js";
+import { ChatPanel } from "./chat-panel.js";
+import { SessionSidebar } from "./session-sidebar.js";
+
+afterEach(cleanup);
+
+/** A refund over 1000, recorded from the real runtime: it parks for approval, then is approved and replies. */
+async function recordRefund() {
+  const chat = startChat();
+  const id = await chat.session();
+  await chat.send(id, "refund 1500");
+  await chat.answer(id, { action: "accept", value: {} });
+  const events = await chat.events(id);
+  await chat.close();
+  return events;
+}
+
+const seqOf = (events: ProtocolEvent[], type: ProtocolEvent["type"], nth = 0) =>
+  events.filter((event) => event.type === type)[nth]?.seq ?? Number.NaN;
+
+/**
+ * The chat with its sidebar over a replayed session. The sessions list is what the
+ * server would answer at that point of the recording: the status of the events played so
+ * far, and a title once a message was sent.
+ */
+async function renderChat(events: ProtocolEvent[]) {
+  const sessionId = events[0]?.sessionId ?? "";
+  const firstTurn = events.find((event) => event.type === "turn.started");
+  const replay = replayTransport(events, {
+    playedTo: seqOf(events, "session.created"),
+    answer: (command) => ({
+      status: 202,
+      body: command.type === "message" ? { turnId: firstTurn?.type === "turn.started" ? firstTurn.turnId : "" } : {},
+    }),
+  });
+  const listSessions = vi.fn(async () => {
+    const played = replay.events.filter((event) => event.seq <= replay.position);
+    const snapshot = played.reduce(reduceSession, emptySnapshot(sessionId));
+    const sent = replay.commands.some((command) => command.type === "message");
+    const session = {
+      sessionId,
+      createdAt: "2026-05-01T10:00:00Z",
+      status: snapshot.status,
+      lastSeq: snapshot.lastSeq,
+    };
+    const body = { sessions: [{ ...session, ...(sent ? { title: "refund 1500" } : {}) }] };
+    return new Response(JSON.stringify(body), { headers: { "content-type": "application/json" } });
+  });
+  const endpoint = { url: "/api/agent", fetch: listSessions as typeof fetch };
+  const client = createAgentClient({ transport: replay });
+  await client.ready;
+  render(
+    <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
+      <SessionSidebar endpoint={endpoint} currentId={sessionId} onNew={() => {}} />
+      <AgentProvider client={client}>
+        <ChatPanel endpoint={endpoint} widgets={chatWidgets} onNew={() => {}} />
+      </AgentProvider>
+    </QueryClientProvider>,
+  );
+  const link = () => within(screen.getByRole("navigation", { name: "Chats" })).getByRole("link");
+  return { replay, listSessions, link };
+}
+
+describe("ChatPanel and the session list", () => {
+  it("refreshes the list when a message is sent and when the session's status changes, not per text delta", async () => {
+    const events = await recordRefund();
+    const { replay, listSessions, link } = await renderChat(events);
+    await waitFor(() => expect(link().textContent).toContain("New chat"));
+
+    fireEvent.change(screen.getByRole("textbox", { name: "Message" }), { target: { value: "refund 1500" } });
+    fireEvent.click(screen.getByRole("button", { name: "Send" }));
+    await waitFor(() => expect(link().textContent).toContain("refund 1500"));
+
+    replay.stepTo(seqOf(events, "turn.waiting"));
+    await waitFor(() => expect(link().textContent).toContain("Waiting for you"));
+
+    // Approved: the reply's turn starts, so the session is replying, not waiting.
+    replay.stepTo(seqOf(events, "turn.started", 1));
+    await waitFor(() => expect(link().textContent).toContain("Replying"));
+
+    const fetched = listSessions.mock.calls.length;
+    const deltas = events.filter((event) => event.type === "text.delta" && event.seq > replay.position);
+    expect(deltas.length).toBeGreaterThan(3);
+    replay.stepTo(seqOf(events, "turn.completed") - 1);
+    await waitFor(() => expect(screen.getByRole("log").textContent).toContain("Refunded 1500.00"));
+    expect(listSessions.mock.calls.length).toBe(fetched);
+
+    replay.playAll();
+    await waitFor(() => expect(link().textContent).not.toMatch(/Replying|Waiting/));
+    expect(link().getAttribute("data-status")).toBe("idle");
+  });
+});

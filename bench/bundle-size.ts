@@ -48,7 +48,10 @@ async function measure(source: string) {
   const byPackage = new Map<string, number>();
   for (const output of Object.values(result.metafile.outputs)) {
     for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
-      const owner = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? /packages\/([^/]+)/.exec(path)?.[1] ?? path;
+      // Our own packages are named with their scope, so `@hitl-kit/react` never reads as react itself.
+      const ours = /packages\/([^/]+)/.exec(path)?.[1];
+      const owner =
+        /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? (ours === undefined ? path : `@hitl-kit/${ours}`);
       byPackage.set(owner, (byPackage.get(owner) ?? 0) + bytesInOutput);
     }
   }

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 
 /** The error codes hitl-kit answers with, and the HTTP status of each. */
 export const ERROR_STATUS = {
@@ -21,7 +21,7 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /** The JSON body of every error response: `{error: {code, message, details?}}`. */
 export const ErrorBody = z.object({
-  error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }),
+  error: z.object({ code: z.string(), message: z.string(), details: z.optional(z.unknown()) }),
 });
 /** @see ErrorBody */
 export type ErrorBody = z.infer<typeof ErrorBody>;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { InputRequest, ResolutionAction } from "./requests.js";
 
 /** Who wrote a message. */
@@ -17,12 +17,12 @@ export const TurnError = z.object({ code: z.string(), message: z.string() });
 export type TurnError = z.infer<typeof TurnError>;
 
 const base = {
-  seq: z.number().int().nonnegative(),
+  seq: z.int().check(z.nonnegative()),
   sessionId: z.string(),
   at: z.string(),
 };
 
-function event<const T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
+function event<const T extends string, S extends z.core.$ZodLooseShape>(type: T, shape: S) {
   return z.object({ ...base, type: z.literal(type), ...shape });
 }
 
@@ -40,13 +40,13 @@ export const EventSchemas = {
     toolName: z.string(),
     input: z.unknown(),
   }),
-  "input.requested": event("input.requested", { requests: z.array(InputRequest).min(1) }),
+  "input.requested": event("input.requested", { requests: z.array(InputRequest).check(z.minLength(1)) }),
   "input.resolved": event("input.resolved", {
     requestId: z.string(),
     toolCallId: z.string(),
     action: ResolutionAction,
-    value: z.unknown().optional(),
-    reason: z.string().optional(),
+    value: z.optional(z.unknown()),
+    reason: z.optional(z.string()),
   }),
   "tool.result": event("tool.result", { toolCallId: z.string(), outcome: ToolOutcome, output: z.unknown() }),
   "turn.waiting": event("turn.waiting", { turnId: z.string(), requestIds: z.array(z.string()) }),

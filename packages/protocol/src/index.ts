@@ -10,6 +10,13 @@ export {
 } from "./approval.js";
 export { askQuestion } from "./ask-question.js";
 export {
+  CreateSessionBody,
+  InputResponse,
+  RespondBody,
+  ResponseAction,
+  SendMessageBody,
+} from "./command-bodies.js";
+export {
   type AnyToolDefinition,
   type ApprovalAnswer,
   approvalAnswerSchema,
@@ -43,16 +50,7 @@ export {
   type VellumToolDefinition,
 } from "./port-tools.js";
 export { emptySnapshot, reduceSession } from "./reduce-session.js";
-export {
-  CreateSessionBody,
-  InputRequest,
-  InputResponse,
-  RequestKind,
-  ResolutionAction,
-  RespondBody,
-  ResponseAction,
-  SendMessageBody,
-} from "./requests.js";
+export { InputRequest, RequestKind, ResolutionAction } from "./requests.js";
 export {
   type Infer,
   isStandardSchema,

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { MessageRole, ToolOutcome, TurnError } from "./events.js";
 import { InputRequest, ResolutionAction } from "./requests.js";
 
@@ -29,12 +29,12 @@ const toolBase = {
  * (parked on `requestId`), or `done` (its one result is in).
  */
 export const ToolPart = z.discriminatedUnion("state", [
-  z.object({ ...toolBase, state: z.literal("running"), requestId: z.string().optional() }),
+  z.object({ ...toolBase, state: z.literal("running"), requestId: z.optional(z.string()) }),
   z.object({ ...toolBase, state: z.literal("awaiting-input"), requestId: z.string() }),
   z.object({
     ...toolBase,
     state: z.literal("done"),
-    requestId: z.string().optional(),
+    requestId: z.optional(z.string()),
     outcome: ToolOutcome,
     output: z.unknown(),
   }),
@@ -60,7 +60,7 @@ export type Message = z.infer<typeof Message>;
 /** A settled request and how it was settled, so a transcript can show the answer after a reload. */
 export const ResolvedRequest = z.object({
   request: InputRequest,
-  resolution: z.object({ action: ResolutionAction, value: z.unknown().optional(), reason: z.string().optional() }),
+  resolution: z.object({ action: ResolutionAction, value: z.optional(z.unknown()), reason: z.optional(z.string()) }),
 });
 /** @see ResolvedRequest */
 export type ResolvedRequest = z.infer<typeof ResolvedRequest>;
@@ -72,9 +72,9 @@ export const SessionSnapshot = z.object({
   messages: z.array(Message),
   pending: z.array(InputRequest),
   /** Settled requests, oldest first. */
-  resolved: z.array(ResolvedRequest).default([]),
-  lastSeq: z.number().int().nonnegative(),
-  error: TurnError.optional(),
+  resolved: z._default(z.array(ResolvedRequest), []),
+  lastSeq: z.int().check(z.nonnegative()),
+  error: z.optional(TurnError),
 });
 /** @see SessionSnapshot */
 export type SessionSnapshot = z.infer<typeof SessionSnapshot>;

@@ -1,78 +1,39 @@
-import { type OutputUnit, type Schema, type SchemaDraft, Validator } from "@cfworker/json-schema";
+import { createCheck } from "./json-schema/check-value.js";
 import type { JsonSchema, ValidationIssue, ValidationResult } from "./schema.js";
 
-const validators = new WeakMap<object, Validator>();
-
-/** Keywords whose errors only summarise the deeper errors that follow them. */
-const summaryKeywords = new Set([
-  "properties",
-  "items",
-  "prefixItems",
-  "additionalProperties",
-  "patternProperties",
-  "unevaluatedProperties",
-  "unevaluatedItems",
-  "additionalItems",
-  "allOf",
-  "$ref",
-]);
-
 /**
- * Validates a value against a plain JSON Schema, synchronously (drafts 4, 7, 2019-09 and
- * 2020-12, picked from `$schema`; 2020-12 when it is absent). Runs in browsers and on
- * servers alike, with no code generation. Issues point at the deepest failing part.
+ * Validates a value against a plain JSON Schema, synchronously, in browsers and on
+ * servers alike, with no code generation. It is the browser's early check (before an
+ * answer is sent, and in the fallback form); the server validates every answer again
+ * with the tool's real schema, and that check is the one that counts.
+ *
+ * Supported: `type` (one or a list, `integer` included), `const`, `enum`, `properties`,
+ * `required`, `additionalProperties`, `patternProperties`, `propertyNames`,
+ * `minProperties`/`maxProperties`, `items`, `prefixItems`, `additionalItems`,
+ * `contains`, `minItems`/`maxItems`, `uniqueItems`, `minimum`/`maximum`,
+ * `exclusiveMinimum`/`exclusiveMaximum` (numbers, or draft-04 booleans), `multipleOf`,
+ * `minLength`/`maxLength` (in code points), `pattern`, `format` (email, uri/url, date,
+ * time, date-time, uuid, ipv4), `anyOf`/`oneOf`/`allOf`/`not`, and local `$ref`s
+ * (`#`, `#/$defs/…`, `#/definitions/…`). Every other keyword (`if`/`then`/`else`,
+ * `unevaluatedProperties`, `dependentRequired`, a remote `$ref`, an unknown format) is
+ * ignored, so this check may let through what the server then refuses with a 422.
+ *
+ * Each issue has the path of the failing part. A missing property is `Required` at the
+ * property's path; a property or item a `false` schema forbids is `Unexpected property`
+ * (`Unexpected item`); other messages read like `String is too short (2 < 3).`, which
+ * the fallback form rewrites for people.
+ * @example
+ * validateJsonSchema({ type: "object", required: ["ratio"] }, {});
+ * // → { ok: false, issues: [{ path: ["ratio"], message: "Required" }] }
  */
 export function validateJsonSchema(schema: JsonSchema, value: unknown): ValidationResult<unknown> {
-  let validator = validators.get(schema);
-  if (!validator) {
-    validator = new Validator(schema as Schema, draftOf(schema), false);
-    validators.set(schema, validator);
-  }
-  const result = validator.validate(value);
-  if (result.valid) return { ok: true, value };
-  return { ok: false, issues: toIssues(result.errors) };
-}
-
-function draftOf(schema: JsonSchema): SchemaDraft {
-  const uri = typeof schema.$schema === "string" ? schema.$schema : "";
-  if (uri.includes("draft-04")) return "4";
-  if (uri.includes("draft-07") || uri.includes("draft-06")) return "7";
-  if (uri.includes("2019-09")) return "2019-09";
-  return "2020-12";
-}
-
-function toIssues(errors: OutputUnit[]): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
+  const found: ValidationIssue[] = [];
+  createCheck(schema)(value, schema, [], found);
+  if (found.length === 0) return { ok: true, value };
   const seen = new Set<string>();
-  for (const error of errors) {
-    if (summaryKeywords.has(error.keyword)) continue;
-    const issue = toIssue(error);
-    const key = `${issue.path.join("\u0000")}\u0001${issue.message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    issues.push(issue);
-  }
-  return issues;
-}
-
-function toIssue(error: OutputUnit): ValidationIssue {
-  const path = parsePointer(error.instanceLocation);
-  if (error.keyword === "required") {
-    const missing = /"(.*)"/.exec(error.error)?.[1];
-    return { path: missing === undefined ? path : [...path, missing], message: "Required" };
-  }
-  if (error.keyword === "false") return { path, message: "Unexpected property" };
-  return { path, message: error.error };
-}
-
-function parsePointer(location: string): (string | number)[] {
-  const pointer = location.startsWith("#") ? location.slice(1) : location;
-  if (pointer === "") return [];
-  return pointer
-    .slice(1)
-    .split("/")
-    .map((token) => {
-      const key = decodeURIComponent(token).replace(/~1/g, "/").replace(/~0/g, "~");
-      return /^(0|[1-9]\d*)$/.test(key) ? Number(key) : key;
-    });
+  const issues = found.filter((issue) => {
+    const key = JSON.stringify([issue.path, issue.message]);
+    return !seen.has(key) && Boolean(seen.add(key));
+  });
+  return { ok: false, issues };
 }

@@ -1,0 +1,43 @@
+const DATE = /^(\d{4})-(\d\d)-(\d\d)$/;
+const TIME = /^([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?(z|[+-]([01]\d|2[0-3]):[0-5]\d)?$/i;
+
+/** Whether `text` is a calendar date (`2024-02-29`), leap years included. */
+function isDate(text: string): boolean {
+  const match = DATE.exec(text);
+  if (!match) return false;
+  const [year, month, day] = match.slice(1).map(Number) as [number, number, number];
+  return month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+/** Whether `text` parses as an absolute URL. */
+function isUrl(text: string): boolean {
+  try {
+    return Boolean(new URL(text));
+  } catch {
+    return false;
+  }
+}
+
+const formats: Record<string, (text: string) => boolean> = {
+  email: (text) => /^[^\s@"]+@[^\s@.]+(\.[^\s@.]+)+$/.test(text),
+  uri: isUrl,
+  url: isUrl,
+  date: isDate,
+  time: (text) => TIME.test(text),
+  // RFC 3339: the offset is required in a date-time.
+  "date-time": (text) => {
+    const [, date = "", time = ""] = /^(.*?)[t\s](.*)$/i.exec(text) ?? [];
+    return isDate(date) && TIME.exec(time)?.[4] !== undefined;
+  },
+  uuid: (text) => /^[\da-f]{8}-([\da-f]{4}-){3}[\da-f]{12}$/i.test(text),
+  ipv4: (text) => /^((25[0-5]|2[0-4]\d|1?\d?\d)(\.(?!$)|$)){4}$/.test(text),
+};
+
+/**
+ * Whether a string fits a JSON Schema `format`: `email`, `uri`/`url`, `date`, `time`
+ * (offset optional, as zod's `z.iso.time()` writes it), `date-time`, `uuid`, `ipv4`.
+ * Any other format passes.
+ */
+export function matchesFormat(format: string, text: string): boolean {
+  return formats[format]?.(text) ?? true;
+}

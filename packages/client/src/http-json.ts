@@ -1,4 +1,4 @@
-import { ErrorBody, ProtocolError } from "@hitl-kit/protocol";
+import { ProtocolError, parseErrorBody } from "@hitl-kit/protocol";
 
 /** A `fetch`-compatible function. */
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
@@ -44,9 +44,8 @@ export async function requestJson(
 
 /** The `ProtocolError` an error answer carries, or one named after its status. */
 export function errorOfResponse(status: number, body: unknown): ProtocolError {
-  const parsed = ErrorBody.safeParse(body);
-  if (parsed.success)
-    return new ProtocolError(parsed.data.error.code, parsed.data.error.message, parsed.data.error.details);
+  const parsed = parseErrorBody(body);
+  if (parsed) return new ProtocolError(parsed.error.code, parsed.error.message, parsed.error.details);
   const code = codeOfStatus[status] ?? (status >= 500 ? "internal" : "http_error");
   return new ProtocolError(code, `The server answered ${status} without an error body.`);
 }

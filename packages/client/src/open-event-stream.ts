@@ -1,6 +1,7 @@
-import { decodeEvent, EVENT_TYPES, ProtocolError } from "@hitl-kit/protocol";
+import { decodeEvent, EVENT_TYPES } from "@hitl-kit/protocol";
 import { createParser } from "eventsource-parser";
 import { type BackoffOptions, backoffDelay, sleep } from "./backoff.js";
+import { type CommandError, toCommandError } from "./command-result.js";
 import { eventPacer } from "./event-pacer.js";
 import { errorOfResponse } from "./http-json.js";
 import type { EventSink, StreamOptions } from "./transport.js";
@@ -10,8 +11,7 @@ const knownTypes = new Set<string>(EVENT_TYPES);
 /** Opens one SSE request for the events after `lastSeq`. */
 export type ConnectStream = (lastSeq: number, signal: AbortSignal) => Promise<Response>;
 
-type WireError = { code: string; message: string; details?: unknown };
-type ReadOutcome = { kind: "dropped"; progressed: boolean } | { kind: "fatal"; error: WireError };
+type ReadOutcome = { kind: "dropped"; progressed: boolean } | { kind: "fatal"; error: CommandError };
 
 /** Statuses worth retrying: the server is busy, restarting or rate limiting. */
 const isRetryable = (status: number) => status === 408 || status === 429 || status >= 500;
@@ -67,7 +67,7 @@ async function readOnce(
     const error = errorOfResponse(response.status, body);
     return isRetryable(response.status)
       ? { kind: "dropped", progressed: false }
-      : { kind: "fatal", error: wire(error) };
+      : { kind: "fatal", error: toCommandError(error) };
   }
   if (!response.body) return { kind: "dropped", progressed: false };
   sink.connection("open");
@@ -77,7 +77,7 @@ async function readOnce(
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let progressed = false;
-  let fatal: WireError | undefined;
+  let fatal: CommandError | undefined;
   const pacer = eventPacer((events) => {
     if (!signal.aborted) sink.events(events);
   });
@@ -89,7 +89,7 @@ async function readOnce(
         pacer.push(decodeEvent(message.data));
         progressed = true;
       } catch (error) {
-        fatal = wire(error);
+        fatal = toCommandError(error);
       }
     },
   });
@@ -107,15 +107,4 @@ async function readOnce(
     pacer.flush();
     reader.cancel().catch(() => {});
   }
-}
-
-function wire(error: unknown): WireError {
-  if (error instanceof ProtocolError) {
-    return {
-      code: error.code,
-      message: error.message,
-      ...(error.details === undefined ? {} : { details: error.details }),
-    };
-  }
-  return { code: "internal", message: error instanceof Error ? error.message : String(error) };
 }

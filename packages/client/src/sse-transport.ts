@@ -1,4 +1,4 @@
-import { SessionSnapshot } from "@hitl-kit/protocol";
+import { parseSnapshot } from "@hitl-kit/protocol";
 import type { BackoffOptions } from "./backoff.js";
 import { type FetchLike, requestJson } from "./http-json.js";
 import { openEventStream } from "./open-event-stream.js";
@@ -53,7 +53,7 @@ export function sseTransport(options: SseTransportOptions): Transport {
     async loadSnapshot(sessionId) {
       const url = sessionUrl(sessionId);
       const { body } = await requestJson(fetch, url, { headers: await headersWith({ accept: "application/json" }) });
-      return SessionSnapshot.parse(body);
+      return parseSnapshot(body);
     },
     send(sessionId, command) {
       const { type, ...body } = command;

@@ -1,4 +1,4 @@
-import * as z from "zod/mini";
+import type { ErrorBody } from "./error-body.js";
 
 /** The error codes hitl-kit answers with, and the HTTP status of each. */
 export const ERROR_STATUS = {
@@ -18,13 +18,6 @@ export const ERROR_STATUS = {
 
 /** A known error code. Clients should still accept codes they do not know. */
 export type ErrorCode = keyof typeof ERROR_STATUS;
-
-/** The JSON body of every error response: `{error: {code, message, details?}}`. */
-export const ErrorBody = z.object({
-  error: z.object({ code: z.string(), message: z.string(), details: z.optional(z.unknown()) }),
-});
-/** @see ErrorBody */
-export type ErrorBody = z.infer<typeof ErrorBody>;
 
 /** An error with a wire code, thrown by the server and the client alike. */
 export class ProtocolError extends Error {

@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import type { EVENT_TYPES } from "./event-types.js";
 import { InputRequest, ResolutionAction } from "./requests.js";
 
 /** Who wrote a message. */
@@ -53,13 +54,10 @@ export const EventSchemas = {
   "turn.completed": event("turn.completed", { turnId: z.string() }),
   "turn.failed": event("turn.failed", { turnId: z.string(), error: TurnError }),
   "turn.cancelled": event("turn.cancelled", { turnId: z.string() }),
-} as const;
+} as const satisfies Record<EventType, z.ZodMiniType>; // one schema per listed type, no more
 
 /** The event types of wire protocol v1. */
-export type EventType = keyof typeof EventSchemas;
-
-/** Every event type, in the order DESIGN.md lists them. */
-export const EVENT_TYPES = Object.keys(EventSchemas) as EventType[];
+export type EventType = (typeof EVENT_TYPES)[number];
 
 /** One event of a session's ordered, durable log: a discriminated union on `type`. */
 export const ProtocolEvent = z.discriminatedUnion("type", [

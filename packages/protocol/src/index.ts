@@ -16,6 +16,7 @@ export {
   ResponseAction,
   SendMessageBody,
 } from "./command-bodies.js";
+export { decodeEvent, parseErrorBody, parseSnapshot } from "./decode-wire.js";
 export {
   type AnyToolDefinition,
   type ApprovalAnswer,
@@ -30,9 +31,10 @@ export {
   type ToolAnswerOf,
   type ToolInputOf,
 } from "./define-tool.js";
-export { ERROR_STATUS, ErrorBody, type ErrorCode, ProtocolError } from "./errors.js";
+export { ErrorBody } from "./error-body.js";
+export { ERROR_STATUS, type ErrorCode, ProtocolError } from "./errors.js";
+export { EVENT_TYPES } from "./event-types.js";
 export {
-  EVENT_TYPES,
   type EventInput,
   type EventOf,
   EventSchemas,
@@ -73,7 +75,7 @@ export {
   TextPart,
   ToolPart,
 } from "./snapshot.js";
-export { decodeEvent, encodeComment, encodeEvent } from "./sse.js";
+export { encodeComment, encodeEvent } from "./sse.js";
 export {
   indexTools,
   type ToolAnswer,

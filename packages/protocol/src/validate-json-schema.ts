@@ -1,5 +1,7 @@
-import { createCheck } from "./json-schema/check-value.js";
+import { type Check, createCheck } from "./json-schema/check-value.js";
 import type { JsonSchema, ValidationIssue, ValidationResult } from "./schema.js";
+
+const compiled = new WeakMap<JsonSchema, Check>();
 
 /**
  * Validates a value against a plain JSON Schema, synchronously, in browsers and on
@@ -27,8 +29,13 @@ import type { JsonSchema, ValidationIssue, ValidationResult } from "./schema.js"
  * // → { ok: false, issues: [{ path: ["ratio"], message: "Required" }] }
  */
 export function validateJsonSchema(schema: JsonSchema, value: unknown): ValidationResult<unknown> {
+  let check = compiled.get(schema);
+  if (!check) {
+    check = createCheck(schema);
+    compiled.set(schema, check);
+  }
   const found: ValidationIssue[] = [];
-  createCheck(schema)(value, schema, [], found);
+  check(value, schema, [], found);
   if (found.length === 0) return { ok: true, value };
   const seen = new Set<string>();
   const issues = found.filter((issue) => {

@@ -1,4 +1,4 @@
-import { SessionSnapshot } from "@hitl-kit/protocol";
+import { parseSnapshot } from "@hitl-kit/protocol";
 import { queryOptions } from "@tanstack/react-query";
 
 /** Where the protocol lives, and how to reach it. */
@@ -42,7 +42,7 @@ export function sessionSnapshotQueryOptions(endpoint: AgentEndpoint, sessionId: 
   return queryOptions({
     queryKey: ["hitl-kit", endpoint.url, "sessions", sessionId] as const,
     queryFn: async ({ signal }) =>
-      SessionSnapshot.parse(await getJson(endpoint, `/sessions/${encodeURIComponent(sessionId)}`, signal)),
+      parseSnapshot(await getJson(endpoint, `/sessions/${encodeURIComponent(sessionId)}`, signal)),
   });
 }
 

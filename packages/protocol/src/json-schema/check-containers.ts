@@ -17,32 +17,36 @@ export function checkObject(
   out: ValidationIssue[],
   check: Check,
 ): void {
-  const keys = Object.keys(value).filter((key) => value[key] !== undefined);
+  let count = 0;
+  for (const key in value) if (own(value, key) && value[key] !== undefined) count++;
   if (Array.isArray(s.required)) {
     for (const key of s.required) {
-      if (!keys.includes(key)) out.push({ path: [...path, key], message: "Required" });
+      if (!own(value, key) || value[key] === undefined) out.push({ path: [...path, key], message: "Required" });
     }
   }
-  if (typeof s.minProperties === "number" && keys.length < s.minProperties) {
-    out.push({ path, message: `Instance does not have at least ${s.minProperties} properties.` });
+  if (typeof s.minProperties === "number" && count < s.minProperties) {
+    out.push({ path: path.slice(), message: `Instance does not have at least ${s.minProperties} properties.` });
   }
-  if (typeof s.maxProperties === "number" && keys.length > s.maxProperties) {
-    out.push({ path, message: `Instance has more than ${s.maxProperties} properties.` });
+  if (typeof s.maxProperties === "number" && count > s.maxProperties) {
+    out.push({ path: path.slice(), message: `Instance has more than ${s.maxProperties} properties.` });
   }
   const properties = (s.properties ?? {}) as JsonSchema;
-  const patterns = Object.entries((s.patternProperties ?? {}) as JsonSchema);
-  for (const key of keys) {
-    const at = [...path, key];
-    if (s.propertyNames !== undefined) check(key, s.propertyNames, at, out);
+  const patterns = s.patternProperties ? Object.entries(s.patternProperties as JsonSchema) : [];
+  for (const key in value) {
+    if (!own(value, key) || value[key] === undefined) continue;
+    // One path for the whole walk, copied only when an issue is recorded.
+    path.push(key);
+    if (s.propertyNames !== undefined) check(key, s.propertyNames, path, out);
     let known = own(properties, key);
-    if (known) check(value[key], properties[key], at, out);
+    if (known) check(value[key], properties[key], path, out);
     for (const [pattern, schema] of patterns) {
       if (patternOf(pattern)?.test(key)) {
         known = true;
-        check(value[key], schema, at, out);
+        check(value[key], schema, path, out);
       }
     }
-    if (!known && s.additionalProperties !== undefined) check(value[key], s.additionalProperties, at, out);
+    if (!known && s.additionalProperties !== undefined) check(value[key], s.additionalProperties, path, out);
+    path.pop();
   }
 }
 
@@ -52,24 +56,28 @@ export function checkObject(
  */
 export function checkArray(value: unknown[], s: JsonSchema, path: Path, out: ValidationIssue[], check: Check): void {
   if (typeof s.maxItems === "number" && value.length > s.maxItems) {
-    out.push({ path, message: `Array has too many items (${value.length} > ${s.maxItems}).` });
+    out.push({ path: path.slice(), message: `Array has too many items (${value.length} > ${s.maxItems}).` });
   }
   if (typeof s.minItems === "number" && value.length < s.minItems) {
-    out.push({ path, message: `Array has too few items (${value.length} < ${s.minItems}).` });
+    out.push({ path: path.slice(), message: `Array has too few items (${value.length} < ${s.minItems}).` });
   }
   const tuple = Array.isArray(s.prefixItems) ? s.prefixItems : Array.isArray(s.items) ? s.items : [];
   const rest = Array.isArray(s.items) ? s.additionalItems : s.items;
   value.forEach((item, index) => {
     const schema = index < tuple.length ? tuple[index] : rest;
-    if (schema !== undefined) check(item, schema, [...path, index], out);
+    if (schema === undefined) return;
+    path.push(index);
+    check(item, schema, path, out);
+    path.pop();
   });
-  if (s.contains !== undefined && !value.some((item, index) => passes(check, item, s.contains, [...path, index]))) {
-    out.push({ path, message: "Array does not contain item matching schema." });
+  if (s.contains !== undefined && !value.some((item) => passes(check, item, s.contains, path))) {
+    out.push({ path: path.slice(), message: "Array does not contain item matching schema." });
   }
   if (s.uniqueItems === true) {
     const twin = (index: number) => value.findIndex((other, at) => at > index && sameJson(value[index], other));
     const first = value.findIndex((_, index) => twin(index) >= 0);
-    if (first >= 0) out.push({ path, message: `Duplicate items at indexes ${first} and ${twin(first)}.` });
+    if (first >= 0)
+      out.push({ path: path.slice(), message: `Duplicate items at indexes ${first} and ${twin(first)}.` });
   }
 }
 

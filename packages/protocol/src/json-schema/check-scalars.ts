@@ -25,22 +25,25 @@ export function patternOf(source: string): RegExp | null {
 export function checkNumber(value: number, s: JsonSchema, path: Path, out: ValidationIssue[]): void {
   const { minimum: min, maximum: max, exclusiveMinimum: exMin, exclusiveMaximum: exMax, multipleOf: step } = s;
   if (typeof min === "number" && (exMin === true ? value <= min : value < min)) {
-    out.push({ path, message: `${value} is less than ${exMin === true ? "or equal to " : ""}${min}.` });
+    out.push({ path: path.slice(), message: `${value} is less than ${exMin === true ? "or equal to " : ""}${min}.` });
   }
   if (typeof exMin === "number" && value <= exMin) {
-    out.push({ path, message: `${value} is less than or equal to ${exMin}.` });
+    out.push({ path: path.slice(), message: `${value} is less than or equal to ${exMin}.` });
   }
   if (typeof max === "number" && (exMax === true ? value >= max : value > max)) {
-    out.push({ path, message: `${value} is greater than ${exMax === true ? "or equal to " : ""}${max}.` });
+    out.push({
+      path: path.slice(),
+      message: `${value} is greater than ${exMax === true ? "or equal to " : ""}${max}.`,
+    });
   }
   if (typeof exMax === "number" && value >= exMax) {
-    out.push({ path, message: `${value} is greater than or equal to ${exMax}.` });
+    out.push({ path: path.slice(), message: `${value} is greater than or equal to ${exMax}.` });
   }
   if (typeof step === "number" && step > 0) {
     const quotient = value / step;
     // Decimal steps (0.1) leave binary rounding noise in the quotient.
     if (Math.abs(quotient - Math.round(quotient)) > 1e-9 * Math.max(1, Math.abs(quotient))) {
-      out.push({ path, message: `${value} is not a multiple of ${step}.` });
+      out.push({ path: path.slice(), message: `${value} is not a multiple of ${step}.` });
     }
   }
 }
@@ -52,15 +55,15 @@ export function checkNumber(value: number, s: JsonSchema, path: Path, out: Valid
 export function checkString(value: string, s: JsonSchema, path: Path, out: ValidationIssue[]): void {
   const length = [...value].length;
   if (typeof s.minLength === "number" && length < s.minLength) {
-    out.push({ path, message: `String is too short (${length} < ${s.minLength}).` });
+    out.push({ path: path.slice(), message: `String is too short (${length} < ${s.minLength}).` });
   }
   if (typeof s.maxLength === "number" && length > s.maxLength) {
-    out.push({ path, message: `String is too long (${length} > ${s.maxLength}).` });
+    out.push({ path: path.slice(), message: `String is too long (${length} > ${s.maxLength}).` });
   }
   if (typeof s.pattern === "string" && patternOf(s.pattern)?.test(value) === false) {
-    out.push({ path, message: "String does not match pattern." });
+    out.push({ path: path.slice(), message: "String does not match pattern." });
   }
   if (typeof s.format === "string" && !matchesFormat(s.format, value)) {
-    out.push({ path, message: `String does not match format "${s.format}".` });
+    out.push({ path: path.slice(), message: `String does not match format "${s.format}".` });
   }
 }

@@ -9,6 +9,11 @@ export type Path = (string | number)[];
 /** Checks `value` (found at `path`) against `schema`, pushing every issue onto `out`. */
 export type Check = (value: unknown, schema: unknown, path: Path, out: ValidationIssue[]) => void;
 
+/** Whether a value of JSON type `type` fits the `type` keyword's entry `wanted`. */
+function fitsType(wanted: unknown, type: string, value: unknown): boolean {
+  return wanted === type || (wanted === "integer" && Number.isInteger(value));
+}
+
 /** The JSON Schema type name of a value; `integer` is decided by the `type` keyword. */
 function typeOf(value: unknown): string {
   return value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
@@ -34,7 +39,10 @@ export function createCheck(root: JsonSchema): Check {
 
   const check: Check = (value, schema, path, out) => {
     if (schema === false) {
-      out.push({ path, message: typeof path.at(-1) === "number" ? "Unexpected item" : "Unexpected property" });
+      out.push({
+        path: path.slice(),
+        message: typeof path.at(-1) === "number" ? "Unexpected item" : "Unexpected property",
+      });
       return;
     }
     if (schema === null || typeof schema !== "object") return;
@@ -49,26 +57,32 @@ export function createCheck(root: JsonSchema): Check {
 
     const type = typeOf(value);
     if (s.type !== undefined) {
-      const types = ([] as unknown[]).concat(s.type);
-      const fits = types.some((t) => t === type || (t === "integer" && Number.isInteger(value)));
+      const fits =
+        typeof s.type === "string"
+          ? fitsType(s.type, type, value)
+          : Array.isArray(s.type) && s.type.some((t) => fitsType(t, type, value));
       if (!fits) {
-        out.push({ path, message: `Instance type "${type}" is invalid. Expected "${types.join('", "')}".` });
+        const types = ([] as unknown[]).concat(s.type);
+        out.push({
+          path: path.slice(),
+          message: `Instance type "${type}" is invalid. Expected "${types.join('", "')}".`,
+        });
       }
     }
     if (s.const !== undefined && !sameJson(value, s.const)) {
-      out.push({ path, message: `Instance does not match ${JSON.stringify(s.const)}.` });
+      out.push({ path: path.slice(), message: `Instance does not match ${JSON.stringify(s.const)}.` });
     }
     if (Array.isArray(s.enum) && !s.enum.some((option) => sameJson(value, option))) {
-      out.push({ path, message: `Instance does not match any of ${JSON.stringify(s.enum)}.` });
+      out.push({ path: path.slice(), message: `Instance does not match any of ${JSON.stringify(s.enum)}.` });
     }
 
     if (s.not !== undefined && passes(value, s.not, path))
-      out.push({ path, message: 'Instance matched "not" schema.' });
+      out.push({ path: path.slice(), message: 'Instance matched "not" schema.' });
     if (Array.isArray(s.allOf)) for (const branch of s.allOf) check(value, branch, path, out);
     if (Array.isArray(s.anyOf)) {
       const failures = s.anyOf.map((branch) => issuesOf(value, branch, path));
       if (failures.every((issues) => issues.length > 0)) {
-        out.push({ path, message: "Instance does not match any subschemas." }, ...failures.flat());
+        out.push({ path: path.slice(), message: "Instance does not match any subschemas." }, ...failures.flat());
       }
     }
     if (Array.isArray(s.oneOf)) {
@@ -76,7 +90,7 @@ export function createCheck(root: JsonSchema): Check {
       const matches = failures.filter((issues) => issues.length === 0).length;
       if (matches !== 1) {
         out.push(
-          { path, message: `Instance does not match exactly one subschema (${matches} matches).` },
+          { path: path.slice(), message: `Instance does not match exactly one subschema (${matches} matches).` },
           ...failures.flat(),
         );
       }

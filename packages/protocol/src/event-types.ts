@@ -1,0 +1,21 @@
+/**
+ * Every event type of protocol v1, in the order DESIGN.md lists them. A plain list, so
+ * code that only needs the names (a browser skipping types it does not know) does not
+ * load the schemas.
+ */
+export const EVENT_TYPES = [
+  "session.created",
+  "turn.started",
+  "message.started",
+  "text.delta",
+  "reasoning.delta",
+  "message.completed",
+  "tool.called",
+  "input.requested",
+  "input.resolved",
+  "tool.result",
+  "turn.waiting",
+  "turn.completed",
+  "turn.failed",
+  "turn.cancelled",
+] as const;

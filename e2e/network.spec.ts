@@ -8,6 +8,7 @@ test("a network drop mid-stream reconnects with no lost or doubled text", async 
     await page.goto(proxy.url);
     const states: string[] = [];
     await page.exposeFunction("recordConnection", (state: string) => states.push(state));
+    await expect(page.locator(".chat-connection")).toHaveAttribute("data-state", "open");
     await page.evaluate(() => {
       const badge = document.querySelector(".chat-connection");
       new MutationObserver(() => {

@@ -1,9 +1,10 @@
+import { join } from "node:path";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { defineClientTool, defineTool } from "@hitl-kit/protocol";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { createAgentRuntime, implement, memoryStore, scriptedModel } from "../src/index.js";
-import { checkOneResultPerCall, startServer } from "./harness.js";
+import { createAgentRuntime, implement, memoryStore, scriptedModel, sqliteStore } from "../src/index.js";
+import { checkOneResultPerCall, quiet, startServer, tempDir } from "./harness.js";
 import { lastToolResults, recordingModel } from "./recording-model.js";
 import { pickTemplate } from "./tools.js";
 
@@ -132,6 +133,42 @@ describe("expiry", () => {
     });
     expect(late.status).toBe(409);
     expect(late.body.error.details.resolution.action).toBe("expire");
+  });
+});
+
+describe("an answer schema that changed while a request was parked", () => {
+  it("is caught: an answer that fits the old schema but not the new one gets a 422 that says so", async () => {
+    const dir = tempDir();
+    const path = join(dir.path, "hitl.sqlite");
+    const before = createAgentRuntime({
+      model: scriptedModel([{ toolCalls: [pick] }]),
+      tools: [pickTemplate],
+      store: sqliteStore(path),
+      logger: quiet,
+    });
+    const { sessionId } = await before.createSession();
+    await before.sendMessage(sessionId, "go");
+    await before.idle();
+    const [request] = (await before.getSnapshot(sessionId)).pending;
+    await before.close();
+
+    const stricter = defineClientTool({
+      ...pickTemplate,
+      answerSchema: z.object({ templateId: z.enum(["bold", "calm"]) }),
+    });
+    const store = sqliteStore(path);
+    const after = createAgentRuntime({ model: scriptedModel([]), tools: [stricter], store, logger: quiet });
+    const refused = after.respond(sessionId, [
+      { requestId: request!.requestId, action: "accept", value: { templateId: "a" } },
+    ]);
+    await expect(refused).rejects.toMatchObject({
+      code: "invalid_answer",
+      message: expect.stringContaining("changed since this request was parked"),
+    });
+    expect((await after.getSnapshot(sessionId)).pending).toHaveLength(1);
+    await after.close();
+    await store.close();
+    dir.cleanup();
   });
 });
 

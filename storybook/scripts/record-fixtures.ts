@@ -9,19 +9,11 @@ import type { InputResponse, ProtocolEvent } from "@hitl-kit/protocol";
 import {
   type AgentRuntime,
   createAgentRuntime,
-  implement,
   memoryStore,
   type ScriptedReply,
   scriptedModel,
 } from "@hitl-kit/server";
-import {
-  collectDetails,
-  pickAspectRatio,
-  pickMedia,
-  pickTemplate,
-  publishPoster,
-  refundCharge,
-} from "../../apps/chat/src/shared/tools.js";
+import { demoTools } from "../../apps/chat/server/demo-tools.js";
 
 const templates = [
   { id: "bold", name: "Bold", description: "Big type, high contrast", preview: "/templates/bold.svg" },
@@ -32,15 +24,6 @@ const askTemplate = { toolName: "pick_template", input: { templates } };
 const askRatio = { toolName: "pick_aspect_ratio", input: { ratios: ["1:1", "4:5", "16:9"] } };
 const askDetails = { toolName: "collect_details", input: { reason: "I need a few details to book the venue." } };
 const askRefund = { toolName: "refund_charge", input: { chargeId: "ch_3PqL9x2e", amount: 1250 } };
-
-const tools = [
-  pickTemplate,
-  pickAspectRatio,
-  pickMedia,
-  collectDetails,
-  implement(publishPoster, async ({ title }) => ({ url: `https://posters.example/${encodeURIComponent(title)}` })),
-  implement(refundCharge, async ({ chargeId, amount }) => ({ chargeId, refunded: amount })),
-];
 
 /** One recording: a script, the person's message, and what happens after the first park. */
 interface Scenario {
@@ -113,7 +96,7 @@ const scenarios: Record<string, Scenario> = {
 async function record(name: string, scenario: Scenario): Promise<ProtocolEvent[]> {
   const runtime: AgentRuntime = createAgentRuntime({
     model: scriptedModel(scenario.script, { wordsPerChunk: 3 }),
-    tools,
+    tools: demoTools,
     store: memoryStore(),
     ...(scenario.expireAfter ? { expireAfter: scenario.expireAfter } : {}),
   });

@@ -1,13 +1,14 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { emptySnapshot, ProtocolEvent, reduceSession } from "@hitl-kit/protocol";
+import { decodeEvent, emptySnapshot, reduceSession } from "@hitl-kit/protocol";
 import { describe, expect, it } from "vitest";
-import * as z from "zod/mini";
 import { checkOneResultPerCall } from "../../packages/server/test/harness.js";
 
 const folder = join(import.meta.dirname, "../fixtures");
 const load = (name: string) =>
-  z.array(ProtocolEvent).parse(JSON.parse(readFileSync(join(folder, `${name}.json`), "utf8")));
+  (JSON.parse(readFileSync(join(folder, `${name}.json`), "utf8")) as unknown[]).map((event) =>
+    decodeEvent(JSON.stringify(event)),
+  );
 const fold = (name: string) => load(name).reduce(reduceSession, emptySnapshot(""));
 
 describe("the recorded fixtures", () => {

@@ -6,11 +6,12 @@ import type { SessionSnapshot } from "./snapshot.js";
 import { validateJsonSchema } from "./validate-json-schema.js";
 import { errorBodyJsonSchema, eventJsonSchemas, snapshotJsonSchema } from "./wire-json-schemas.generated.js";
 
-// The browser's decoders check against JSON Schemas generated from the zod/mini wire
-// schemas (scripts/wire-json-schemas.ts), with the validator it already carries for
-// answers: the same rules, and no zod in a browser bundle.
+// The decoders check against JSON Schemas generated from the zod/mini wire schemas
+// (scripts/wire-zod-schemas.ts), with the validator that checks answers: the same rules,
+// and no zod in a browser bundle or a server.
 
-function check<T>(schema: JsonSchema, value: unknown, what: string): T {
+/** Checks a value against a wire JSON Schema. @throws {ProtocolError} `bad_request` naming each issue */
+export function checkWire<T>(schema: JsonSchema, value: unknown, what: string): T {
   const result = validateJsonSchema(schema, value);
   if (result.ok) return value as T;
   const summary = result.issues.map((issue) => `${issue.path.join(".") || what}: ${issue.message}`).join("; ");
@@ -32,7 +33,7 @@ export function decodeEvent(data: string): ProtocolEvent {
   const schema = typeof type === "string" ? eventJsonSchemas[type] : undefined;
   if (!schema)
     throw new ProtocolError("bad_request", `Not an event of protocol v1: unknown type ${JSON.stringify(type)}.`);
-  return check<ProtocolEvent>(schema, json, "an event");
+  return checkWire<ProtocolEvent>(schema, json, "an event");
 }
 
 /**
@@ -40,7 +41,7 @@ export function decodeEvent(data: string): ProtocolEvent {
  * @throws {ProtocolError} `bad_request` naming each problem
  */
 export function parseSnapshot(value: unknown): SessionSnapshot {
-  const snapshot = check<SessionSnapshot>(snapshotJsonSchema, value, "a session snapshot");
+  const snapshot = checkWire<SessionSnapshot>(snapshotJsonSchema, value, "a session snapshot");
   return snapshot.resolved ? snapshot : { ...snapshot, resolved: [] };
 }
 

@@ -8,14 +8,15 @@ export {
   requiresApproval,
   toApprovalPolicy,
 } from "./approval.js";
-export { askQuestion } from "./ask-question.js";
-export {
+export { askQuestion, type QuestionAnswer, type QuestionInput, type QuestionInputSchema } from "./ask-question.js";
+export type {
   CreateSessionBody,
   InputResponse,
   RespondBody,
   ResponseAction,
   SendMessageBody,
 } from "./command-bodies.js";
+export { type CommandBodies, parseCommandBody } from "./decode-command.js";
 export { decodeEvent, parseErrorBody, parseSnapshot } from "./decode-wire.js";
 export {
   type AnyToolDefinition,
@@ -31,14 +32,13 @@ export {
   type ToolAnswerOf,
   type ToolInputOf,
 } from "./define-tool.js";
-export { ErrorBody } from "./error-body.js";
+export type { ErrorBody } from "./error-body.js";
 export { ERROR_STATUS, type ErrorCode, ProtocolError } from "./errors.js";
 export { EVENT_TYPES } from "./event-types.js";
-export {
-  type EventInput,
-  type EventOf,
-  EventSchemas,
-  type EventType,
+export type {
+  EventInput,
+  EventOf,
+  EventType,
   MessageRole,
   ProtocolEvent,
   ToolOutcome,
@@ -52,7 +52,7 @@ export {
   type VellumToolDefinition,
 } from "./port-tools.js";
 export { emptySnapshot, reduceSession } from "./reduce-session.js";
-export { InputRequest, RequestKind, ResolutionAction } from "./requests.js";
+export type { InputRequest, RequestKind, ResolutionAction } from "./requests.js";
 export {
   type Infer,
   isStandardSchema,
@@ -65,7 +65,7 @@ export {
   type ValidationResult,
   validate,
 } from "./schema.js";
-export {
+export type {
   Message,
   MessagePart,
   ReasoningPart,

@@ -1,28 +1,25 @@
-import * as z from "zod/mini";
+import type { JsonSchema } from "./schema.js";
 
 /** What a request asks of the person: to approve a server tool call, or to provide an answer. */
-export const RequestKind = z.enum(["approval", "input"]);
-/** @see RequestKind */
-export type RequestKind = z.infer<typeof RequestKind>;
+export type RequestKind = "approval" | "input";
 
 /**
  * A parked tool call waiting for a person: one request per tool call. `answerSchema` is
  * the JSON Schema the answer's `value` must satisfy; the server checks it again.
  */
-export const InputRequest = z.object({
-  requestId: z.string(),
-  toolCallId: z.string(),
-  toolName: z.string(),
-  kind: RequestKind,
-  prompt: z.optional(z.string()),
-  input: z.unknown(),
-  answerSchema: z.looseObject({}),
-  expiresAt: z.optional(z.string()),
-});
-/** @see InputRequest */
-export type InputRequest = z.infer<typeof InputRequest>;
+export interface InputRequest {
+  requestId: string;
+  toolCallId: string;
+  toolName: string;
+  kind: RequestKind;
+  /** The question, when the tool defines one. */
+  prompt?: string;
+  /** The tool call's input, as the model wrote it and the tool's input schema accepted it. */
+  input: unknown;
+  answerSchema: JsonSchema;
+  /** ISO 8601; the request settles as expired then. */
+  expiresAt?: string;
+}
 
 /** How a parked request was settled: the person's action, or `expire` when its time ran out. */
-export const ResolutionAction = z.enum(["accept", "decline", "cancel", "expire"]);
-/** @see ResolutionAction */
-export type ResolutionAction = z.infer<typeof ResolutionAction>;
+export type ResolutionAction = "accept" | "decline" | "cancel" | "expire";

@@ -2,8 +2,14 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildWireJsonSchemas } from "../scripts/wire-json-schemas.js";
-import { decodeEvent, ProtocolEvent, parseErrorBody, parseSnapshot, SessionSnapshot } from "../src/index.js";
-import { errorBodyJsonSchema, eventJsonSchemas, snapshotJsonSchema } from "../src/wire-json-schemas.generated.js";
+import { ProtocolEvent, RespondBody, SendMessageBody, SessionSnapshot } from "../scripts/wire-zod-schemas.js";
+import { decodeEvent, ProtocolError, parseCommandBody, parseErrorBody, parseSnapshot } from "../src/index.js";
+import {
+  commandJsonSchemas,
+  errorBodyJsonSchema,
+  eventJsonSchemas,
+  snapshotJsonSchema,
+} from "../src/wire-json-schemas.generated.js";
 import { everyEventType } from "./fixtures.js";
 
 const recorded = readdirSync(join(import.meta.dirname, "../../../storybook/fixtures")).flatMap(
@@ -35,6 +41,7 @@ describe("the generated wire JSON Schemas", () => {
     expect(eventJsonSchemas).toEqual(fresh.events);
     expect(snapshotJsonSchema).toEqual(fresh.snapshot);
     expect(errorBodyJsonSchema).toEqual(fresh.errorBody);
+    expect(commandJsonSchemas).toEqual(fresh.commands);
   });
 
   it("decode events exactly as the zod schemas do, for recorded events and their mutations", () => {
@@ -55,5 +62,36 @@ describe("the generated wire JSON Schemas", () => {
       error: { code: "not_found", message: "No." },
     });
     expect(parseErrorBody({ error: "No." })).toBeUndefined();
+  });
+});
+
+describe("command bodies", () => {
+  const refused = (command: "message" | "responses", value: unknown) => {
+    try {
+      parseCommandBody(command, value);
+      return false;
+    } catch (error) {
+      return error instanceof ProtocolError && error.code === "bad_request";
+    }
+  };
+
+  it("are checked as the zod schemas check them", () => {
+    const messages = [{ text: "hi" }, { text: "  hi  " }, { text: "" }, { text: "   " }, { text: 7 }, {}, []];
+    for (const body of messages) expect(refused("message", body)).toBe(!SendMessageBody.safeParse(body).success);
+    const response = { requestId: "req_1", action: "accept", value: { a: 1 } };
+    const bodies = [
+      { responses: [response] },
+      { responses: [] },
+      { responses: [{ ...response, action: "approve" }] },
+      { responses: [{ ...response, requestId: "" }] },
+      { responses: [{ ...response, reason: "x".repeat(10_001) }] },
+      { responses: Array.from({ length: 101 }, (_, i) => ({ ...response, requestId: `r${i}` })) },
+      { response },
+    ];
+    for (const body of bodies) expect(refused("responses", body)).toBe(!RespondBody.safeParse(body).success);
+  });
+
+  it("trims a message's text", () => {
+    expect(parseCommandBody("message", { text: "  hi \n" })).toEqual({ text: "hi" });
   });
 });

@@ -65,9 +65,7 @@ describe("bad input", () => {
   it("lists each malformed field in the details", async () => {
     const { id } = await parkedSession();
     const response = await server.call("POST", `/sessions/${id}/responses`, { responses: [{ action: "accept" }] });
-    expect(response.body.error.details).toEqual([
-      { path: ["responses", "0", "requestId"], message: expect.any(String) },
-    ]);
+    expect(response.body.error.details).toEqual([{ path: ["responses", 0, "requestId"], message: expect.any(String) }]);
   });
 
   it("refuses answering one request twice in one body", async () => {

@@ -1,4 +1,4 @@
-import { CreateSessionBody, ProtocolError, RespondBody, SendMessageBody } from "@hitl-kit/protocol";
+import { ProtocolError } from "@hitl-kit/protocol";
 import type { AgentRuntime } from "../runtime/agent-runtime.js";
 import { eventStream } from "./event-stream.js";
 import { RateLimiter, type RateLimitOptions } from "./rate-limiter.js";
@@ -57,13 +57,13 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
     },
     "/messages": {
       POST: async (request, id) => {
-        const { text } = await readJson(request, SendMessageBody, maxBytes);
+        const { text } = await readJson(request, "message", maxBytes);
         return json(202, await runtime.sendMessage(id, text));
       },
     },
     "/responses": {
       POST: async (request, id) => {
-        const { responses } = await readJson(request, RespondBody, maxBytes);
+        const { responses } = await readJson(request, "responses", maxBytes);
         const result = await runtime.respond(id, responses);
         return json(result.status, { resolutions: result.resolutions });
       },
@@ -86,7 +86,7 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
       if (rest === "/sessions") {
         await authorize(request, undefined);
         if (request.method === "POST") {
-          await readJson(request, CreateSessionBody, maxBytes);
+          await readJson(request, "createSession", maxBytes);
           return json(201, await runtime.createSession());
         }
         if (request.method === "GET") return json(200, { sessions: await runtime.listSessions() });

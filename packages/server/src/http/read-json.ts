@@ -1,16 +1,14 @@
-import { ProtocolError } from "@hitl-kit/protocol";
-import { en } from "zod/locales";
-import type * as z from "zod/mini";
-
-/** English issue messages ("Too small: expected string to have >=1 characters"), whatever zod's global locale. */
-const messages = en().localeError;
+import { type CommandBodies, ProtocolError, parseCommandBody } from "@hitl-kit/protocol";
 
 /**
- * Reads a JSON body of at most `maxBytes`, then checks it against one of the protocol's
- * wire schemas (zod/mini).
+ * Reads a command's JSON body of at most `maxBytes`, then checks it against protocol v1.
  * @throws {ProtocolError} `unsupported_media_type`, `payload_too_large` or `bad_request`, each saying what to fix
  */
-export async function readJson<T>(request: Request, schema: z.ZodMiniType<T>, maxBytes: number): Promise<T> {
+export async function readJson<K extends keyof CommandBodies>(
+  request: Request,
+  command: K,
+  maxBytes: number,
+): Promise<CommandBodies[K]> {
   const type = request.headers.get("content-type");
   if (type && !/^application\/(.+\+)?json\b/i.test(type)) {
     throw new ProtocolError("unsupported_media_type", `Send the body as application/json, not ${type}.`);
@@ -24,13 +22,7 @@ export async function readJson<T>(request: Request, schema: z.ZodMiniType<T>, ma
   } catch (error) {
     throw new ProtocolError("bad_request", `The body is not valid JSON: ${(error as Error).message}`);
   }
-  const result = schema.safeParse(json, { error: messages });
-  if (!result.success) {
-    const issues = result.error.issues.map((issue) => ({ path: issue.path.map(String), message: issue.message }));
-    const summary = issues.map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`).join("; ");
-    throw new ProtocolError("bad_request", `The body is malformed: ${summary}`, issues);
-  }
-  return result.data;
+  return parseCommandBody(command, json);
 }
 
 async function readText(request: Request, maxBytes: number): Promise<string> {

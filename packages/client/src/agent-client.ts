@@ -1,15 +1,16 @@
-import { type InputResponse, validateJsonSchema } from "@hitl-kit/protocol";
+import { type InputResponse, ProtocolError, validateJsonSchema } from "@hitl-kit/protocol";
 import type { ClientAction } from "./client-action.js";
 import { type ClientState, initialClientState } from "./client-state.js";
 import { type CommandError, type CommandResult, toCommandError, toRequestError } from "./command-result.js";
 import { reduceClientState } from "./reduce-client-state.js";
 import type { RequestError } from "./request-state.js";
+import { SessionConnection } from "./session-connection.js";
 import { type SseTransportOptions, sseTransport } from "./sse-transport.js";
 import type { AgentCommand, Transport } from "./transport.js";
 
 /** Options of {@link createAgentClient}: a `url` (and HTTP options), or a ready-made `transport`. */
 export type AgentClientOptions = {
-  /** Attach to this session; without it, a new session is created. */
+  /** Attach to this session. Without it, the client has no session until `send()` (or `createSession()`) makes one. */
   sessionId?: string;
 } & ((SseTransportOptions & { transport?: undefined }) | { transport: Transport; url?: string });
 
@@ -20,31 +21,69 @@ export type StateListener = (state: ClientState, previous: ClientState) => void;
  * A session's live state and its commands, framework-free. The state is immutable and
  * replaced on every change (`getSnapshot` returns the same object until then), so it
  * plugs into `useSyncExternalStore` or any store. Create it with {@link createAgentClient}.
+ *
+ * Creating a client does no I/O. The first subscriber starts it — the session's snapshot,
+ * then its event stream — and when the last one leaves, the stream stops (it resumes from
+ * where it was on the next subscriber). So React's StrictMode and server rendering cost
+ * nothing, and a session is only created by `send()` or `createSession()`.
  */
 export class AgentClient {
-  /** Resolves once the session id is known and the first snapshot is applied; rejects if that fails. */
+  /**
+   * Resolves once the session is known and its first snapshot applied (after the first
+   * subscriber, or when `send()` creates the session); rejects if that fails. It starts
+   * nothing by itself.
+   */
   readonly ready: Promise<void>;
   readonly #transport: Transport;
   readonly #listeners = new Set<StateListener>();
+  readonly #connection: SessionConnection;
   #state: ClientState;
-  #closeStream: (() => void) | undefined;
-  #closed = false;
+  #creating: Promise<string> | undefined;
 
   constructor(options: AgentClientOptions) {
     this.#transport = options.transport ?? sseTransport(options);
     this.#state = initialClientState(options.sessionId);
-    this.ready = this.#start(options.sessionId);
-    this.ready.catch(() => {}); // the failure is in the state; awaiting `ready` is optional
+    this.#connection = new SessionConnection(this.#transport, {
+      dispatch: (...actions) => this.#dispatch(...actions),
+      lastSeq: () => this.#state.lastSeq,
+    });
+    this.ready = this.#connection.ready;
+    if (options.sessionId === undefined) this.#connection.markReady();
   }
 
-  /** Listens to every change; returns the function that stops listening. */
+  /** Listens to every change; the first listener starts the client. Returns the function that stops listening. */
   subscribe = (listener: StateListener): (() => void) => {
     this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    this.#connection.start(this.#state.sessionId);
+    return () => {
+      if (this.#listeners.delete(listener) && this.#listeners.size === 0) this.#connection.stopSoon();
+    };
   };
 
   /** The current state: the same object until something changes. */
   getSnapshot = (): ClientState => this.#state;
+
+  /**
+   * Creates the session now, if the client has none yet (otherwise resolves with its id).
+   * `send()` does this by itself; call it when you need the id before the first message.
+   */
+  async createSession(): Promise<string> {
+    const known = this.#state.sessionId;
+    if (known !== undefined) return known;
+    this.#creating ??= this.#transport.createSession().then(
+      ({ sessionId }) => {
+        this.#dispatch({ type: "session.created", sessionId });
+        this.#connection.markReady();
+        if (this.#listeners.size > 0) this.#connection.start(sessionId);
+        return sessionId;
+      },
+      (error: unknown) => {
+        this.#creating = undefined;
+        throw error;
+      },
+    );
+    return this.#creating;
+  }
 
   /** Sends the person's message, starting a turn (open requests are cancelled by the server by default). */
   send(text: string): Promise<CommandResult> {
@@ -75,42 +114,14 @@ export class AgentClient {
     return this.#command({ type: "cancel" }, "stop");
   }
 
-  /** Closes the event stream for good: no more events, no reconnects. */
+  /** Closes the event stream for good: no more events, no reconnects, whoever subscribes. */
   close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    if (this.#closeStream) this.#closeStream();
-    else this.#dispatch({ type: "connection.changed", connection: "closed" });
-  }
-
-  async #start(given: string | undefined): Promise<void> {
-    try {
-      let sessionId = given;
-      if (sessionId === undefined) {
-        sessionId = (await this.#transport.createSession()).sessionId;
-        this.#dispatch({ type: "session.created", sessionId });
-      }
-      const snapshot = await this.#transport.loadSnapshot(sessionId);
-      this.#dispatch({ type: "snapshot.loaded", snapshot });
-      if (this.#closed) return;
-      this.#closeStream = this.#transport.openStream(sessionId, {
-        lastSeq: () => this.#state.lastSeq,
-        sink: {
-          event: (event) => this.#dispatch({ type: "event", event }),
-          events: (events) => this.#dispatch(...events.map((event) => ({ type: "event" as const, event }))),
-          connection: (connection) => this.#dispatch({ type: "connection.changed", connection }),
-          fail: (error) => this.#dispatch({ type: "connection.failed", error }),
-        },
-      });
-    } catch (error) {
-      this.#dispatch({ type: "connection.failed", error: toCommandError(error) });
-      throw error;
-    }
+    this.#connection.close();
   }
 
   async #answer(response: InputResponse): Promise<CommandResult> {
     const { requestId } = response;
-    await this.ready.catch(() => {}); // check against the hydrated request; #post reports a failed start
+    await this.#connection.started; // check against the hydrated request; #post reports a failed start
     const invalid = this.#checkAnswer(response);
     if (invalid) {
       this.#dispatch({ type: "request.failed", requestId, error: invalid });
@@ -154,8 +165,11 @@ export class AgentClient {
   async #post(command: AgentCommand): Promise<CommandResult> {
     let error: CommandError;
     try {
-      await this.ready;
-      const sessionId = this.#state.sessionId as string;
+      const sessionId = command.type === "message" ? await this.createSession() : this.#state.sessionId;
+      if (sessionId === undefined) {
+        throw new ProtocolError("not_found", "This client has no session yet: send a message to start one.");
+      }
+      await this.#connection.started;
       const reply = await this.#transport.send(sessionId, command);
       return { ok: true, status: reply.status, body: reply.body };
     } catch (thrown) {
@@ -184,13 +198,13 @@ export class AgentClient {
 }
 
 /**
- * Creates a client for one session: attaches to `sessionId` (hydrating from its snapshot
- * first, so open requests show at once) or creates a new session, then follows its event
- * stream, reconnecting when it drops.
+ * Creates a client for one session, with no I/O yet: the first `subscribe` attaches to
+ * `sessionId` (hydrating from its snapshot first, so open requests show at once) and
+ * follows its event stream, reconnecting when it drops. Without a `sessionId`, the first
+ * `send()` creates the session.
  * @example
  * const client = createAgentClient({ url: "/api/agent", sessionId: localStorage.sessionId });
- * await client.ready;
- * client.subscribe((state) => render(state.messages, state.pending));
+ * const unsubscribe = client.subscribe((state) => render(state.messages, state.pending));
  * await client.send("make me a poster");
  * // later, from a widget:
  * await client.respond(requestId, { templateId: "calm" });

@@ -3,7 +3,7 @@ import type { RequestState } from "./request-state.js";
 
 /**
  * What the client is doing, as a chat UI shows it. One value, derived from the others:
- * - `connecting`: the session is being created or hydrated; nothing to show yet.
+ * - `connecting`: the session is being hydrated; nothing to show yet.
  * - `idle`: no turn is running; the person may send a message.
  * - `submitting`: a message was sent and its turn has not started yet.
  * - `streaming`: a turn is running (the model is writing or a tool is executing).
@@ -14,11 +14,11 @@ import type { RequestState } from "./request-state.js";
 export type ClientStatus = "connecting" | "idle" | "submitting" | "streaming" | "waiting" | "reconnecting" | "error";
 
 /**
- * The event stream: opening for the first time (`connecting`), delivering events
- * (`open`), dropped and being reopened (`reconnecting`), or `closed` for good (by
- * `close()` or an error retrying cannot fix).
+ * The event stream: not open because nobody listens or there is no session yet (`idle`),
+ * opening (`connecting`), delivering events (`open`), dropped and being reopened
+ * (`reconnecting`), or `closed` for good (by `close()` or an error retrying cannot fix).
  */
-export type ConnectionState = "connecting" | "open" | "reconnecting" | "closed";
+export type ConnectionState = "idle" | "connecting" | "open" | "reconnecting" | "closed";
 
 /** A failure the whole session sees (a request's own failures live on its {@link RequestState}). */
 export interface ClientError {
@@ -32,7 +32,7 @@ export interface ClientError {
 
 /** The client's immutable state. Unchanged messages and requests keep their identity. */
 export interface ClientState {
-  /** The session's id; `undefined` only while a new session is being created. */
+  /** The session's id; `undefined` until the first `send()` creates one. */
   sessionId: string | undefined;
   status: ClientStatus;
   connection: ConnectionState;
@@ -47,7 +47,7 @@ export interface ClientState {
   lastSeq: number;
   /** The protocol's fold of the events (`reduceSession`); `messages` and `lastSeq` mirror it. */
   session: SessionSnapshot;
-  /** Whether the first snapshot has been applied. */
+  /** Whether the first snapshot has been applied (a client with no session yet has nothing to load). */
   hydrated: boolean;
   /** The newest turn's id. */
   turnId: string | undefined;
@@ -60,15 +60,15 @@ export function initialClientState(sessionId?: string): ClientState {
   const session = emptySnapshot(sessionId ?? "");
   return {
     sessionId,
-    status: "connecting",
-    connection: "connecting",
+    status: sessionId === undefined ? "idle" : "connecting",
+    connection: "idle",
     messages: session.messages,
     requests: {},
     pending: [],
     error: undefined,
     lastSeq: 0,
     session,
-    hydrated: false,
+    hydrated: sessionId === undefined,
     turnId: undefined,
     sending: undefined,
   };

@@ -16,6 +16,8 @@ export interface ReplayOptions {
 
 /** A transport that plays a recorded event list: see {@link replayTransport}. */
 export interface ReplayTransport extends Transport {
+  /** The recorded session's id: attach a client to it with `createAgentClient({ transport, sessionId })`. */
+  readonly sessionId: string;
   /** Every recorded event, in order. */
   readonly events: readonly ProtocolEvent[];
   /** The seq of the last event released (0 before the first). */
@@ -40,7 +42,7 @@ export interface ReplayTransport extends Transport {
  * recording, so a `respond()` stays `submitting` until an `input.resolved` is stepped to.
  * @example
  * const replay = replayTransport(recordedEvents);
- * const client = createAgentClient({ transport: replay });
+ * const client = createAgentClient({ transport: replay, sessionId: replay.sessionId });
  * replay.stepTo(12); // the parked picker is now in client.getSnapshot().pending
  */
 export function replayTransport(events: readonly ProtocolEvent[], options: ReplayOptions = {}): ReplayTransport {
@@ -60,6 +62,7 @@ export function replayTransport(events: readonly ProtocolEvent[], options: Repla
     return { status: 202, body: {} };
   };
   const replay: ReplayTransport = {
+    sessionId,
     events,
     get position() {
       return events[index - 1]?.seq ?? 0;

@@ -1,7 +1,7 @@
 import type { Script, ScriptedModelOptions } from "@hitl-kit/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { type AgentClient, createAgentClient, type RequestStatus } from "../src/index.js";
-import { pickCall, startAgentServer, textOf, waitFor } from "./helpers.js";
+import { follow, pickCall, startAgentServer, textOf, waitFor } from "./helpers.js";
 
 type Server = Awaited<ReturnType<typeof startAgentServer>>;
 let server: Server | undefined;
@@ -15,7 +15,9 @@ afterEach(async () => {
 
 async function connect(script: Script, sessionId?: string, modelOptions: ScriptedModelOptions = {}) {
   server ??= await startAgentServer(script, modelOptions);
-  const client = createAgentClient({ url: server.url, fetch: server.fetch, ...(sessionId ? { sessionId } : {}) });
+  const client = follow(
+    createAgentClient({ url: server.url, fetch: server.fetch, ...(sessionId ? { sessionId } : {}) }),
+  );
   clients.push(client);
   await client.ready;
   return client;
@@ -31,10 +33,12 @@ async function parkPicker(client: AgentClient) {
 const pickerScript = [{ text: "Pick a template.", toolCalls: [pickCall] }, { text: "Nice choice." }];
 
 describe("AgentClient against the real fetch handler", () => {
-  it("creates a session and streams the model's text", async () => {
+  it("creates a session with the first message and streams the model's text", async () => {
     const client = await connect([{ text: "Hello there, person." }]);
-    expect(client.getSnapshot().sessionId).toMatch(/\w+/);
+    expect(client.getSnapshot()).toMatchObject({ sessionId: undefined, status: "idle", connection: "idle" });
+    expect(server!.wire).toEqual([]);
     const result = await client.send("hi");
+    expect(client.getSnapshot().sessionId).toMatch(/^ses_/);
     expect(result).toMatchObject({ ok: true, status: 202, body: { turnId: expect.any(String) } });
     const state = await waitFor(client, (s) => s.status === "idle" && s.messages.length === 2);
     expect(state.messages.map((message) => message.role)).toEqual(["user", "assistant"]);

@@ -59,6 +59,12 @@ export async function startAgentServer(script: Script, modelOptions: ScriptedMod
   };
 }
 
+/** Subscribes a listener that does nothing, as a mounted UI would, so the client runs. */
+export function follow(client: AgentClient): AgentClient {
+  client.subscribe(() => {});
+  return client;
+}
+
 /** Resolves with the client's state once `predicate` holds; rejects after `timeoutMs` with the last state. */
 export function waitFor(client: AgentClient, predicate: (state: ClientState) => boolean, timeoutMs = 5_000) {
   return new Promise<ClientState>((resolve, reject) => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type AgentClient, type ConnectionState, createAgentClient } from "../src/index.js";
-import { startAgentServer, textOf, waitFor } from "./helpers.js";
+import { follow, startAgentServer, textOf, waitFor } from "./helpers.js";
 
 type Server = Awaited<ReturnType<typeof startAgentServer>>;
 let server: Server | undefined;
@@ -60,7 +60,7 @@ describe("the event stream", () => {
       const response = await server!.fetch(input, init);
       return input.endsWith("/events") ? prepend(response, future) : response;
     };
-    client = createAgentClient({ url: server.url, fetch, reconnect: fast });
+    client = follow(createAgentClient({ url: server.url, fetch, reconnect: fast }));
     await client.ready;
     await client.send("hello");
     const done = await waitFor(client, (s) => s.session.status === "idle" && s.messages.length === 2);
@@ -77,7 +77,7 @@ describe("the event stream", () => {
       streams.push({ lastEventId: new Headers(init?.headers).get("last-event-id") });
       return streams.length === 1 ? dropAfter(response, 12) : response;
     };
-    client = createAgentClient({ url: server.url, fetch, reconnect: fast });
+    client = follow(createAgentClient({ url: server.url, fetch, reconnect: fast }));
     const connections: ConnectionState[] = [];
     client.subscribe((state, previous) => {
       if (state.connection !== previous.connection) connections.push(state.connection);
@@ -109,7 +109,7 @@ describe("the event stream", () => {
       const response = await server!.fetch(input, { ...init, headers });
       return streams === 1 ? dropAfter(response, 12) : response;
     };
-    client = createAgentClient({ url: server.url, fetch, reconnect: fast });
+    client = follow(createAgentClient({ url: server.url, fetch, reconnect: fast }));
     await client.ready;
     await client.send("write");
     const done = await waitFor(client, (s) => s.session.status === "idle" && s.messages.length === 2);
@@ -128,7 +128,8 @@ describe("the event stream", () => {
       const body = { error: { code: "not_found", message: "There is no session." } };
       return new Response(JSON.stringify(body), { status: 404, headers: { "content-type": "application/json" } });
     };
-    client = createAgentClient({ url: server.url, fetch, reconnect: fast });
+    client = follow(createAgentClient({ url: server.url, fetch, reconnect: fast }));
+    await client.createSession();
     const failed = await waitFor(client, (s) => s.connection === "closed");
     expect(failed).toMatchObject({ status: "error", error: { code: "not_found", source: "connection" } });
     expect(streams).toBe(2);
@@ -136,14 +137,15 @@ describe("the event stream", () => {
 
   it("rejects ready and reports the error when attaching to an unknown session", async () => {
     server = await startAgentServer([{ text: "hi" }]);
-    client = createAgentClient({ url: server.url, sessionId: "ses_missing" });
+    client = follow(createAgentClient({ url: server.url, sessionId: "ses_missing" }));
     await expect(client.ready).rejects.toMatchObject({ code: "not_found" });
     expect(client.getSnapshot()).toMatchObject({ status: "error", connection: "closed", error: { code: "not_found" } });
   });
 
   it("closes for good on close(): no more events and no reconnects", async () => {
     server = await startAgentServer([{ text: "hi" }]);
-    client = createAgentClient({ url: server.url, fetch: server.fetch, reconnect: fast });
+    client = follow(createAgentClient({ url: server.url, fetch: server.fetch, reconnect: fast }));
+    await client.createSession();
     await waitFor(client, (s) => s.connection === "open");
     client.close();
     const closed = client.getSnapshot();

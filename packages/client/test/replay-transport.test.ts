@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { everyEventType } from "../../protocol/test/fixtures.js";
 import { createAgentClient, replayTransport } from "../src/index.js";
-import { textOf } from "./helpers.js";
+import { follow, textOf } from "./helpers.js";
 
 describe("replayTransport", () => {
   it("drives a client step by step from a recorded stream", async () => {
     const replay = replayTransport(everyEventType);
-    const client = createAgentClient({ transport: replay });
+    const client = follow(createAgentClient({ transport: replay, sessionId: replay.sessionId }));
     await client.ready;
     expect(client.getSnapshot()).toMatchObject({ sessionId: "s_1", status: "idle", lastSeq: 0, connection: "open" });
 
@@ -35,12 +35,12 @@ describe("replayTransport", () => {
 
   it("plays a whole recording at once, before or after the client attaches", async () => {
     const before = replayTransport(everyEventType, { playedTo: 21 });
-    const attached = createAgentClient({ transport: before, sessionId: "s_1" });
+    const attached = follow(createAgentClient({ transport: before, sessionId: "s_1" }));
     await attached.ready;
     expect(attached.getSnapshot()).toMatchObject({ lastSeq: 21, status: "idle" });
 
     const after = replayTransport(everyEventType);
-    const client = createAgentClient({ transport: after });
+    const client = follow(createAgentClient({ transport: after, sessionId: after.sessionId }));
     await client.ready;
     after.playAll();
     expect(after.done).toBe(true);

@@ -1,34 +1,26 @@
 import { type AgentClient, type AgentClientOptions, createAgentClient } from "@hitl-kit/client";
-import { useEffect, useState } from "react";
-
-const closed = new WeakSet<AgentClient>();
+import { useState } from "react";
 
 /**
- * Owns a client for the component's lifetime: created on first render, closed on unmount,
- * re-created when `url` or `sessionId` change. Under StrictMode's unmount-and-remount in
- * development, a closed client is replaced by a fresh one for the same session.
+ * Owns a client for the component's lifetime: created on first render, re-created when
+ * `url` or `sessionId` change — unless the new `sessionId` is the one the client itself
+ * created on its first `send()`. Creating a client does no I/O: its stream follows its
+ * subscribers (the hooks that read it), so StrictMode's double render and effects and
+ * server rendering open nothing, and unmounting stops the stream.
  */
 export function useOwnedAgentClient(options: AgentClientOptions | undefined): AgentClient | undefined {
-  const key = options ? `${options.url ?? ""}\u0000${options.sessionId ?? ""}` : undefined;
-  const [owned, setOwned] = useState(() => (options ? { key, client: createAgentClient(options) } : undefined));
-  let current = owned;
-  if (options && current?.key !== key) {
-    current = { key, client: createAgentClient(options) };
-    setOwned(current);
-  }
-  const client = current?.client;
-  // The client depends on the key only; other options are read when it is created.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: see above
-  useEffect(() => {
-    if (!client || !options) return;
-    if (closed.has(client)) {
-      setOwned({ key, client: createAgentClient(options) });
-      return;
-    }
-    return () => {
-      closed.add(client);
-      client.close();
-    };
-  }, [client, key]);
-  return client;
+  const [owned, setOwned] = useState(() => (options ? { options, client: createAgentClient(options) } : undefined));
+  if (!options) return undefined;
+  if (owned && serves(owned, options)) return owned.client;
+  const next = { options, client: createAgentClient(options) };
+  setOwned(next);
+  return next.client;
+}
+
+function serves(owned: { options: AgentClientOptions; client: AgentClient }, options: AgentClientOptions): boolean {
+  if (owned.options.url !== options.url) return false;
+  return (
+    owned.options.sessionId === options.sessionId ||
+    (options.sessionId !== undefined && owned.client.getSnapshot().sessionId === options.sessionId)
+  );
 }

@@ -31,15 +31,30 @@ export const tools = {
   }),
 };
 
-/** A real runtime on a loopback port, with the SQLite store on a temporary file. */
+/**
+ * A real runtime on a loopback port, with the SQLite store on a temporary file. It logs
+ * every request (`METHOD path`) and counts the event streams it serves while they are open.
+ */
 export async function startLiveServer(script: Script, options?: ScriptedModelOptions) {
   const dir = tempDir();
   const store = sqliteStore(join(dir.path, "react.sqlite"));
   const runtime = createAgentRuntime({ model: scriptedModel(script, options), tools: Object.values(tools), store });
-  const server = await serve(createFetchHandler(runtime), { port: 0 });
+  const handler = createFetchHandler(runtime);
+  const requests: string[] = [];
+  const streams = { opened: 0, open: 0 };
+  const server = await serve(
+    async (request) => {
+      requests.push(`${request.method} ${new URL(request.url).pathname}`);
+      const response = await handler(request);
+      return request.url.endsWith("/events") && response.body ? counted(response, streams) : response;
+    },
+    { port: 0 },
+  );
   return {
     url: `${server.url}/api/agent`,
     runtime,
+    requests,
+    streams,
     async close() {
       await server.close();
       await runtime.close();
@@ -47,4 +62,29 @@ export async function startLiveServer(script: Script, options?: ScriptedModelOpt
       dir.cleanup();
     },
   };
+}
+
+/** The response with its body counted in `streams` from first byte until it ends or is cancelled. */
+function counted(response: Response, streams: { opened: number; open: number }): Response {
+  const reader = response.body!.getReader();
+  let open = true;
+  const end = () => {
+    if (open) streams.open--;
+    open = false;
+  };
+  streams.opened++;
+  streams.open++;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (!done) return controller.enqueue(value);
+      end();
+      controller.close();
+    },
+    cancel(reason) {
+      end();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, headers: response.headers });
 }

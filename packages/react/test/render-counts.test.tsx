@@ -74,7 +74,7 @@ function Picker({ request, status, respond }: WidgetProps<unknown, { id: string 
 describe("render cost", () => {
   it("re-renders only the message a text delta belongs to", async () => {
     const replay = replayTransport(events, { playedTo: 9 });
-    const client = createAgentClient({ transport: replay });
+    const client = createAgentClient({ transport: replay, sessionId: replay.sessionId });
     const view = render(
       <AgentProvider client={client}>
         <Transcript />
@@ -94,7 +94,7 @@ describe("render cost", () => {
   it("re-renders a widget only when its own request changes", async () => {
     const widgets = createWidgetRegistry<[typeof pick]>().add("pick", Picker);
     const replay = replayTransport(events, { playedTo: 9 });
-    const client = createAgentClient({ transport: replay });
+    const client = createAgentClient({ transport: replay, sessionId: replay.sessionId });
     const view = render(<ParkedRequests agent={client} widgets={widgets} />);
     await act(async () => {
       await client.ready;

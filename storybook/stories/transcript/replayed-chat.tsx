@@ -2,7 +2,7 @@ import { createAgentClient, type ReplayOptions, replayTransport, type Transport 
 import type { ProtocolEvent } from "@hitl-kit/protocol";
 import { AgentProvider, useAgent } from "@hitl-kit/react";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { ConnectionStatus, Transcript } from "../../../apps/chat/src/components/index.js";
 import { chatWidgets } from "../../../apps/chat/src/widgets/chat-widgets.js";
 import "../../../apps/chat/src/chat-panel.css";
@@ -50,9 +50,8 @@ export function ReplayedChat({ events, playedTo, answer, reconnecting }: Replaye
     const recorded = events as ProtocolEvent[];
     const replay = replayTransport(recorded, { playedTo: playedTo ?? recorded.length, ...(answer ? { answer } : {}) });
     const transport = reconnecting ? reconnectingTransport(replay) : replay;
-    return { client: createAgentClient({ transport }), queries: new QueryClient() };
+    return { client: createAgentClient({ transport, sessionId: replay.sessionId }), queries: new QueryClient() };
   });
-  useEffect(() => () => setup.client.close(), [setup]);
   return (
     <QueryClientProvider client={setup.queries}>
       <AgentProvider client={setup.client}>

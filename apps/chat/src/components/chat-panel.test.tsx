@@ -2,7 +2,7 @@ import { createAgentClient, replayTransport } from "@hitl-kit/client";
 import { emptySnapshot, type ProtocolEvent, reduceSession } from "@hitl-kit/protocol";
 import { AgentProvider } from "@hitl-kit/react";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startChat } from "../../test/chat-harness.js";
 import { chatWidgets } from "../widgets/chat-widgets.js";
@@ -54,8 +54,7 @@ async function renderChat(events: ProtocolEvent[]) {
     return new Response(JSON.stringify(body), { headers: { "content-type": "application/json" } });
   });
   const endpoint = { url: "/api/agent", fetch: listSessions as typeof fetch };
-  const client = createAgentClient({ transport: replay });
-  await client.ready;
+  const client = createAgentClient({ transport: replay, sessionId: replay.sessionId });
   render(
     <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
       <SessionSidebar endpoint={endpoint} currentId={sessionId} onNew={() => {}} />
@@ -64,6 +63,7 @@ async function renderChat(events: ProtocolEvent[]) {
       </AgentProvider>
     </QueryClientProvider>,
   );
+  await act(() => client.ready);
   const link = () => within(screen.getByRole("navigation", { name: "Chats" })).getByRole("link");
   return { replay, listSessions, link };
 }

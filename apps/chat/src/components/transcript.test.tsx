@@ -1,7 +1,7 @@
 import { createAgentClient, replayTransport } from "@hitl-kit/client";
 import { AgentProvider } from "@hitl-kit/react";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { cleanup, render, screen, within } from "@testing-library/react";
+import { act, cleanup, render, screen, within } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
 import { startChat } from "../../test/chat-harness.js";
 import { chatWidgets } from "../widgets/chat-widgets.js";
@@ -23,9 +23,8 @@ async function recordPosterSession() {
 describe("Transcript", () => {
   it("renders a replayed session with its widgets inline, answered ones showing the choice", async () => {
     const replay = replayTransport(await recordPosterSession());
-    const client = createAgentClient({ transport: replay });
-    await client.ready;
     replay.playAll();
+    const client = createAgentClient({ transport: replay, sessionId: replay.sessionId });
     render(
       <QueryClientProvider client={new QueryClient()}>
         <AgentProvider client={client}>
@@ -33,6 +32,7 @@ describe("Transcript", () => {
         </AgentProvider>
       </QueryClientProvider>,
     );
+    await act(() => client.ready);
 
     const log = screen.getByRole("log", { name: "Conversation" });
     expect(log.dataset.state).toBe("waiting");

@@ -1,0 +1,99 @@
+import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { StrictMode } from "react";
+import { renderToString } from "react-dom/server";
+import { afterEach, describe, expect, it } from "vitest";
+import { AgentProvider, useAgent } from "../src/index.js";
+import { startLiveServer } from "./live-server.js";
+
+let live: Awaited<ReturnType<typeof startLiveServer>> | undefined;
+afterEach(async () => {
+  cleanup();
+  await live?.close();
+  live = undefined;
+});
+
+function Chat({ url, sessionId }: { url: string; sessionId?: string }) {
+  const agent = useAgent({ url, ...(sessionId ? { sessionId } : {}) });
+  return (
+    <main data-status={agent.status} data-connection={agent.connection}>
+      {agent.messages.map((message) => (
+        <p key={message.id}>{message.parts.map((part) => (part.type === "text" ? part.text : "")).join("")}</p>
+      ))}
+      <button type="button" onClick={() => agent.send("hello")}>
+        send
+      </button>
+    </main>
+  );
+}
+
+const connection = () => document.querySelector("main")?.getAttribute("data-connection");
+const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+describe("useAgent under StrictMode", () => {
+  it("creates no session on load and exactly one with the first message, with one open stream", async () => {
+    live = await startLiveServer([{ text: "Hi there." }]);
+    render(
+      <StrictMode>
+        <Chat url={live.url} />
+      </StrictMode>,
+    );
+    await settle();
+    expect(live.requests).toEqual([]);
+    fireEvent.click(screen.getByRole("button", { name: "send" }));
+    await screen.findByText("Hi there.");
+    await settle();
+    expect(live.requests.filter((line) => line === "POST /api/agent/sessions")).toHaveLength(1);
+    expect(await live.runtime.listSessions()).toHaveLength(1);
+    expect(live.streams).toEqual({ opened: 1, open: 1 });
+  });
+
+  it("attaches to a session with one snapshot and one stream, and unmounting closes it", async () => {
+    live = await startLiveServer([{ text: "Hi there." }]);
+    const { sessionId } = await live.runtime.createSession();
+    const view = render(
+      <StrictMode>
+        <Chat url={live.url} sessionId={sessionId} />
+      </StrictMode>,
+    );
+    await waitFor(() => expect(connection()).toBe("open"));
+    await settle();
+    expect(live.requests).toEqual([
+      `GET /api/agent/sessions/${sessionId}`,
+      `GET /api/agent/sessions/${sessionId}/events`,
+    ]);
+    expect(live.streams).toEqual({ opened: 1, open: 1 });
+    view.unmount();
+    await waitFor(() => expect(live!.streams.open).toBe(0));
+  });
+
+  it("shares one stream between useAgent calls under one <AgentProvider>", async () => {
+    live = await startLiveServer([{ text: "Hi there." }]);
+    const { sessionId } = await live.runtime.createSession();
+    const Status = () => <span>{useAgent((agent) => agent.status)}</span>;
+    render(
+      <StrictMode>
+        <AgentProvider url={live.url} sessionId={sessionId}>
+          <Status />
+          <Status />
+        </AgentProvider>
+      </StrictMode>,
+    );
+    await waitFor(() => expect(screen.getAllByText("idle")).toHaveLength(2));
+    await settle();
+    expect(live.streams).toEqual({ opened: 1, open: 1 });
+  });
+
+  it("renders on the server without a request, a timer or window", async () => {
+    live = await startLiveServer([{ text: "Hi there." }]);
+    const { window: saved } = globalThis as { window?: unknown };
+    Reflect.deleteProperty(globalThis, "window");
+    try {
+      const html = renderToString(<Chat url={live.url} sessionId="ses_from_the_page" />);
+      expect(html).toContain('data-status="connecting"');
+    } finally {
+      (globalThis as { window?: unknown }).window = saved;
+    }
+    await settle();
+    expect(live.requests).toEqual([]);
+  });
+});

@@ -28,6 +28,7 @@ export default defineConfig({
             "packages/*/test/**/*.test.ts",
             "apps/*/**/*.test.ts",
             "storybook/scripts/**/*.test.ts",
+            "consumer/readme-*.test.ts",
           ],
           exclude: ["**/node_modules/**"],
         },
@@ -73,6 +74,17 @@ export default defineConfig({
             provider: playwright({ launchOptions: chromium }),
             instances: [{ browser: "chromium" }],
           },
+        },
+      },
+      {
+        // The packages built, packed and installed into new projects outside the workspace.
+        extends: true,
+        test: {
+          name: "consumer",
+          environment: "node",
+          include: ["consumer/consumer.test.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 600_000,
         },
       },
       {

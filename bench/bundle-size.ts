@@ -1,14 +1,21 @@
 /**
- * Bundle size: what a browser app ships for hitl-kit's `useAgent` + widget registry +
- * `ParkedRequests` + the fallback form, beside `useChat` of `@ai-sdk/react`. Minified by
- * esbuild, react and react-dom external, everything else bundled, then gzip -9.
+ * Bundle size of what ships: the packages built, packed and installed into a project
+ * outside the workspace (the consumer test's minimal project), bundled as an app would —
+ * minified by esbuild, react and react-dom external, everything else bundled, then
+ * gzip -9 — beside `useChat` of `@ai-sdk/react`. Exits 1 when a budget is exceeded.
  */
+import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
+import { prepareConsumer } from "../consumer/prepare-consumer.js";
 import { fmt, printTable, type Row, ratio, verdict } from "./table.js";
 
-const consumers = {
-  ours: `
+/** The budget of `@hitl-kit/client` + `@hitl-kit/react` in an app, minified and gzipped. */
+export const clientBudgetBytes = 20_000;
+
+const entries = {
+  /** What every app ships: the hook, the registry, the request renderer and the fallback form. */
+  client: `
     import { createWidgetRegistry, FallbackWidget, ParkedRequests, useAgent } from "@hitl-kit/react";
     import { jsx, jsxs } from "react/jsx-runtime";
     const widgets = createWidgetRegistry();
@@ -19,6 +26,8 @@ const consumers = {
         jsx(ParkedRequests, { agent, widgets, fallback: FallbackWidget }),
       ] });
     }`,
+  /** Every default widget, on top of the client (which stays external here). */
+  widgets: `export * from "@hitl-kit/widgets";`,
   useChat: `
     import { useChat } from "@ai-sdk/react";
     import { jsx } from "react/jsx-runtime";
@@ -28,10 +37,16 @@ const consumers = {
     }`,
 };
 
-/** Minified and gzipped sizes of one consumer, and the packages that weigh most in it. */
-async function measure(source: string) {
+/** Minified and gzipped bytes of one bundle, and the packages that weigh most in it. */
+export interface Size {
+  minified: number;
+  gzipped: number;
+  heaviest: [string, number][];
+}
+
+async function bundle(source: string, resolveDir: string, external: string[] = []): Promise<Size> {
   const result = await esbuild.build({
-    stdin: { contents: source, resolveDir: import.meta.dirname, loader: "js" },
+    stdin: { contents: source, resolveDir, loader: "js" },
     bundle: true,
     minify: true,
     format: "esm",
@@ -39,19 +54,15 @@ async function measure(source: string) {
     target: "es2022",
     write: false,
     metafile: true,
-    conditions: ["@hitl-kit/source"],
     define: { "process.env.NODE_ENV": '"production"' },
-    external: ["react", "react-dom", "react/jsx-runtime"],
+    external: ["react", "react-dom", "react/jsx-runtime", ...external],
     logLevel: "error",
   });
   const code = result.outputFiles[0]!.contents;
   const byPackage = new Map<string, number>();
   for (const output of Object.values(result.metafile.outputs)) {
     for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
-      // Our own packages are named with their scope, so `@hitl-kit/react` never reads as react itself.
-      const ours = /packages\/([^/]+)/.exec(path)?.[1];
-      const owner =
-        /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? (ours === undefined ? path : `@hitl-kit/${ours}`);
+      const owner = /.*node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? path;
       byPackage.set(owner, (byPackage.get(owner) ?? 0) + bytesInOutput);
     }
   }
@@ -59,30 +70,58 @@ async function measure(source: string) {
   return { minified: code.length, gzipped: gzipSync(code, { level: 9 }).length, heaviest };
 }
 
-const [ours, theirs] = [await measure(consumers.ours), await measure(consumers.useChat)];
-const kb = (bytes: number) => bytes / 1000;
-const rows: Row[] = [
-  {
-    case: "minified",
-    ours: fmt(kb(ours.minified), "KB"),
-    anchor: fmt(kb(theirs.minified), "KB"),
-    ratio: ratio(ours.minified, theirs.minified),
-    target: "—",
-    met: "—",
-  },
-  {
-    case: "minified + gzip -9",
-    ours: fmt(kb(ours.gzipped), "KB"),
-    anchor: fmt(kb(theirs.gzipped), "KB"),
-    ratio: ratio(ours.gzipped, theirs.gzipped),
-    target: "≤ 20 KB",
-    met: verdict(ours.gzipped <= 20_000),
-  },
-];
-const weights = (heaviest: [string, number][]) =>
-  heaviest.map(([name, bytes]) => `${name} ${fmt(kb(bytes), "KB")}`).join(", ");
-printTable("Bundle size", rows, [
-  "ours: useAgent + createWidgetRegistry + ParkedRequests + FallbackWidget; anchor: useChat (its default transport)",
-  `heaviest in ours (minified, before gzip): ${weights(ours.heaviest)}`,
-  `heaviest in useChat's: ${weights(theirs.heaviest)}`,
-]);
+async function stylesheet(project: string): Promise<Size> {
+  const result = await esbuild.build({
+    stdin: { contents: '@import "@hitl-kit/widgets/styles.css";', resolveDir: project, loader: "css" },
+    bundle: true,
+    minify: true,
+    write: false,
+    logLevel: "error",
+  });
+  const code = result.outputFiles[0]!.contents;
+  return { minified: code.length, gzipped: gzipSync(code, { level: 9 }).length, heaviest: [] };
+}
+
+/** Measures the installed packages in `project` (a folder with them in its node_modules). */
+export async function measureShipped(project: string) {
+  return {
+    client: await bundle(entries.client, project),
+    widgets: await bundle(entries.widgets, project, ["@hitl-kit/react", "@hitl-kit/client", "@hitl-kit/protocol"]),
+    css: await stylesheet(project),
+  };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const project = prepareConsumer().minimal;
+  const ours = await measureShipped(project);
+  const theirs = await bundle(entries.useChat, fileURLToPath(new URL(".", import.meta.url)));
+  const kb = (bytes: number) => fmt(bytes / 1000, "KB");
+  const row = (name: string, size: Size, anchor?: Size, budget?: number): Row => ({
+    case: name,
+    ours: `${kb(size.gzipped)} (${kb(size.minified)} min)`,
+    anchor: anchor ? `${kb(anchor.gzipped)} (${kb(anchor.minified)} min)` : "—",
+    ratio: anchor ? ratio(size.gzipped, anchor.gzipped) : "—",
+    target: budget === undefined ? "—" : `≤ ${kb(budget)}`,
+    met: verdict(budget === undefined ? undefined : size.gzipped <= budget),
+  });
+  const weights = (heaviest: [string, number][]) => heaviest.map(([name, bytes]) => `${name} ${kb(bytes)}`).join(", ");
+  printTable(
+    "Bundle size (what ships: packed tarballs, installed outside the workspace)",
+    [
+      row("@hitl-kit/client + @hitl-kit/react: gzip -9 (minified)", ours.client, theirs, clientBudgetBytes),
+      row("@hitl-kit/widgets, every widget, client external", ours.widgets),
+      row("@hitl-kit/widgets/styles.css", ours.css),
+    ],
+    [
+      "ours: useAgent + createWidgetRegistry + ParkedRequests + FallbackWidget; anchor: useChat (its default transport)",
+      `heaviest in ours (minified, before gzip): ${weights(ours.client.heaviest)}`,
+      `heaviest in useChat's: ${weights(theirs.heaviest)}`,
+    ],
+  );
+  if (ours.client.gzipped > clientBudgetBytes) {
+    console.error(
+      `Over budget: client + react ship ${ours.client.gzipped} bytes gzipped, budget ${clientBudgetBytes}.`,
+    );
+    process.exitCode = 1;
+  }
+}

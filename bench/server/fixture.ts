@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineClientTool } from "@hitl-kit/protocol";
-import { createAgentRuntime, createFetchHandler, scriptedModel, sqliteStore } from "@hitl-kit/server";
+import { createAgentRuntime, createFetchHandler, scriptedModel } from "@hitl-kit/server";
+import { sqliteStore } from "@hitl-kit/server/sqlite";
 import { z } from "zod";
 
 /** The client tool every benchmark session parks on. */

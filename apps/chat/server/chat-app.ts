@@ -1,12 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import {
-  type AgentRuntime,
-  createAgentRuntime,
-  createFetchHandler,
-  type SessionStore,
-  sqliteStore,
-} from "@hitl-kit/server";
+import { type AgentRuntime, createAgentRuntime, createFetchHandler, type SessionStore } from "@hitl-kit/server";
+import { sqliteStore } from "@hitl-kit/server/sqlite";
 import { mediaLibrary } from "./catalog.js";
 import type { ChatConfig } from "./chat-config.js";
 import { demoTools } from "./demo-tools.js";

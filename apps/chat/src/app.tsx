@@ -1,4 +1,5 @@
-import { AgentProvider, sessionHistoryQueryOptions } from "@hitl-kit/react";
+import { AgentProvider } from "@hitl-kit/react";
+import { sessionHistoryQueryOptions } from "@hitl-kit/react/query";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { ChatPanel } from "./components/chat-panel.js";

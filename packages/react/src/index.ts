@@ -2,12 +2,6 @@ export { AgentProvider, type AgentProviderProps } from "./agent-provider.js";
 export type { AgentView } from "./agent-view.js";
 export { ParkedRequest, type ParkedRequestProps } from "./parked-request.js";
 export { ParkedRequests, type ParkedRequestsProps } from "./parked-requests.js";
-export {
-  type AgentEndpoint,
-  type SessionListItem,
-  sessionHistoryQueryOptions,
-  sessionSnapshotQueryOptions,
-} from "./query-options.js";
 export * from "./schema-form/index.js";
 export { type UseAgentOptions, useAgent } from "./use-agent.js";
 export { useClientSelector } from "./use-client-selector.js";

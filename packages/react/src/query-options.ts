@@ -1,5 +1,13 @@
-import { parseSnapshot } from "@hitl-kit/protocol";
-import { queryOptions } from "@tanstack/react-query";
+import { parseSnapshot, type SessionSnapshot } from "@hitl-kit/protocol";
+import { type DataTag, queryOptions, type UseQueryOptions } from "@tanstack/react-query";
+
+/** Query options whose key carries the data's type, as `queryOptions()` makes them. */
+export type TypedQueryOptions<Data, Key extends readonly unknown[]> = UseQueryOptions<Data, Error, Data, Key> & {
+  queryKey: DataTag<Key, Data, Error>;
+};
+
+type SnapshotKey = readonly ["hitl-kit", string, "sessions", string];
+type HistoryKey = readonly ["hitl-kit", string, "sessions"];
 
 /** Where the protocol lives, and how to reach it. */
 export interface AgentEndpoint {
@@ -38,7 +46,10 @@ async function getJson(endpoint: AgentEndpoint, path: string, signal: AbortSigna
  * @example
  * const { data } = useQuery(sessionSnapshotQueryOptions({ url: "/api/agent" }, sessionId));
  */
-export function sessionSnapshotQueryOptions(endpoint: AgentEndpoint, sessionId: string) {
+export function sessionSnapshotQueryOptions(
+  endpoint: AgentEndpoint,
+  sessionId: string,
+): TypedQueryOptions<SessionSnapshot, SnapshotKey> {
   return queryOptions({
     queryKey: ["hitl-kit", endpoint.url, "sessions", sessionId] as const,
     queryFn: async ({ signal }) =>
@@ -51,7 +62,7 @@ export function sessionSnapshotQueryOptions(endpoint: AgentEndpoint, sessionId: 
  * @example
  * const { data: sessions } = useQuery(sessionHistoryQueryOptions({ url: "/api/agent" }));
  */
-export function sessionHistoryQueryOptions(endpoint: AgentEndpoint) {
+export function sessionHistoryQueryOptions(endpoint: AgentEndpoint): TypedQueryOptions<SessionListItem[], HistoryKey> {
   return queryOptions({
     queryKey: ["hitl-kit", endpoint.url, "sessions"] as const,
     queryFn: async ({ signal }) =>

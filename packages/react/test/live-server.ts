@@ -7,8 +7,8 @@ import {
   type ScriptedModelOptions,
   scriptedModel,
   serve,
-  sqliteStore,
 } from "@hitl-kit/server";
+import { sqliteStore } from "@hitl-kit/server/sqlite";
 import { z } from "zod";
 import { tempDir } from "../../server/test/harness.js";
 

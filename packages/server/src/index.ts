@@ -31,4 +31,3 @@ export type {
   WriteBatch,
   WriteResult,
 } from "./store/records.js";
-export { type SqliteStoreOptions, sqliteStore } from "./store/sqlite-store.js";

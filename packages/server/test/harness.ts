@@ -11,8 +11,8 @@ import {
   createFetchHandler,
   type FetchHandlerOptions,
   type SessionStore,
-  sqliteStore,
 } from "../src/index.js";
+import { sqliteStore } from "../src/store/sqlite-store.js";
 import { serverTools } from "./tools.js";
 
 /** A temporary folder, removed by `cleanup`. */

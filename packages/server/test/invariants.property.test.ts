@@ -8,8 +8,8 @@ import {
   findTranscriptError,
   type SessionStore,
   scriptedModel,
-  sqliteStore,
 } from "../src/index.js";
+import { sqliteStore } from "../src/store/sqlite-store.js";
 import { checkOneResultPerCall, quiet, tempDir } from "./harness.js";
 import { serverTools } from "./tools.js";
 

@@ -1,7 +1,8 @@
 import { join } from "node:path";
 import type { InputRequest } from "@hitl-kit/protocol";
 import { afterEach, describe, expect, it } from "vitest";
-import { memoryStore, type RequestRecord, type SessionStore, sqliteStore } from "../src/index.js";
+import { memoryStore, type RequestRecord, type SessionStore } from "../src/index.js";
+import { sqliteStore } from "../src/store/sqlite-store.js";
 import { tempDir } from "./harness.js";
 
 const dirs: ReturnType<typeof tempDir>[] = [];

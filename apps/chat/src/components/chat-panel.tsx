@@ -1,4 +1,5 @@
-import { type AgentEndpoint, useAgent, type WidgetRegistry } from "@hitl-kit/react";
+import { useAgent, type WidgetRegistry } from "@hitl-kit/react";
+import type { AgentEndpoint } from "@hitl-kit/react/query";
 import type { ReactNode } from "react";
 import { useSessionHistoryRefresh } from "../session/use-session-history-refresh.js";
 import { Composer } from "./composer.js";

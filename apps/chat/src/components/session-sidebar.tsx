@@ -1,4 +1,4 @@
-import { type AgentEndpoint, type SessionListItem, sessionHistoryQueryOptions } from "@hitl-kit/react";
+import { type AgentEndpoint, type SessionListItem, sessionHistoryQueryOptions } from "@hitl-kit/react/query";
 import { useQuery } from "@tanstack/react-query";
 import { hashForSession } from "../session/use-session-id.js";
 

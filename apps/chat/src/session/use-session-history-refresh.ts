@@ -1,4 +1,5 @@
-import { type AgentEndpoint, type AgentView, sessionHistoryQueryOptions } from "@hitl-kit/react";
+import type { AgentView } from "@hitl-kit/react";
+import { type AgentEndpoint, sessionHistoryQueryOptions } from "@hitl-kit/react/query";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
 

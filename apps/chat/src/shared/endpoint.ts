@@ -1,4 +1,4 @@
-import type { AgentEndpoint } from "@hitl-kit/react";
+import type { AgentEndpoint } from "@hitl-kit/react/query";
 
 /** Where the demo's server mounts wire protocol v1 (same origin as the app). */
 export const agentEndpoint: AgentEndpoint = { url: "/api/agent" };

@@ -4,14 +4,8 @@
  * it kills itself (SIGKILL) right after the write that settles a turn's last request,
  * before the turn resumes.
  */
-import {
-  createAgentRuntime,
-  createFetchHandler,
-  type SessionStore,
-  scriptedModel,
-  serve,
-  sqliteStore,
-} from "../../src/index.js";
+import { createAgentRuntime, createFetchHandler, type SessionStore, scriptedModel, serve } from "../../src/index.js";
+import { sqliteStore } from "../../src/store/sqlite-store.js";
 import { serverTools } from "../tools.js";
 
 const store = sqliteStore(process.env.HITL_DB!);

@@ -1,33 +1,9 @@
-/**
- * The README's client example: a chat UI with the hook dropped in and a custom picker
- * registered for one tool. Type-checked by `npm run typecheck`.
- */
-/// <reference types="vite/client" />
-import { defineClientTool, defineTool } from "@hitl-kit/protocol";
 import { createWidgetRegistry, ParkedRequest, useAgent, type WidgetProps } from "@hitl-kit/react";
 import { ApprovalCard } from "@hitl-kit/widgets";
-import "@hitl-kit/widgets/styles.css";
-import { useState } from "react";
-import { z } from "zod";
+import { useEffect, useState } from "react";
+import type { tools } from "./tools.js";
 
-// shared/tools.ts — the same module the server imports
-const Template = z.object({ id: z.string(), title: z.string() });
-export const tools = {
-  pickTemplate: defineClientTool({
-    name: "pick_template",
-    description: "Ask the person to choose a poster template.",
-    inputSchema: z.object({ templates: z.array(Template) }),
-    answerSchema: z.object({ templateId: z.string() }),
-  }),
-  refund: defineTool({
-    name: "refund_charge",
-    description: "Refund a charge.",
-    inputSchema: z.object({ chargeId: z.string(), amount: z.number() }),
-    approval: ({ input }) => input.amount > 1000,
-  }),
-};
-
-// A custom picker: its props are typed from pick_template's definition.
+/** A custom picker: its props are typed from pick_template's definition. */
 function TemplatePicker({
   request,
   respond,
@@ -52,14 +28,20 @@ function TemplatePicker({
   );
 }
 
-// Unregistered tools render a form generated from their answer schema.
+// A widget with the wrong props, or an unknown tool name, does not compile. Tools without
+// a widget render a form generated from their answer schema.
 const widgets = createWidgetRegistry<typeof tools>()
   .add("pick_template", TemplatePicker)
   .add("refund_charge", ApprovalCard);
 
+/** The chat: pass the id of a session to continue it, or none to start one with the first message. */
 export function Chat({ sessionId }: { sessionId?: string }) {
   const agent = useAgent({ url: "/api/agent", ...(sessionId ? { sessionId } : {}) });
   const [draft, setDraft] = useState("");
+  // Keep the session in the URL once the first message has created it, so a reload continues it.
+  useEffect(() => {
+    if (agent.sessionId) history.replaceState(null, "", `#session=${agent.sessionId}`);
+  }, [agent.sessionId]);
   return (
     <main>
       <div role="log" aria-live="polite">

@@ -1,0 +1,160 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clientBudgetBytes, measureShipped } from "../bench/bundle-size.js";
+import { type ConsumerServer, startConsumerServer } from "./consumer-server.js";
+import { type Consumer, cleanEnv, packages, prepareConsumer, root, run } from "./prepare-consumer.js";
+
+let consumer: Consumer;
+let server: ConsumerServer | undefined;
+
+beforeAll(() => {
+  consumer = prepareConsumer((line) => console.log(`consumer: ${line}`));
+}, 600_000);
+afterAll(() => server?.stop());
+
+const bin = (name: string) => join(root, "node_modules/.bin", name);
+
+/** A client of the server with a cookie jar, as a browser would be. */
+function httpClient(api: string) {
+  const cookies = new Map<string, string>();
+  return async (method: string, path: string, body?: unknown) => {
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    if (cookies.size > 0) headers.cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join("; ");
+    const response = await fetch(`${api}${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = ""] = line.split(";");
+      const at = pair.indexOf("=");
+      cookies.set(pair.slice(0, at), pair.slice(at + 1));
+    }
+    const text = await response.text();
+    return { status: response.status, body: text.startsWith("{") ? JSON.parse(text) : text };
+  };
+}
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const value = await read();
+    if (done(value)) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`Gave up waiting; last: ${JSON.stringify(await read())}`);
+}
+
+describe("the packed packages, installed in a new project outside the workspace", () => {
+  it("pass publint and arethetypeswrong (bundler and node16) as published", () => {
+    for (const name of packages) {
+      const tarball = consumer.tarballs[name];
+      expect(run(bin("publint"), ["run", tarball, "--strict"], root)).toMatch(/All good/);
+      const css = name === "widgets" ? ["--exclude-entrypoints", "styles.css"] : [];
+      // attw exits non-zero on any problem in bundler or node16 (ESM) resolution.
+      run(bin("attw"), [tarball, "--profile", "esm-only", "--format", "ascii", ...css], root);
+    }
+  });
+
+  it("type-check every README snippet with strict tsc, our declarations included", () => {
+    const sources = readdirSync(join(consumer.app, "src"));
+    expect(sources).toEqual(expect.arrayContaining(["tools.ts", "server.ts", "chat.tsx", "main.tsx"]));
+    expect(sources.filter((file) => file.startsWith("readme-")).length).toBeGreaterThan(8);
+    // strict, exactOptionalPropertyTypes and skipLibCheck: false. Other packages' declarations
+    // are not ours to fix (the AI SDK's fail under exactOptionalPropertyTypes); ours and the
+    // snippets must be clean.
+    const tsc = spawnSync("npx", ["tsc", "-p", "tsconfig.json", "--pretty", "false"], {
+      cwd: consumer.app,
+      encoding: "utf8",
+      env: cleanEnv(),
+    });
+    const errors = tsc.stdout.split("\n").filter((line) => / error TS\d+/.test(line));
+    const ours = errors.filter(
+      (line) => !line.startsWith("node_modules/") || line.startsWith("node_modules/@hitl-kit/"),
+    );
+    expect(ours).toEqual([]);
+    expect(tsc.status === 0 || errors.length > 0).toBe(true);
+  });
+
+  it("run the README's server with plain node: park a request, refuse a bad answer, answer it over HTTP", async () => {
+    server = await startConsumerServer(consumer.app);
+    const call = httpClient(server.api);
+    const created = await call("POST", "/sessions", {});
+    expect(created.status).toBe(201);
+    const id = created.body.sessionId as string;
+    expect((await call("POST", `/sessions/${id}/messages`, { text: "make me a poster" })).status).toBe(202);
+    const snapshot = () => call("GET", `/sessions/${id}`).then((response) => response.body);
+    const picking = await until(snapshot, (s) => s.status === "waiting");
+    expect(picking.pending).toMatchObject([{ toolName: "pick_template", kind: "input" }]);
+    const requestId = picking.pending[0].requestId;
+
+    const bad = await call("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId, action: "accept", value: { templateId: 7 } }],
+    });
+    expect(bad.status).toBe(422);
+    expect((await snapshot()).pending).toHaveLength(1);
+
+    const answer = { requestId, action: "accept", value: { templateId: "calm" } };
+    expect((await call("POST", `/sessions/${id}/responses`, { responses: [answer] })).status).toBe(202);
+    const approving = await until(snapshot, (s) => s.pending[0]?.kind === "approval");
+    expect(approving.pending[0].toolName).toBe("refund_charge");
+    const approval = { requestId: approving.pending[0].requestId, action: "accept" };
+    expect((await call("POST", `/sessions/${id}/responses`, { responses: [approval] })).status).toBe(202);
+    const done = await until(snapshot, (s) => s.status === "idle" && s.messages.length >= 4);
+    const text = JSON.stringify(done.messages);
+    expect(text).toContain("Done: the poster uses your template and the charge is refunded.");
+    expect(text).toContain('"refunded":1500');
+  });
+
+  it("build the README's app with Vite: useAgent, a custom widget, the default widgets and their CSS", () => {
+    const assets = readdirSync(join(consumer.app, "web/assets"));
+    const css = assets.filter((file) => file.endsWith(".css")).map((file) => readFile(`web/assets/${file}`));
+    const js = assets.filter((file) => file.endsWith(".js")).map((file) => readFile(`web/assets/${file}`));
+    expect(css.join("")).toContain("--hitl-accent");
+    expect(js.join("")).toContain("pick_template");
+    expect(js.join("")).toContain("hitl-approval");
+    expect(readFile("web/index.html")).toMatch(/<script type="module"[^>]*src="\/assets\//);
+  });
+
+  it("render the README's chat on the server with react-dom/server, touching no window and sending nothing", () => {
+    const report = JSON.parse(run(process.execPath, ["dist/server-side-render.js"], consumer.app));
+    expect(report).toEqual({ html: expect.stringContaining('role="log"'), requests: 0, window: "undefined" });
+  });
+
+  it("leave zod, React Query and better-sqlite3 out of a project that does not use them", () => {
+    const installed = (name: string) => existsSync(join(consumer.minimal, "node_modules", name));
+    expect(
+      ["@hitl-kit/react", "@hitl-kit/widgets", "@hitl-kit/server", "eventsource-parser"].filter(installed),
+    ).toHaveLength(4);
+    expect(["zod", "@tanstack/react-query", "@tanstack/query-core", "better-sqlite3"].filter(installed)).toEqual([]);
+
+    const script = `
+      import { createAgentRuntime, memoryStore, scriptedModel } from "@hitl-kit/server";
+      const runtime = createAgentRuntime({ model: scriptedModel([{ text: "hi" }]), store: memoryStore() });
+      const { sessionId } = await runtime.createSession();
+      await runtime.sendMessage(sessionId, "hello");
+      await runtime.idle();
+      const sqlite = await import("@hitl-kit/server/sqlite").then(() => "loaded", (error) => error.message);
+      console.log(JSON.stringify({ status: (await runtime.getSnapshot(sessionId)).status, sqlite }));
+    `;
+    const report = JSON.parse(run(process.execPath, ["--input-type=module", "-e", script], consumer.minimal));
+    expect(report.status).toBe("idle");
+    expect(report.sqlite).toMatch(/better-sqlite3/);
+  });
+
+  it("ship useAgent, the registry and the fallback form within the 20 KB budget, zod-free", async () => {
+    const shipped = await measureShipped(consumer.minimal);
+    expect(shipped.client.gzipped).toBeLessThanOrEqual(clientBudgetBytes);
+    const packagesIn = shipped.client.heaviest.map(([name]) => name);
+    expect(packagesIn).toContain("@hitl-kit/client");
+    expect(packagesIn.filter((name) => /zod|tanstack/.test(name))).toEqual([]);
+    expect(shipped.widgets.minified).toBeGreaterThan(10_000);
+    expect(shipped.css.minified).toBeGreaterThan(5_000);
+  });
+});
+
+function readFile(path: string): string {
+  return readFileSync(join(consumer.app, path), "utf8");
+}

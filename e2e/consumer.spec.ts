@@ -1,0 +1,48 @@
+import { expect, test } from "@playwright/test";
+import { type ConsumerApp, startConsumerApp } from "./consumer-app.js";
+
+// The packed packages, installed into a new project and used exactly as the root README's
+// quick start writes them (built with Vite, server compiled and run with plain node).
+let app: ConsumerApp;
+test.beforeAll(async () => {
+  app = await startConsumerApp();
+});
+test.afterAll(() => app.stop());
+
+test("the README's app parks a request, survives a reload, and completes from the widgets", async ({ page }) => {
+  const sessionsCreated: string[] = [];
+  const streams: string[] = [];
+  page.on("request", (request) => {
+    const path = new URL(request.url()).pathname;
+    if (request.method() === "POST" && path === "/api/agent/sessions") sessionsCreated.push(path);
+    if (path.endsWith("/events")) streams.push(path);
+  });
+  await page.goto(app.url);
+  await page.getByRole("textbox", { name: "Message" }).fill("make me a poster");
+  await page.getByRole("button", { name: "Send" }).click();
+
+  // The custom picker registered for pick_template, typed from the tool's definition.
+  const picker = page.getByRole("group", { name: "Choose a template for your poster" });
+  await expect(picker).toHaveAttribute("data-state", "pending");
+  expect(sessionsCreated).toHaveLength(1);
+  expect(streams).toHaveLength(1);
+  await picker.getByRole("button", { name: "Calm" }).click();
+  await expect(page.getByText("Template: calm")).toBeVisible();
+
+  // The default ApprovalCard, styled by @hitl-kit/widgets/styles.css.
+  const approve = page.getByRole("button", { name: "Approve" });
+  await expect(approve).toBeVisible();
+  const card = page.locator(".hitl-approval-card");
+  await expect(card).toHaveAttribute("data-state", "pending");
+  expect(await card.evaluate((element) => getComputedStyle(element).borderTopStyle)).toBe("solid");
+
+  // A reload continues the session from the URL, with its open request.
+  expect(page.url()).toMatch(/#session=ses_/);
+  await page.reload();
+  await expect(page.getByText("Template: calm")).toBeVisible();
+  await page.getByRole("button", { name: "Approve" }).click();
+  await expect(page.getByText("Done: the poster uses your template and the charge is refunded.")).toBeVisible();
+  await expect(page.locator(".hitl-approval-card")).toHaveAttribute("data-state", "resolved");
+  expect(sessionsCreated).toHaveLength(1);
+  await page.screenshot({ path: "e2e/screenshots/consumer-app.png" });
+});

@@ -1,6 +1,17 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -64,39 +75,39 @@ function pinned(...names: string[]): Record<string, string> {
 export function prepareConsumer(log: (line: string) => void = () => {}): Consumer {
   log("building the packages (npm run build)");
   run("npm", ["run", "build", "--silent"], root);
-  const packs = join(tmpdir(), "hitl-kit-packs");
-  rmSync(packs, { recursive: true, force: true });
-  mkdirSync(packs, { recursive: true });
-  const tarballs = {} as Consumer["tarballs"];
+  const packs = mkdtempSync(join(tmpdir(), "hitl-kit-packs-"));
+  const files = {} as Record<(typeof packages)[number], string>;
   const hash = createHash("sha256");
   for (const name of packages) {
-    const file = run("npm", ["pack", "--silent", "--pack-destination", packs], join(root, "packages", name)).trim();
-    tarballs[name] = join(packs, file.split("\n").at(-1)!);
-    hash.update(readFileSync(tarballs[name]));
+    const output = run("npm", ["pack", "--silent", "--pack-destination", packs], join(root, "packages", name));
+    files[name] = output.trim().split("\n").at(-1)!;
+    hash.update(readFileSync(join(packs, files[name])));
   }
-  for (const file of ["project", "prepare-consumer.ts", "readme-snippets.ts"])
+  for (const file of ["project", "prepare-consumer.ts", "readme-snippets.ts"]) {
     hashTree(hash, join(root, "consumer", file));
+  }
   for (const snippet of readmeSnippets(root)) hash.update(snippet.file).update(snippet.code);
 
   const home = join(tmpdir(), `hitl-kit-consumer-${hash.digest("hex").slice(0, 12)}`);
-  const consumer: Consumer = {
-    tarballs: {} as Consumer["tarballs"],
-    app: join(home, "app"),
-    minimal: join(home, "minimal"),
-  };
-  if (existsSync(join(home, "ready"))) {
+  const at = (folder: string): Consumer => ({
+    tarballs: Object.fromEntries(
+      packages.map((name) => [name, join(folder, "packs", files[name])]),
+    ) as Consumer["tarballs"],
+    app: join(folder, "app"),
+    minimal: join(folder, "minimal"),
+  });
+  if (existsSync(home)) {
     log(`reusing ${home}`);
-    for (const name of packages) consumer.tarballs[name] = join(home, "packs", `hitl-kit-${name}-0.1.0.tgz`);
-    return consumer;
+    rmSync(packs, { recursive: true, force: true });
+    return at(home);
   }
-  rmSync(home, { recursive: true, force: true });
-  mkdirSync(join(home, "packs"), { recursive: true });
-  for (const name of packages) {
-    consumer.tarballs[name] = join(home, "packs", tarballs[name].split("/").at(-1)!);
-    cpSync(tarballs[name], consumer.tarballs[name]);
-  }
+  // Prepared in a folder of its own and renamed when complete, so runs in parallel never
+  // see half a project.
+  const staging = mkdtempSync(`${home}-staging-`);
+  renameSync(packs, join(staging, "packs"));
+  const consumer = at(staging);
   const ours = (...names: (typeof packages)[number][]) =>
-    Object.fromEntries(names.map((name) => [`@hitl-kit/${name}`, `file:${consumer.tarballs[name]}`]));
+    Object.fromEntries(names.map((name) => [`@hitl-kit/${name}`, `file:../packs/${files[name]}`]));
 
   log(`writing the app from the READMEs into ${consumer.app}`);
   cpSync(template, consumer.app, { recursive: true });
@@ -137,8 +148,25 @@ export function prepareConsumer(log: (line: string) => void = () => {}): Consume
     dependencies: { ...ours(...packages), ...pinned("react", "react-dom") },
   });
   run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], consumer.minimal);
-  writeFileSync(join(home, "ready"), new Date().toISOString());
-  return consumer;
+  try {
+    renameSync(staging, home);
+  } catch (error) {
+    // Another run finished the same preparation first: use its folder.
+    if (!existsSync(home)) throw error;
+    rmSync(staging, { recursive: true, force: true });
+  }
+  pruneOldConsumers(home);
+  return at(home);
+}
+
+/** Removes prepared consumers of other builds that nobody has used for a day. */
+function pruneOldConsumers(keep: string): void {
+  const dayAgo = Date.now() - 24 * 3600_000;
+  for (const entry of readdirSync(tmpdir())) {
+    const folder = join(tmpdir(), entry);
+    if (!entry.startsWith("hitl-kit-consumer-") || folder === keep) continue;
+    if (statSync(folder).mtimeMs < dayAgo) rmSync(folder, { recursive: true, force: true });
+  }
 }
 
 function writeJson(file: string, value: unknown): void {

@@ -9,6 +9,7 @@ export {
   toApprovalPolicy,
 } from "./approval.js";
 export { askQuestion } from "./ask-question.js";
+export { assertCheckableTool } from "./checkable-tool.js";
 export {
   CreateSessionBody,
   InputResponse,
@@ -44,6 +45,7 @@ export {
   ToolOutcome,
   TurnError,
 } from "./events.js";
+export { findUnsupportedKeyword, type UnsupportedKeyword } from "./json-schema/find-unsupported-keyword.js";
 export {
   fromReactiveAgentsTool,
   fromVellumTool,

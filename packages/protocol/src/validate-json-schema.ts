@@ -21,9 +21,11 @@ const compiled = new WeakMap<JsonSchema, Check>();
  * (in code points), `pattern` (Unicode mode), `format` (email, uri/url, date, time,
  * date-time, uuid, ipv4, hostname, duration), `allOf`/`anyOf`/`oneOf`/`not`,
  * `if`/`then`/`else`, and `$ref`s within the document (`#`, `#/$defs/…`,
- * `#/definitions/…`). It checks nothing for dynamic and recursive references, `$anchor`,
- * a remote `$ref`, an unknown `format` or an invalid `pattern`. Keywords JSON Schema does
- * not define are annotations and pass.
+ * `#/definitions/…`). What it cannot check — dynamic and recursive references,
+ * `$anchor`, a nested `$id`, a remote `$ref`, an unknown `format` without a `pattern`, an
+ * invalid `pattern` — is refused when a tool is defined (see `findUnsupportedKeyword`);
+ * called directly, it checks nothing for those. Keywords JSON Schema does not define are
+ * annotations and pass.
  *
  * Each issue has the path of the failing part. A missing property is `Required` at the
  * property's path; a property or item a `false` schema forbids is `Unexpected property`

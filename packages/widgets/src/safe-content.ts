@@ -1,9 +1,9 @@
 // A widget's pictures and colours often come from the model (a template's preview, its
-// palette). The model's output is not trusted: a URL it writes could call another site
-// with what it knows (`https://evil.example/?d=…` is allowed below only because an app
-// asked for https pictures; see docs/security.md), a colour could smuggle `url(…)` into
-// a gradient. These checks let through only what cannot run script, reach into the
-// person's own machine or network, or fetch anything from a stylesheet.
+// palette), and the model's output is not trusted: a URL it writes can run script or
+// reach the person's own machine, a colour can smuggle `url(…)` into a gradient. These
+// checks let through only what cannot. An `https:` picture still tells its host that it
+// was shown, with whatever the model put into the URL; docs/security.md says how an app
+// pins the hosts.
 
 /** Two bases no real page has: a URL that resolves to each one's own origin is relative to the page's. */
 const PAGES = ["https://a.invalid", "https://b.invalid"];

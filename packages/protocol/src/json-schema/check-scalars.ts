@@ -63,8 +63,8 @@ function isMultipleOf(value: number, step: number): boolean {
 
 /**
  * String keywords: `minLength` and `maxLength` (in code points, as the specification and
- * zod count: an emoji counts once),
- * `pattern`, and `format` (see `matchesFormat`; an unknown format passes).
+ * zod count: an emoji counts once), `pattern`, and `format` (see `matchesFormat`; an
+ * unknown format passes).
  */
 export function checkString(value: string, s: JsonSchema, path: Path, out: ValidationIssue[]): void {
   const length = [...value].length;

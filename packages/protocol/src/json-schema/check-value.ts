@@ -45,7 +45,7 @@ export function resolveRef(root: unknown, ref: string): unknown {
 }
 
 /** Adds what `from` evaluated to `into`. */
-export function addSeen(into: Seen | undefined, from: Seen | undefined): void {
+function addSeen(into: Seen | undefined, from: Seen | undefined): void {
   if (!into || !from) return;
   into.all ||= from.all;
   for (const key of from.keys) into.keys.add(key);

@@ -48,14 +48,3 @@ export const questionAnswer = {
   required: ["answer"],
   additionalProperties: false,
 };
-
-/** A picture for media stories, drawn inline so stories need no network. */
-export function picture(hue: number, shape: "sun" | "hills" | "circle"): string {
-  const art = {
-    sun: `<circle cx="120" cy="70" r="28" fill="hsl(${hue} 90% 70%)"/>`,
-    hills: `<path d="M0 150 L70 80 L130 140 L170 100 L240 150 Z" fill="hsl(${hue} 45% 35%)"/>`,
-    circle: `<circle cx="80" cy="90" r="46" fill="hsl(${hue} 70% 45%)"/>`,
-  }[shape];
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 240 180"><rect width="240" height="180" fill="hsl(${hue} 60% 82%)"/>${art}</svg>`;
-  return `data:image/svg+xml,${encodeURIComponent(svg)}`;
-}

@@ -47,6 +47,7 @@ export function requestsAfterEvent(requests: Requests, event: ProtocolEvent): Re
     case "text.delta":
     case "reasoning.delta":
     case "message.completed":
+    case "message.abandoned":
     case "tool.called":
     case "tool.result":
     case "turn.waiting":

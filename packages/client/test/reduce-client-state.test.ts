@@ -14,7 +14,7 @@ describe("reduceClientState over a recorded stream", () => {
     const state = fold(hydrated(), asEvents(everyEventType));
     const protocol = everyEventType.reduce(reduceSession, emptySnapshot("s_1"));
     expect(state.messages).toEqual(protocol.messages);
-    expect(state.lastSeq).toBe(21);
+    expect(state.lastSeq).toBe(24);
     expect(state.session).toEqual(protocol);
   });
 

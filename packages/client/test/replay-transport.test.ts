@@ -34,10 +34,10 @@ describe("replayTransport", () => {
   });
 
   it("plays a whole recording at once, before or after the client attaches", async () => {
-    const before = replayTransport(everyEventType, { playedTo: 21 });
+    const before = replayTransport(everyEventType, { playedTo: 24 });
     const attached = follow(createAgentClient({ transport: before, sessionId: "s_1" }));
     await attached.ready;
-    expect(attached.getSnapshot()).toMatchObject({ lastSeq: 21, status: "idle" });
+    expect(attached.getSnapshot()).toMatchObject({ lastSeq: 24, status: "idle" });
 
     const after = replayTransport(everyEventType);
     const client = follow(createAgentClient({ transport: after, sessionId: after.sessionId }));

@@ -56,6 +56,7 @@ export const EventSchemas = {
   "text.delta": event("text.delta", { messageId: z.string(), delta: z.string() }),
   "reasoning.delta": event("reasoning.delta", { messageId: z.string(), delta: z.string() }),
   "message.completed": event("message.completed", { messageId: z.string() }),
+  "message.abandoned": event("message.abandoned", { messageId: z.string() }),
   "tool.called": event("tool.called", {
     messageId: z.string(),
     toolCallId: z.string(),
@@ -85,6 +86,7 @@ export const ProtocolEvent = z.discriminatedUnion("type", [
   EventSchemas["text.delta"],
   EventSchemas["reasoning.delta"],
   EventSchemas["message.completed"],
+  EventSchemas["message.abandoned"],
   EventSchemas["tool.called"],
   EventSchemas["input.requested"],
   EventSchemas["input.resolved"],

@@ -1,4 +1,5 @@
 import { type ApprovalOption, type ApprovalPolicy, toApprovalPolicy } from "./approval.js";
+import { assertCheckableTool } from "./checkable-tool.js";
 import { type Infer, jsonSchema, type SchemaLike } from "./schema.js";
 
 /** What the person answers to an approval: optionally, a note for the tool or the model. */
@@ -82,7 +83,7 @@ export function defineTool<const Name extends string, InputSchema extends Schema
   prompt?: PromptOption<Infer<InputSchema>>;
 }): ServerToolDefinition<Name, InputSchema> {
   checkName(definition.name);
-  return {
+  const tool: ServerToolDefinition<Name, InputSchema> = {
     kind: "server",
     name: definition.name,
     description: definition.description,
@@ -90,11 +91,16 @@ export function defineTool<const Name extends string, InputSchema extends Schema
     approval: toApprovalPolicy(definition.approval),
     ...(definition.prompt === undefined ? {} : { prompt: definition.prompt }),
   };
+  assertCheckableTool(tool);
+  return tool;
 }
 
 /**
  * Defines a tool the person resolves: every call parks until a widget answers with a
- * value that satisfies `answerSchema`.
+ * value that satisfies `answerSchema`. The answer schema is converted to JSON Schema here
+ * (the browser checks answers against it), and a keyword the browser's validator could not
+ * check as the server does is refused at once (see `findUnsupportedKeyword`).
+ * @throws {TypeError} naming the keyword and where it is, or why the schema cannot become JSON Schema
  * @example
  * export const pickTemplate = defineClientTool({
  *   name: "pick_template",
@@ -116,7 +122,7 @@ export function defineClientTool<
   prompt?: PromptOption<Infer<InputSchema>>;
 }): ClientToolDefinition<Name, InputSchema, AnswerSchema> {
   checkName(definition.name);
-  return {
+  const tool: ClientToolDefinition<Name, InputSchema, AnswerSchema> = {
     kind: "client",
     name: definition.name,
     description: definition.description,
@@ -124,6 +130,8 @@ export function defineClientTool<
     answerSchema: definition.answerSchema,
     ...(definition.prompt === undefined ? {} : { prompt: definition.prompt }),
   };
+  assertCheckableTool(tool);
+  return tool;
 }
 
 /** Whether calls of this tool may park for a person. */

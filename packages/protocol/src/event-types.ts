@@ -1,5 +1,6 @@
 /**
- * Every event type of protocol v1, in the order DESIGN.md lists them. A plain list, so
+ * Every event type of protocol v1, in the order DESIGN.md lists them (`message.abandoned`,
+ * added later, beside `message.completed`). A plain list, so
  * code that only needs the names (a browser skipping types it does not know) does not
  * load the schemas.
  */
@@ -10,6 +11,7 @@ export const EVENT_TYPES = [
   "text.delta",
   "reasoning.delta",
   "message.completed",
+  "message.abandoned",
   "tool.called",
   "input.requested",
   "input.resolved",

@@ -34,6 +34,8 @@ interface Payloads {
   "text.delta": { messageId: string; delta: string };
   "reasoning.delta": { messageId: string; delta: string };
   "message.completed": { messageId: string };
+  /** A message cut off mid-stream by a crash: drop it; the restarted step writes the reply again. */
+  "message.abandoned": { messageId: string };
   "tool.called": { messageId: string; toolCallId: string; toolName: string; input: unknown };
   "input.requested": { requests: InputRequest[] };
   "input.resolved": {

@@ -9,6 +9,7 @@ export {
   toApprovalPolicy,
 } from "./approval.js";
 export { askQuestion, type QuestionAnswer, type QuestionInput, type QuestionInputSchema } from "./ask-question.js";
+export { assertCheckableTool } from "./checkable-tool.js";
 export type {
   CreateSessionBody,
   InputResponse,
@@ -44,6 +45,7 @@ export type {
   ToolOutcome,
   TurnError,
 } from "./events.js";
+export { findUnsupportedKeyword, type UnsupportedKeyword } from "./json-schema/find-unsupported-keyword.js";
 export {
   fromReactiveAgentsTool,
   fromVellumTool,

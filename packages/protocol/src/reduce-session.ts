@@ -39,6 +39,8 @@ function applyEvent(state: SessionSnapshot, event: ProtocolEvent): SessionSnapsh
       return updateMessage(state, event.messageId, (message) =>
         message.status === "complete" ? message : { ...message, status: "complete" },
       );
+    case "message.abandoned":
+      return dropMessage(state, event.messageId);
     case "tool.called":
       return updateMessage(state, event.messageId, (message) => ({
         ...message,
@@ -124,6 +126,12 @@ function updateMessage(state: SessionSnapshot, messageId: string, update: (messa
     return { ...state, messages };
   }
   return state;
+}
+
+/** Removes a message (one the server abandoned: its step runs again and streams it anew). */
+function dropMessage(state: SessionSnapshot, messageId: string): SessionSnapshot {
+  const messages = state.messages.filter((message) => message.id !== messageId);
+  return messages.length === state.messages.length ? state : { ...state, messages };
 }
 
 function updateToolPart(state: SessionSnapshot, toolCallId: string, update: (part: ToolPart) => ToolPart) {

@@ -5,20 +5,27 @@ const compiled = new WeakMap<JsonSchema, Check>();
 
 /**
  * Validates a value against a plain JSON Schema, synchronously, in browsers and on
- * servers alike, with no code generation. It is the browser's early check (before an
- * answer is sent, and in the fallback form); the server validates every answer again
- * with the tool's real schema, and that check is the one that counts.
+ * servers alike, with no code generation. The browser checks answers with it before they
+ * are sent (and the fallback form as the person types); the server checks the model's
+ * input and the person's answers with it whenever a tool's schema is plain JSON Schema,
+ * so both sides accept and refuse the same values.
  *
- * Supported: `type` (one or a list, `integer` included), `const`, `enum`, `properties`,
- * `required`, `additionalProperties`, `patternProperties`, `propertyNames`,
- * `minProperties`/`maxProperties`, `items`, `prefixItems`, `additionalItems`,
- * `contains`, `minItems`/`maxItems`, `uniqueItems`, `minimum`/`maximum`,
- * `exclusiveMinimum`/`exclusiveMaximum` (numbers, or draft-04 booleans), `multipleOf`,
- * `minLength`/`maxLength` (in code points), `pattern`, `format` (email, uri/url, date,
- * time, date-time, uuid, ipv4), `anyOf`/`oneOf`/`allOf`/`not`, and local `$ref`s
- * (`#`, `#/$defs/…`, `#/definitions/…`). Every other keyword (`if`/`then`/`else`,
- * `unevaluatedProperties`, `dependentRequired`, a remote `$ref`, an unknown format) is
- * ignored, so this check may let through what the server then refuses with a 422.
+ * It checks the validation and applicator keywords of drafts 2020-12 and 07: `type` (one
+ * or a list, `integer` included), `const`, `enum`, `properties`, `required`,
+ * `additionalProperties`, `patternProperties`, `propertyNames`, `minProperties`/
+ * `maxProperties`, `dependentRequired`, `dependentSchemas`, `dependencies` (draft-07),
+ * `unevaluatedProperties`, `items`, `prefixItems`, `additionalItems`, `contains` with
+ * `minContains`/`maxContains`, `minItems`/`maxItems`, `uniqueItems`, `unevaluatedItems`,
+ * `minimum`/`maximum`, `exclusiveMinimum`/`exclusiveMaximum` (numbers, or draft-04
+ * booleans), `multipleOf` (in decimal: 0.3 is a multiple of 0.1), `minLength`/`maxLength`
+ * (in code points), `pattern` (Unicode mode), `format` (email, uri/url, date, time,
+ * date-time, uuid, ipv4, hostname, duration), `allOf`/`anyOf`/`oneOf`/`not`,
+ * `if`/`then`/`else`, and `$ref`s within the document (`#`, `#/$defs/…`,
+ * `#/definitions/…`). What it cannot check — dynamic and recursive references,
+ * `$anchor`, a nested `$id`, a remote `$ref`, an unknown `format` without a `pattern`, an
+ * invalid `pattern` — is refused when a tool is defined (see `findUnsupportedKeyword`);
+ * called directly, it checks nothing for those. Keywords JSON Schema does not define are
+ * annotations and pass.
  *
  * Each issue has the path of the failing part. A missing property is `Required` at the
  * property's path; a property or item a `false` schema forbids is `Unexpected property`

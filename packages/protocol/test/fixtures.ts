@@ -3,7 +3,10 @@ import type { ProtocolEvent } from "../src/index.js";
 const at = "2026-11-22T10:00:00.000Z";
 const sessionId = "s_1";
 
-/** One event of every type of protocol v1: a parked picker, answered, then a completed turn. */
+/**
+ * One event of every type of protocol v1: a parked picker, answered, then a completed turn,
+ * a failed one, a cancelled one, and an abandoned message.
+ */
 export const everyEventType: ProtocolEvent[] = [
   { seq: 1, sessionId, at, type: "session.created" },
   { seq: 2, sessionId, at, type: "turn.started", turnId: "t_1", cause: "message" },
@@ -60,4 +63,8 @@ export const everyEventType: ProtocolEvent[] = [
   { seq: 19, sessionId, at, type: "turn.failed", turnId: "t_2", error: { code: "model_error", message: "overloaded" } },
   { seq: 20, sessionId, at, type: "turn.started", turnId: "t_3", cause: "message" },
   { seq: 21, sessionId, at, type: "turn.cancelled", turnId: "t_3" },
+  // A message cut off by a crash, which the restarted server abandons before it runs the step again.
+  { seq: 22, sessionId, at, type: "message.started", messageId: "m_2", role: "assistant" },
+  { seq: 23, sessionId, at, type: "text.delta", messageId: "m_2", delta: "Half a sen" },
+  { seq: 24, sessionId, at, type: "message.abandoned", messageId: "m_2" },
 ];

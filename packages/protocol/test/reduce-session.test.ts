@@ -46,7 +46,17 @@ describe("reduceSession", () => {
     const next = fold(everyEventType);
     expect(next.error).toBeUndefined();
     expect(next.status).toBe("idle");
-    expect(next.lastSeq).toBe(21);
+    expect(next.lastSeq).toBe(24);
+  });
+
+  it("drops an abandoned message and keeps every other message as it was", () => {
+    const before = fold(everyEventType.slice(0, 23));
+    expect(before.messages.at(-1)).toMatchObject({ id: "m_2", status: "streaming", parts: [{ text: "Half a sen" }] });
+    const after = reduceSession(before, everyEventType[23]!);
+    expect(after.messages.map((message) => message.id)).toEqual(["m_user", "m_1"]);
+    expect(after.messages[1]).toBe(before.messages[1]);
+    const unknown = { ...everyEventType[23]!, seq: 25, messageId: "m_9" } as ProtocolEvent;
+    expect(reduceSession(after, unknown).messages).toBe(after.messages);
   });
 
   it("applies each event once: a replayed seq returns the same snapshot", () => {

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noThenProperty: JSON Schema's if/then/else keywords, in schemas, not thenables
 import { describe, expect, it } from "vitest";
 import { type JsonSchema, validateJsonSchema } from "../src/index.js";
 
@@ -139,9 +140,98 @@ describe("validateJsonSchema(): numbers and strings", () => {
     expect(messages({ type: "string", format }, invalid)).toEqual([`String does not match format "${format}".`]);
   });
 
-  it("lets an unknown format and an unknown keyword pass", () => {
-    expect(ok({ format: "color-hex" }, "nope")).toBe(true);
-    expect(ok({ dependentRequired: { a: ["b"] } }, { a: 1 })).toBe(true);
+  it.each([
+    ["hostname", "api.example.com", "-bad-.example"],
+    ["duration", "P1DT2H", "P1H"],
+  ])("checks format %s", (format, valid, invalid) => {
+    expect(ok({ type: "string", format }, valid)).toBe(true);
+    expect(messages({ type: "string", format }, invalid)).toEqual([`String does not match format "${format}".`]);
+  });
+
+  it("lets a keyword JSON Schema does not define pass, as an annotation", () => {
+    expect(ok({ "x-widget": "slider", type: "number" }, 3)).toBe(true);
+  });
+});
+
+describe("validateJsonSchema(): conditions and dependencies", () => {
+  const shipping = {
+    type: "object",
+    properties: { method: { enum: ["post", "pickup"] }, address: { type: "string" }, store: { type: "string" } },
+    if: { properties: { method: { const: "post" } }, required: ["method"] },
+    then: { required: ["address"] },
+    else: { required: ["store"] },
+  };
+
+  it("applies then when if holds, else when it does not", () => {
+    expect(ok(shipping, { method: "post", address: "1 Main St" })).toBe(true);
+    expect(issues(shipping, { method: "post" })).toEqual([{ path: ["address"], message: "Required" }]);
+    expect(issues(shipping, { method: "pickup" })).toEqual([{ path: ["store"], message: "Required" }]);
+    expect(ok({ if: { minimum: 5 }, then: { multipleOf: 5 } }, 3)).toBe(true);
+  });
+
+  it("requires the names dependentRequired (or dependencies' lists) name when their key is present", () => {
+    const card = { dependentRequired: { card: ["expiry", "cvc"] } };
+    expect(ok(card, { name: "Ada" })).toBe(true);
+    expect(issues(card, { card: "4242", cvc: "1" })).toEqual([{ path: ["expiry"], message: "Required" }]);
+    expect(issues({ dependencies: { card: ["expiry"] } }, { card: "4242" })).toEqual([
+      { path: ["expiry"], message: "Required" },
+    ]);
+  });
+
+  it("applies dependentSchemas (or dependencies' schemas) when their key is present", () => {
+    const gift = { dependentSchemas: { gift: { required: ["message"], properties: { message: { maxLength: 5 } } } } };
+    expect(ok(gift, {})).toBe(true);
+    expect(issues(gift, { gift: true, message: "Happy birthday" })).toEqual([
+      { path: ["message"], message: "String is too long (14 > 5)." },
+    ]);
+    expect(issues({ dependencies: { gift: { required: ["message"] } } }, { gift: true })).toEqual([
+      { path: ["message"], message: "Required" },
+    ]);
+  });
+});
+
+describe("validateJsonSchema(): unevaluated properties and items", () => {
+  it("refuses properties no keyword evaluated, looking into allOf, anyOf, oneOf, if/then and $ref", () => {
+    const named = {
+      $defs: { id: { properties: { id: { type: "string" } } } },
+      allOf: [{ properties: { name: { type: "string" } } }],
+      anyOf: [{ properties: { age: { type: "integer" } } }, { properties: { born: { type: "string" } } }],
+      if: { properties: { kind: { const: "pet" } }, required: ["kind"] },
+      then: { properties: { kind: true, species: { type: "string" } } },
+      $ref: "#/$defs/id",
+      unevaluatedProperties: false,
+    };
+    expect(ok(named, { id: "1", name: "Rex", age: 3, kind: "pet", species: "dog" })).toBe(true);
+    expect(issues(named, { id: "1", species: "dog" })).toEqual([{ path: ["species"], message: "Unexpected property" }]);
+  });
+
+  it("does not count what a failing anyOf branch or not evaluated", () => {
+    const schema = {
+      anyOf: [{ properties: { a: { type: "string" } } }, { properties: { b: { type: "string" } }, required: ["b"] }],
+      not: { properties: { c: true }, required: ["c"] },
+      unevaluatedProperties: { type: "number" },
+    };
+    // b fails the second branch, so only unevaluatedProperties checks it: a number passes.
+    expect(ok(schema, { a: "x", b: 2 })).toBe(true);
+    expect(ok(schema, { a: "x", b: "y" })).toBe(true);
+    expect(issues(schema, { a: "x", z: "s" })).toEqual([
+      { path: ["z"], message: 'Instance type "string" is invalid. Expected "number".' },
+    ]);
+  });
+
+  it("refuses items no keyword evaluated, counting prefixItems, items and contains", () => {
+    const tuple = { prefixItems: [{ type: "string" }], contains: { type: "number" }, unevaluatedItems: false };
+    expect(ok(tuple, ["a", 1, 2])).toBe(true);
+    expect(issues(tuple, ["a", 1, true])).toEqual([{ path: [2], message: "Unexpected item" }]);
+    expect(ok({ allOf: [{ items: { type: "number" } }], unevaluatedItems: false }, [1, 2])).toBe(true);
+  });
+
+  it("counts matches for minContains and maxContains", () => {
+    const some = { contains: { type: "number" }, minContains: 2, maxContains: 3 };
+    expect(ok(some, [1, "a", 2])).toBe(true);
+    expect(messages(some, [1, "a"])).toEqual(["Array contains too few items matching schema (1 < 2)."]);
+    expect(messages(some, [1, 2, 3, 4])).toEqual(["Array contains too many items matching schema (4 > 3)."]);
+    expect(ok({ contains: { type: "number" }, minContains: 0 }, ["a"])).toBe(true);
   });
 });
 

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
-import type { SessionSnapshot } from "@hitl-kit/protocol";
+import { emptySnapshot, reduceSession, type SessionSnapshot } from "@hitl-kit/protocol";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { checkOneResultPerCall, readSse, tempDir } from "./harness.js";
 
@@ -86,6 +86,52 @@ describe("durability across real processes", () => {
     });
     const done = await waitForStatus(second, id, "idle");
     expect(done.messages.at(-1)?.parts).toEqual([{ type: "text", text: "All done." }]);
+    expect(checkOneResultPerCall(await second.events(id))).toEqual([]);
+  }, 30_000);
+
+  it("after a SIGKILL mid-stream, streams the step again and abandons the cut-off message", async () => {
+    const db = database();
+    const first = await startProcess(db, { HITL_CRASH: "mid-stream" });
+    const id = (await first.api("POST", "/sessions", {})).body.sessionId;
+    const sent = first.api("POST", `/sessions/${id}/messages`, { text: "publish it" });
+    expect(await first.exited).toBe("SIGKILL");
+    await sent.catch(() => {}); // the answer may or may not have left before the process died
+
+    const second = await startProcess(db);
+    const parked = await waitForStatus(second, id, "waiting");
+    const assistant = parked.messages.filter((message) => message.role === "assistant");
+    expect(assistant).toHaveLength(1);
+    expect(assistant[0]?.parts[0]).toEqual({ type: "text", text: "Publishing needs your approval." });
+
+    const events = await second.events(id);
+    const cutOff = events.find((event) => event.type === "message.abandoned");
+    const cutOffText = events.flatMap((event) =>
+      event.type === "text.delta" && cutOff?.type === "message.abandoned" && event.messageId === cutOff.messageId
+        ? [event.delta]
+        : [],
+    );
+    expect(cutOffText.join("")).toBe("Publishing needs ");
+    // What a client folds from the log is what the snapshot says: the cut-off text once, nowhere.
+    expect(events.reduce(reduceSession, emptySnapshot(id)).messages).toEqual(parked.messages);
+    // A client from before message.abandoned skips it and sees the cut-off message complete, not streaming.
+    const older = events.filter((event) => event.type !== "message.abandoned").reduce(reduceSession, emptySnapshot(id));
+    expect(older.messages.filter((message) => message.status === "streaming")).toEqual([]);
+
+    // The turn goes on from a transcript that never held the cut-off text.
+    await second.api("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: parked.pending[0]!.requestId, action: "accept" }],
+    });
+    const next = await waitForStatus(second, id, "waiting");
+    await second.api("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: next.pending[0]!.requestId, action: "accept", value: { templateId: "a" } }],
+    });
+    const done = await waitForStatus(second, id, "idle");
+    expect(done.messages.map((message) => message.parts.find((part) => part.type === "text"))).toEqual([
+      { type: "text", text: "publish it" },
+      { type: "text", text: "Publishing needs your approval." },
+      { type: "text", text: "Pick a template too." },
+      { type: "text", text: "All done." },
+    ]);
     expect(checkOneResultPerCall(await second.events(id))).toEqual([]);
   }, 30_000);
 

@@ -83,14 +83,17 @@ export async function readSse(response: Response, until: (events: ProtocolEvent[
 }
 
 /**
- * Invariant 1 over a session's log: every `tool.called` has exactly one `tool.result`,
- * after it. Returns the problems found (none when it holds).
+ * Invariant 1 over a session's log: every `tool.called` has an id of its own and exactly
+ * one `tool.result`, after it. Returns the problems found (none when it holds).
  */
 export function checkOneResultPerCall(events: ProtocolEvent[]): string[] {
   const problems: string[] = [];
   const called = new Map<string, number>();
   const results = new Map<string, number>();
   for (const event of events) {
+    if (event.type === "tool.called" && called.has(event.toolCallId)) {
+      problems.push(`${event.toolCallId} is called twice`);
+    }
     if (event.type === "tool.called") called.set(event.toolCallId, event.seq);
     if (event.type === "tool.result") {
       if (!called.has(event.toolCallId)) problems.push(`result before call: ${event.toolCallId}`);

@@ -14,9 +14,10 @@ import { checkOneResultPerCall, quiet, tempDir } from "./harness.js";
 import { serverTools } from "./tools.js";
 
 /**
- * Random sequences of what people, networks and servers do — messages, answers good and
- * bad, duplicates, declines, cancels, expiries and restarts — checking DESIGN.md's
- * invariants 1 (one result per call) and 2 (nothing lost) after every step.
+ * Random sequences of what people, networks, servers and models do — messages, answers good
+ * and bad, duplicates, declines, cancels, expiries, restarts, and tool call ids the model
+ * repeats — checking DESIGN.md's invariants 1 (one result per call) and 2 (nothing lost)
+ * after every step.
  */
 const calls = {
   pick: { toolName: "pick_template", input: { templates: ["a", "b"] } },
@@ -28,11 +29,14 @@ const calls = {
 type CallName = keyof typeof calls;
 
 // A message "call:pick,weather" makes the model call those tools; after results it says "ok".
+// "same-id:pick,weather" does too, but the model gives every call the same id, in every turn.
 const model = scriptedModel((context) => {
   const last = context.prompt.at(-1);
-  if (last?.role === "user" && context.lastUserText.startsWith("call:")) {
-    const names = context.lastUserText.slice(5).split(",") as CallName[];
-    return { text: "Working on it.", toolCalls: names.map((name) => calls[name]) };
+  const [, mode, list] = /^(call|same-id):(.*)$/.exec(context.lastUserText) ?? [];
+  if (last?.role === "user" && list !== undefined) {
+    const names = list.split(",") as CallName[];
+    const toolCallId = mode === "same-id" ? "call_same" : undefined;
+    return { text: "Working on it.", toolCalls: names.map((name) => ({ ...calls[name], toolCallId })) };
   }
   return { text: "ok" };
 });
@@ -41,6 +45,7 @@ const op = fc.oneof(
   fc.record({
     kind: fc.constant("send"),
     calls: fc.array(fc.constantFrom(...(Object.keys(calls) as CallName[])), { minLength: 0, maxLength: 3 }),
+    sameId: fc.boolean(),
   }),
   fc.record({
     kind: fc.constantFrom("accept", "acceptInvalid", "decline", "cancelRequest", "duplicate", "expire"),
@@ -74,7 +79,10 @@ describe("invariants under random sequences", () => {
             switch (step.kind) {
               case "send":
                 await runtime
-                  .sendMessage(sessionId, step.calls.length ? `call:${step.calls.join(",")}` : "hello")
+                  .sendMessage(
+                    sessionId,
+                    step.calls.length ? `${step.sameId ? "same-id" : "call"}:${step.calls.join(",")}` : "hello",
+                  )
                   .catch(expectProtocolError);
                 break;
               case "accept":

@@ -266,6 +266,13 @@ describe("tool configuration", () => {
     );
     expect(() => createAgentRuntime({ model, store, tools: [implement(serverTool, () => 1)] })).not.toThrow();
   });
+
+  it("refuses a tool made without defineClientTool whose answer schema the browser could not check as the server does", () => {
+    const handMade = { ...resolveLike, answerSchema: { type: "object", if: { $dynamicRef: "#a" } } };
+    expect(() => createAgentRuntime({ model, store, tools: [handMade] })).toThrow(
+      /^The answer schema of both uses "\$dynamicRef" at #\/if/,
+    );
+  });
 });
 
 function transcriptRoles(messages: { role: string }[]) {

@@ -122,6 +122,26 @@ describe.each(providers)("$name", ({ start, model: modelFor }) => {
     dir.cleanup();
   });
 
+  it("two calls with one id, and that id again in the next step", async () => {
+    const { id, pending } = await begin([
+      {
+        toolCalls: [
+          { ...weather, id: "dup_1" },
+          { ...pick, id: "dup_1" },
+        ],
+      },
+      { toolCalls: [{ ...weather, id: "dup_1" }] },
+      { text: "Done." },
+    ]);
+    expect(pending.map((request) => request.toolName)).toEqual(["pick_template"]);
+    await respond(id, [{ requestId: pending[0]!.requestId, action: "accept", value: { templateId: "a" } }]);
+    await expectAccepted(id, 3);
+    const called = (await server.events(id)).flatMap((event) => (event.type === "tool.called" ? [event] : []));
+    expect(called.map((event) => event.toolName)).toEqual(["lookup_weather", "pick_template", "lookup_weather"]);
+    expect(called[0]?.toolCallId).toBe("dup_1");
+    expect(new Set(called.map((event) => event.toolCallId)).size).toBe(3);
+  });
+
   it("a denial, then the model continues", async () => {
     const { id, pending } = await begin([{ toolCalls: [publish] }, { text: "Not published." }]);
     await respond(id, [{ requestId: pending[0]!.requestId, action: "decline", reason: "wrong title" }]);

@@ -17,4 +17,6 @@ export {
   MultiChoicePicker,
   type MultiChoicePickerProps,
 } from "./multi-choice-picker.js";
+export { PicturePlaceholder } from "./picture-placeholder.js";
+export { safeCssColor, safeImageUrl } from "./safe-content.js";
 export { type Template, TemplatePicker, type TemplatePickerProps } from "./template-picker.js";

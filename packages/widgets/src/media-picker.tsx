@@ -2,11 +2,16 @@ import type { WidgetProps } from "@hitl-kit/react";
 import type { ChoiceOption } from "./choice-option.js";
 import { ChoicePicker } from "./choice-picker.js";
 import { MultiChoicePicker } from "./multi-choice-picker.js";
+import { PicturePlaceholder } from "./picture-placeholder.js";
+import { safeImageUrl } from "./safe-content.js";
 
 /** One picture or video poster a {@link MediaPicker} offers. */
 export interface MediaItem {
   id: string;
-  /** The thumbnail's URL. */
+  /**
+   * The thumbnail's URL: `https:`, relative to the page, or a raster `data:image/…`;
+   * any other shows a placeholder with the label (see `safeImageUrl`).
+   */
   src: string;
   /** What the picture shows; it names the option for screen readers. */
   alt: string;
@@ -29,7 +34,9 @@ export type MediaPickerProps<Input = unknown, Answer = unknown> = WidgetProps<In
 };
 
 function Thumbnail({ option }: { option: ChoiceOption<MediaItem> }) {
-  return <img className="hitl-thumbnail" src={option.value.src} alt="" loading="lazy" />;
+  const src = safeImageUrl(option.value.src);
+  if (!src) return <PicturePlaceholder label={option.label} />;
+  return <img className="hitl-thumbnail" src={src} alt="" loading="lazy" />;
 }
 
 /**

@@ -1,14 +1,16 @@
 import type { WidgetProps } from "@hitl-kit/react";
 import { ChoicePicker } from "./choice-picker.js";
+import { PicturePlaceholder } from "./picture-placeholder.js";
+import { safeCssColor, safeImageUrl } from "./safe-content.js";
 
 /** A template as a `pick_template` tool sends it. */
 export interface Template {
   id: string;
   name: string;
   description?: string;
-  /** A preview image URL. */
+  /** A preview image URL: `https:`, relative to the page, or a raster `data:image/…` (see `safeImageUrl`). */
   preview?: string;
-  /** Colours of the template, shown as a swatch when there is no preview. */
+  /** Colours of the template, shown as a swatch when there is no preview: plain CSS colours (see `safeCssColor`). */
   colors?: string[];
 }
 
@@ -17,9 +19,17 @@ export type TemplatePickerProps = WidgetProps<{ templates: Template[] }, { templ
   className?: string;
 };
 
+const themeColors = ["var(--hitl-accent)", "var(--hitl-surface-muted)"];
+
+/** The template's preview, else a swatch of its colours; a URL or colour that fails its check shows a placeholder. */
 function Preview({ template }: { template: Template }) {
-  if (template.preview) return <img className="hitl-thumbnail" src={template.preview} alt="" />;
-  const colors = template.colors?.length ? template.colors : ["var(--hitl-accent)", "var(--hitl-surface-muted)"];
+  if (template.preview) {
+    const src = safeImageUrl(template.preview);
+    return src ? <img className="hitl-thumbnail" src={src} alt="" /> : <PicturePlaceholder label={template.name} />;
+  }
+  const colors =
+    Array.isArray(template.colors) && template.colors.length > 0 ? template.colors.map(safeCssColor) : themeColors;
+  if (colors.some((color) => color === undefined)) return <PicturePlaceholder label={template.name} />;
   // The swatch's colours are the template's data, so they are the one inline style here.
   return <span className="hitl-swatch" style={{ background: `linear-gradient(135deg, ${colors.join(", ")})` }} />;
 }

@@ -1,15 +1,17 @@
 import { MediaPicker } from "@hitl-kit/widgets";
 import type { Meta, StoryObj } from "@storybook/react-vite";
 import { expect, fn } from "storybook/test";
-import { picture, request, states } from "../fixtures.js";
+import { request, states } from "../fixtures.js";
+import { expectInert, refusedUrls } from "./model-payloads.js";
 
+// The demo's pictures, which Storybook serves from apps/chat/public.
 const items = [
-  { id: "m1", src: picture(200, "sun"), alt: "Sunrise over a blue sea" },
-  { id: "m2", src: picture(120, "hills"), alt: "Green hills at noon" },
-  { id: "m3", src: picture(20, "circle"), alt: "An orange circle on sand" },
-  { id: "m4", src: picture(280, "sun"), alt: "A violet evening sky" },
-  { id: "m5", src: picture(40, "hills"), alt: "Desert dunes" },
-  { id: "m6", src: picture(170, "circle"), alt: "A teal circle on mint" },
+  { id: "m1", src: "/media/ocean.svg", alt: "The sun setting over ocean waves" },
+  { id: "m2", src: "/media/forest.svg", alt: "A pine forest in morning light" },
+  { id: "m3", src: "/media/coffee.svg", alt: "A steaming cup of coffee" },
+  { id: "m4", src: "/media/aurora.svg", alt: "Green northern lights above dark hills" },
+  { id: "m5", src: "/media/desert.svg", alt: "Desert dunes" },
+  { id: "m6", src: "/media/flowers.svg", alt: "Colourful flowers in a meadow" },
 ];
 
 const meta = {
@@ -38,7 +40,7 @@ type Story = StoryObj<typeof meta>;
 /** Several pictures, up to three; the answer is `{ mediaIds }`. */
 export const Pending: Story = {
   play: async ({ args, canvas, userEvent }) => {
-    await userEvent.click(canvas.getByRole("checkbox", { name: "Green hills at noon" }));
+    await userEvent.click(canvas.getByRole("checkbox", { name: "A pine forest in morning light" }));
     await userEvent.click(canvas.getByRole("checkbox", { name: "Desert dunes" }));
     await userEvent.click(canvas.getByRole("button", { name: "Choose" }));
     await expect(args.respond).toHaveBeenCalledWith({ mediaIds: ["m2", "m5"] });
@@ -61,7 +63,10 @@ export const Resolved: Story = {
   args: states.resolved({ mediaIds: ["m1", "m4"] }),
   play: async ({ canvas }) => {
     const chosen = canvas.getAllByRole("listitem");
-    await expect(chosen.map((item) => item.textContent)).toEqual(["Sunrise over a blue sea", "A violet evening sky"]);
+    await expect(chosen.map((item) => item.textContent)).toEqual([
+      "The sun setting over ocean waves",
+      "Green northern lights above dark hills",
+    ]);
     await expect(chosen.map((item) => item.querySelector("img")?.getAttribute("src"))).toEqual([
       items[0]?.src,
       items[3]?.src,
@@ -80,6 +85,26 @@ export const ResolvedSingle: Story = {
     await expect(canvas.getByRole("listitem").textContent).toBe("Desert dunes");
   },
 };
+/**
+ * Pictures whose URLs the model wrote to run script, leave the page's origin or call the
+ * person's machine: each shows a placeholder with its label, and no request leaves.
+ */
+export const RefusedUrls: Story = {
+  args: {
+    items: [
+      items[0]!,
+      ...Object.entries(refusedUrls).map(([name, src]) => ({ id: name, src, alt: `Refused: ${name}` })),
+    ],
+  },
+  play: async ({ canvasElement }) => {
+    await expectInert(
+      canvasElement,
+      Object.keys(refusedUrls).map((name) => `Refused: ${name}`),
+    );
+    await expect(canvasElement.querySelector("img")?.getAttribute("src")).toBe("/media/ocean.svg");
+  },
+};
+
 export const Declined: Story = { args: states.declined };
 export const Cancelled: Story = { args: states.cancelled };
 export const Expired: Story = { args: states.expired };

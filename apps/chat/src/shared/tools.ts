@@ -56,7 +56,9 @@ export const pickMedia = defineClientTool({
 
 /** The multi-question form behind `collect_details`. */
 export const Details = z.object({
-  name: z.string().trim().min(1).max(80).meta({ title: "Your name" }),
+  // A pattern, not .trim(): JSON Schema cannot say "trim first", and the browser checks
+  // answers with the JSON Schema, so both sides refuse a name of spaces alike.
+  name: z.string().min(1).max(80).regex(/\S/).meta({ title: "Your name" }),
   email: z.email().meta({ title: "Email" }),
   date: z.iso.date().meta({ title: "Event date" }),
   plan: z.enum(["starter", "team", "enterprise"]).meta({ title: "Plan" }),

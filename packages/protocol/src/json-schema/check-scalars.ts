@@ -39,18 +39,32 @@ export function checkNumber(value: number, s: JsonSchema, path: Path, out: Valid
   if (typeof exMax === "number" && value >= exMax) {
     out.push({ path: path.slice(), message: `${value} is greater than or equal to ${exMax}.` });
   }
-  if (typeof step === "number" && step > 0) {
-    const quotient = value / step;
-    // Decimal steps (0.1) leave binary rounding noise in the quotient.
-    if (Math.abs(quotient - Math.round(quotient)) > 1e-9 * Math.max(1, Math.abs(quotient))) {
-      out.push({ path: path.slice(), message: `${value} is not a multiple of ${step}.` });
-    }
+  if (typeof step === "number" && step > 0 && !isMultipleOf(value, step)) {
+    out.push({ path: path.slice(), message: `${value} is not a multiple of ${step}.` });
   }
 }
 
+/** A number as the integer and the power of ten its shortest decimal form has: 0.35 → [35n, -2]. */
+function decimal(value: number): [bigint, number] {
+  const [digits = "0", exponent = "0"] = Math.abs(value).toString().split("e");
+  const point = digits.indexOf(".");
+  return [BigInt(digits.replace(".", "")), Number(exponent) - (point === -1 ? 0 : digits.length - point - 1)];
+}
+
 /**
- * String keywords: `minLength` and `maxLength` (in code points, so an emoji counts once),
- * `pattern`, and `format` (see `matchesFormat`; an unknown format passes).
+ * Whether `value` is a whole multiple of `step`, in decimal as written (as zod and other
+ * validators decide it): 0.3 is a multiple of 0.1, and 0.1 + 0.2 (0.30000000000000004) is not.
+ */
+function isMultipleOf(value: number, step: number): boolean {
+  const [a, x] = decimal(value);
+  const [b, y] = decimal(step);
+  return x >= y ? (a * 10n ** BigInt(x - y)) % b === 0n : a % (b * 10n ** BigInt(y - x)) === 0n;
+}
+
+/**
+ * String keywords: `minLength` and `maxLength` (in code points, as the specification and
+ * zod count: an emoji counts once), `pattern`, and `format` (see `matchesFormat`; an
+ * unknown format passes).
  */
 export function checkString(value: string, s: JsonSchema, path: Path, out: ValidationIssue[]): void {
   const length = [...value].length;

@@ -1,13 +1,26 @@
 import type { JsonSchema, ValidationIssue } from "../schema.js";
-import { checkArray, checkObject } from "./check-containers.js";
+import { checkArray } from "./check-array.js";
+import { checkObject } from "./check-object.js";
 import { checkNumber, checkString } from "./check-scalars.js";
 import { sameJson } from "./same-json.js";
 
 /** A path into the value being checked; numbers index arrays. */
 export type Path = (string | number)[];
 
-/** Checks `value` (found at `path`) against `schema`, pushing every issue onto `out`. */
-export type Check = (value: unknown, schema: unknown, path: Path, out: ValidationIssue[]) => void;
+/**
+ * What the keywords applied to one value evaluated — property names or item indexes, or
+ * `all` of them — for `unevaluatedProperties` and `unevaluatedItems`.
+ */
+export interface Seen {
+  all: boolean;
+  keys: Set<string | number>;
+}
+
+/**
+ * Checks `value` (found at `path`) against `schema`, pushing every issue onto `out` and,
+ * when `seen` is given, what it evaluated of the value onto it.
+ */
+export type Check = (value: unknown, schema: unknown, path: Path, out: ValidationIssue[], seen?: Seen) => void;
 
 /** Whether a value of JSON type `type` fits the `type` keyword's entry `wanted`. */
 function fitsType(wanted: unknown, type: string, value: unknown): boolean {
@@ -20,24 +33,42 @@ function typeOf(value: unknown): string {
 }
 
 /** Resolves a local `$ref` (`#`, `#/$defs/…`, `#/definitions/…`, any `#/…` pointer) in the root schema. */
-function resolve(root: unknown, ref: string): unknown {
-  if (!ref.startsWith("#")) return undefined;
+export function resolveRef(root: unknown, ref: string): unknown {
+  if (ref !== "#" && !ref.startsWith("#/")) return undefined;
   let node = root;
   for (const token of ref.slice(2).split("/")) {
-    if (token === "" || node === null || typeof node !== "object") continue;
+    if (token === "") continue;
+    if (node === null || typeof node !== "object") return undefined;
     node = (node as JsonSchema)[decodeURIComponent(token).replace(/~1/g, "/").replace(/~0/g, "~")];
   }
   return node;
 }
 
+/** Adds what `from` evaluated to `into`. */
+function addSeen(into: Seen | undefined, from: Seen | undefined): void {
+  if (!into || !from) return;
+  into.all ||= from.all;
+  for (const key of from.keys) into.keys.add(key);
+}
+
 /**
  * Builds the recursive check for one root schema. `$ref`s resolve against `root`; under
- * draft-04 to draft-07 a `$ref` hides its sibling keywords, as those drafts say.
+ * draft-04 to draft-07 a `$ref` hides its sibling keywords, as those drafts say. What
+ * each keyword evaluated is tracked only when the document uses `unevaluated*`.
  */
 export function createCheck(root: JsonSchema): Check {
   const refHidesSiblings = /draft-0[4-7]/.test(String(root.$schema ?? ""));
+  const tracks = JSON.stringify(root).includes('"unevaluated');
 
-  const check: Check = (value, schema, path, out) => {
+  /** The issues and what was evaluated when `value` is checked against `schema` on its own. */
+  const attempt = (value: unknown, schema: unknown, path: Path) => {
+    const issues: ValidationIssue[] = [];
+    const seen = tracks ? { all: false, keys: new Set<string | number>() } : undefined;
+    check(value, schema, path, issues, seen);
+    return { issues, seen };
+  };
+
+  const check: Check = (value, schema, path, out, seen) => {
     if (schema === false) {
       out.push({
         path: path.slice(),
@@ -47,12 +78,13 @@ export function createCheck(root: JsonSchema): Check {
     }
     if (schema === null || typeof schema !== "object") return;
     const s = schema as JsonSchema;
+    const local: Seen | undefined = tracks ? { all: false, keys: new Set() } : undefined;
 
     if (typeof s.$ref === "string") {
-      const target = resolve(root, s.$ref);
-      // An unresolvable reference (a remote `$id`) checks nothing here; the server's check is the real one.
-      if (target !== undefined) check(value, target, path, out);
-      if (refHidesSiblings) return;
+      const target = resolveRef(root, s.$ref);
+      // An unresolvable reference is refused when a tool is defined (see findUnsupportedKeyword).
+      if (target !== undefined) check(value, target, path, out, local);
+      if (refHidesSiblings) return addSeen(seen, local);
     }
 
     const type = typeOf(value);
@@ -76,38 +108,44 @@ export function createCheck(root: JsonSchema): Check {
       out.push({ path: path.slice(), message: `Instance does not match any of ${JSON.stringify(s.enum)}.` });
     }
 
-    if (s.not !== undefined && passes(value, s.not, path))
+    if (s.not !== undefined && attempt(value, s.not, path).issues.length === 0)
       out.push({ path: path.slice(), message: 'Instance matched "not" schema.' });
-    if (Array.isArray(s.allOf)) for (const branch of s.allOf) check(value, branch, path, out);
+    if (Array.isArray(s.allOf)) for (const branch of s.allOf) check(value, branch, path, out, local);
     if (Array.isArray(s.anyOf)) {
-      const failures = s.anyOf.map((branch) => issuesOf(value, branch, path));
-      if (failures.every((issues) => issues.length > 0)) {
-        out.push({ path: path.slice(), message: "Instance does not match any subschemas." }, ...failures.flat());
+      const tries = s.anyOf.map((branch) => attempt(value, branch, path));
+      const passed = tries.filter((branch) => branch.issues.length === 0);
+      for (const branch of passed) addSeen(local, branch.seen);
+      if (passed.length === 0) {
+        out.push({ path: path.slice(), message: "Instance does not match any subschemas." });
+        for (const branch of tries) out.push(...branch.issues);
       }
     }
     if (Array.isArray(s.oneOf)) {
-      const failures = s.oneOf.map((branch) => issuesOf(value, branch, path));
-      const matches = failures.filter((issues) => issues.length === 0).length;
-      if (matches !== 1) {
-        out.push(
-          { path: path.slice(), message: `Instance does not match exactly one subschema (${matches} matches).` },
-          ...failures.flat(),
-        );
+      const tries = s.oneOf.map((branch) => attempt(value, branch, path));
+      const passed = tries.filter((branch) => branch.issues.length === 0);
+      if (passed.length === 1) addSeen(local, passed[0]?.seen);
+      else {
+        out.push({
+          path: path.slice(),
+          message: `Instance does not match exactly one subschema (${passed.length} matches).`,
+        });
+        for (const branch of tries) out.push(...branch.issues);
       }
     }
+    if (s.if !== undefined) {
+      const condition = attempt(value, s.if, path);
+      if (condition.issues.length === 0) {
+        addSeen(local, condition.seen);
+        if (s.then !== undefined) check(value, s.then, path, out, local);
+      } else if (s.else !== undefined) check(value, s.else, path, out, local);
+    }
 
-    if (type === "object") checkObject(value as Record<string, unknown>, s, path, out, check);
-    else if (type === "array") checkArray(value as unknown[], s, path, out, check);
+    if (type === "object") checkObject(value as Record<string, unknown>, s, path, out, check, local);
+    else if (type === "array") checkArray(value as unknown[], s, path, out, check, local);
     else if (type === "number") checkNumber(value as number, s, path, out);
     else if (type === "string") checkString(value as string, s, path, out);
+    addSeen(seen, local);
   };
-
-  const issuesOf = (value: unknown, schema: unknown, path: Path) => {
-    const issues: ValidationIssue[] = [];
-    check(value, schema, path, issues);
-    return issues;
-  };
-  const passes = (value: unknown, schema: unknown, path: Path) => issuesOf(value, schema, path).length === 0;
 
   return check;
 }

@@ -31,13 +31,23 @@ const formats: Record<string, (text: string) => boolean> = {
   },
   uuid: (text) => /^[\da-f]{8}-([\da-f]{4}-){3}[\da-f]{12}$/i.test(text),
   ipv4: (text) => /^((25[0-5]|2[0-4]\d|1?\d?\d)(\.(?!$)|$)){4}$/.test(text),
+  hostname: (text) =>
+    text.length <= 253 && /^[a-z\d]([a-z\d-]{0,61}[a-z\d])?(\.[a-z\d]([a-z\d-]{0,61}[a-z\d])?)*$/i.test(text),
+  // ISO 8601 durations: weeks alone, or date and time parts in order, with at least one part.
+  duration: (text) => /^P(\d+W|(?=\d|T\d)(\d+Y)?(\d+M)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?)$/.test(text),
 };
 
 /**
  * Whether a string fits a JSON Schema `format`: `email`, `uri`/`url`, `date`, `time`
- * (offset optional, as zod's `z.iso.time()` writes it), `date-time`, `uuid`, `ipv4`.
- * Any other format passes.
+ * (offset optional), `date-time`, `uuid`, `ipv4`, `hostname`, `duration`. Any other
+ * format passes: tools may not use one without a `pattern` beside it (see
+ * `findUnsupportedKeyword`).
  */
 export function matchesFormat(format: string, text: string): boolean {
   return formats[format]?.(text) ?? true;
+}
+
+/** Whether {@link matchesFormat} checks this format. */
+export function isKnownFormat(format: string): boolean {
+  return Object.hasOwn(formats, format);
 }

@@ -1,4 +1,4 @@
-import { type AnyToolDefinition, indexTools } from "@hitl-kit/protocol";
+import { type AnyToolDefinition, assertCheckableTool, indexTools } from "@hitl-kit/protocol";
 import type { ImplementedTool } from "./implement.js";
 
 /** What the runtime is given as tools: bare definitions (client tools) or implemented ones. */
@@ -10,7 +10,8 @@ export type RegisteredTool = ImplementedTool;
 /**
  * Checks and indexes the runtime's tools.
  * @throws naming the tool: two tools with one name, a server tool with no executor, a
- * client tool with an executor, or a tool with both an executor and a resolver
+ * client tool with an executor, a tool with both an executor and a resolver, or a schema
+ * the browser and the server could not check alike (see `assertCheckableTool`)
  */
 export function registerTools(tools: readonly RuntimeTool[]): Map<string, RegisteredTool> {
   const registered = tools.map((tool): RegisteredTool => ("definition" in tool ? tool : { definition: tool }));
@@ -18,6 +19,7 @@ export function registerTools(tools: readonly RuntimeTool[]): Map<string, Regist
   const byName = new Map<string, RegisteredTool>();
   for (const tool of registered) {
     const { name, kind } = tool.definition;
+    assertCheckableTool(tool.definition);
     if (tool.execute && tool.resolve) {
       throw new TypeError(
         `Tool "${name}" has both an executor and client resolution; a call must have exactly one result, so give it one or the other.`,

@@ -2,13 +2,14 @@ import type { JSONValue, LanguageModelV4Message, LanguageModelV4ToolResultOutput
 import type { ToolCallRecord } from "../store/records.js";
 
 /**
- * Checks the transcript a model is about to receive: every tool call must be followed,
- * in the very next message, by exactly one result, and every result must answer a call
- * of the message right before it.
+ * Checks the transcript a model is about to receive: every tool call must have an id no
+ * other call has, be followed, in the very next message, by exactly one result, and every
+ * result must answer a call of the message right before it.
  * @returns why it is invalid, or `undefined` when it is valid
  */
 export function findTranscriptError(messages: readonly LanguageModelV4Message[]): string | undefined {
   let expected = new Set<string>();
+  const called = new Set<string>();
   for (const [index, message] of messages.entries()) {
     const results = message.role === "tool" ? message.content.filter((part) => part.type === "tool-result") : [];
     const answered = new Set<string>();
@@ -24,13 +25,13 @@ export function findTranscriptError(messages: readonly LanguageModelV4Message[])
     if (expected.size > 0) {
       return `messages.${index}: tool calls ${[...expected].join(", ")} have no result right after them.`;
     }
-    expected = new Set(
-      message.role === "assistant"
-        ? message.content.flatMap((part) =>
-            part.type === "tool-call" && !part.providerExecuted ? [part.toolCallId] : [],
-          )
-        : [],
-    );
+    expected = new Set();
+    for (const part of message.role === "assistant" ? message.content : []) {
+      if (part.type !== "tool-call") continue;
+      if (called.has(part.toolCallId)) return `messages.${index}: tool call id ${part.toolCallId} is used twice.`;
+      called.add(part.toolCallId);
+      if (!part.providerExecuted) expected.add(part.toolCallId);
+    }
   }
   return expected.size > 0 ? `The last message's tool calls ${[...expected].join(", ")} have no result.` : undefined;
 }

@@ -6,6 +6,7 @@ import { streamModelStep } from "./model-step.js";
 import { planStep } from "./plan-step.js";
 import type { RuntimeCore } from "./runtime-core.js";
 import { findTranscriptError, toolResultMessage } from "./transcript.js";
+import { toolCallIdsOf, uniqueToolCallIds } from "./unique-tool-call-ids.js";
 
 type Move = { kind: "stop" } | { kind: "again" } | { kind: "model" } | { kind: "execute"; calls: ToolCallRecord[] };
 
@@ -178,13 +179,20 @@ export class TurnDriver {
       ...(system ? [{ role: "system" as const, content: system }] : []),
       ...transcript,
     ];
-    const output = await streamModelStep({
+    const streamed = await streamModelStep({
       model: core.options.model,
       callOptions: { ...callOptions, prompt, tools: core.modelTools, abortSignal: signal },
       emit: (events) => core.mustCommit(sessionId, { events }),
       newMessageId: () => randomId("msg"),
     });
     if (signal.aborted) throw signal.reason;
+    const { output, renamed } = uniqueToolCallIds(streamed, toolCallIdsOf(transcript), () => randomId("call"));
+    for (const call of renamed) {
+      core.logger.warn(
+        `hitl-kit: session ${sessionId}: the model gave a ${call.toolName} call the id "${call.modelId}", ` +
+          `which is empty or already used; it runs as ${call.id}.`,
+      );
+    }
     await core.lock.run(sessionId, async () => {
       const current = await core.requireSession(sessionId);
       const started: EventInput[] = [];

@@ -1,20 +1,26 @@
 /**
  * A server process for the durability tests: the SQLite store at HITL_DB, a scripted
- * model, the shared test tools. It prints its URL on stdout. With HITL_CRASH=after-settle
- * it kills itself (SIGKILL) right after the write that settles a turn's last request,
- * before the turn resumes.
+ * model, the shared test tools. It prints its URL on stdout. It kills itself (SIGKILL)
+ * with HITL_CRASH=after-settle right after the write that settles a turn's last request,
+ * before the turn resumes; with HITL_CRASH=mid-stream right after the model's second
+ * streamed text delta is written.
  */
 import { createAgentRuntime, createFetchHandler, type SessionStore, scriptedModel, serve } from "../../src/index.js";
 import { sqliteStore } from "../../src/store/sqlite-store.js";
 import { serverTools } from "../tools.js";
 
 const store = sqliteStore(process.env.HITL_DB!);
+let modelDeltas = 0;
 const crashing: SessionStore = {
   ...store,
   async write(sessionId, batch) {
     const result = await store.write(sessionId, batch);
     if (process.env.HITL_CRASH === "after-settle" && batch.session?.status === "resuming")
       process.kill(process.pid, "SIGKILL");
+    // The person's message is written with its turn.started; the model's deltas alone.
+    const types = batch.events?.map((event) => event.type) ?? [];
+    if (types.includes("text.delta") && !types.includes("turn.started")) modelDeltas++;
+    if (process.env.HITL_CRASH === "mid-stream" && modelDeltas === 2) process.kill(process.pid, "SIGKILL");
     return result;
   },
 };

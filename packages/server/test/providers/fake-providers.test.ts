@@ -196,6 +196,16 @@ describe("fake Anthropic Messages API", () => {
         "messages.2.content.1: each tool_use must have a single result. Found multiple `tool_result` blocks with id: toolu_01",
     },
     {
+      case: "one tool_use id in two messages",
+      prompt: [say("weather?"), call("toolu_01"), result("toolu_01"), call("toolu_01"), result("toolu_01")],
+      message: "messages.3.content.0: `tool_use` ids must be unique",
+    },
+    {
+      case: "one tool_use id twice in a message",
+      prompt: [say("weather?"), call("toolu_01", "toolu_01"), result("toolu_01")],
+      message: "messages.1.content.1: `tool_use` ids must be unique",
+    },
+    {
       case: "a result without its call",
       prompt: [
         say("weather?"),
@@ -354,8 +364,8 @@ describe("fake OpenAI Chat Completions API", () => {
     {
       case: "two results for one call",
       prompt: [say("weather?"), call("call_1"), result("call_1"), result("call_1")],
-      message: unexpectedTool,
-      param: "messages.[3].role",
+      message: "Invalid parameter: Duplicate value for 'tool_call_id' of 'call_1', in messages[2] and messages[3].",
+      param: "messages.[3].tool_call_id",
     },
     {
       case: "a result without its call",

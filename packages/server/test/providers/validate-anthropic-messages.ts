@@ -5,8 +5,8 @@ type Block = { type?: unknown; id?: unknown; tool_use_id?: unknown };
  * Checks a Messages API request body the way the Anthropic API does before it replies, and
  * returns the message of the 400 it would answer, or null when it would accept the body.
  *
- * It covers the required fields, role alternation, empty messages, and the pairing of tool
- * calls and results: every `tool_use` of an assistant message needs exactly one `tool_result`
+ * It covers the required fields, role alternation, empty messages, `tool_use` ids used
+ * twice anywhere in the request, and the pairing of tool calls and results: every `tool_use` of an assistant message needs exactly one `tool_result`
  * among the leading blocks of the next (user) message, and every `tool_result` must answer a
  * `tool_use` of the message right before it.
  *
@@ -35,6 +35,15 @@ export function validateAnthropicMessages(body: unknown): string | null {
     const empty = message.content === "" || (Array.isArray(message.content) && message.content.length === 0);
     if (empty && !isFinalAssistant) {
       return `messages.${i}: all messages must have non-empty content except for the optional final assistant message`;
+    }
+  }
+
+  const toolUseIds = new Set<string>();
+  for (const [i, message] of messages.entries()) {
+    for (const [j, block] of blocksOf(message).entries()) {
+      if (block.type !== "tool_use") continue;
+      if (toolUseIds.has(String(block.id))) return `messages.${i}.content.${j}: \`tool_use\` ids must be unique`;
+      toolUseIds.add(String(block.id));
     }
   }
 

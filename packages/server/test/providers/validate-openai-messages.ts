@@ -11,7 +11,8 @@ const ROLES = new Set(["system", "developer", "user", "assistant", "tool", "func
  *
  * It covers the required fields, roles, and the pairing of tool calls and results: an
  * assistant message with `tool_calls` must be followed by one `tool` message per
- * `tool_call_id`, and a `tool` message must answer an unanswered call of that assistant message.
+ * `tool_call_id`, a `tool` message must answer an unanswered call of that assistant message,
+ * and a second `tool` message for one `tool_call_id` is refused as a duplicate value.
  */
 export function checkOpenAIRequest(body: unknown): OpenAIRequestError | null {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
@@ -63,8 +64,13 @@ export function checkOpenAIRequest(body: unknown): OpenAIRequestError | null {
     i += 1;
     if (callIds.length === 0) continue;
     const unanswered = new Set(callIds);
+    const answeredAt = new Map<string, number>();
     for (; i < messages.length && messages[i]?.role === "tool"; i += 1) {
-      if (!unanswered.delete(String(messages[i]?.tool_call_id))) return unexpectedToolMessage(i);
+      const id = String(messages[i]?.tool_call_id);
+      const earlier = answeredAt.get(id);
+      if (earlier !== undefined) return duplicateToolMessage(id, earlier, i);
+      if (!unanswered.delete(id)) return unexpectedToolMessage(i);
+      answeredAt.set(id, i);
     }
     if (unanswered.size > 0) {
       return {
@@ -89,6 +95,14 @@ export function validateOpenAIMessages(body: unknown): string | null {
 
 function toolCallIds(message: Message): string[] {
   return Array.isArray(message.tool_calls) ? message.tool_calls.map((call: { id?: unknown }) => String(call.id)) : [];
+}
+
+function duplicateToolMessage(id: string, first: number, second: number): OpenAIRequestError {
+  return {
+    message: `Invalid parameter: Duplicate value for 'tool_call_id' of '${id}', in messages[${first}] and messages[${second}].`,
+    param: `messages.[${second}].tool_call_id`,
+    code: null,
+  };
 }
 
 function unexpectedToolMessage(i: number): OpenAIRequestError {

@@ -1,0 +1,54 @@
+import type { LanguageModelV4Message } from "@ai-sdk/provider";
+import type { StepOutput } from "./model-step.js";
+
+/** A tool call the runtime gave a new id, because the model's was empty or already used. */
+export interface RenamedToolCall {
+  toolName: string;
+  /** The id the model wrote. */
+  modelId: string;
+  /** The id the call has everywhere from now on: events, store, and the transcript sent back. */
+  id: string;
+}
+
+/** Every tool call id of a transcript: the ids a new call may not reuse. */
+export function toolCallIdsOf(transcript: readonly LanguageModelV4Message[]): Set<string> {
+  const ids = new Set<string>();
+  for (const message of transcript) {
+    if (message.role !== "assistant") continue;
+    for (const part of message.content) if (part.type === "tool-call") ids.add(part.toolCallId);
+  }
+  return ids;
+}
+
+/**
+ * Gives each tool call of a step an id that no other call of the session has. A model may
+ * repeat an id (two calls in one reply, or a call in a later step that reuses an old id)
+ * or leave it empty; keyed by id, one of those calls would lose its result. The first call
+ * keeps the model's id, a repeat gets `newId()`, and the assistant message is rewritten to
+ * match, so the provider sees each call once, with exactly one result after it.
+ */
+export function uniqueToolCallIds(
+  output: StepOutput,
+  taken: ReadonlySet<string>,
+  newId: () => string,
+): { output: StepOutput; renamed: RenamedToolCall[] } {
+  const used = new Set(taken);
+  const renamed: RenamedToolCall[] = [];
+  const toolCalls = output.toolCalls.map((call) => {
+    if (call.toolCallId !== "" && !used.has(call.toolCallId)) {
+      used.add(call.toolCallId);
+      return call;
+    }
+    const id = newId();
+    used.add(id);
+    renamed.push({ toolName: call.toolName, modelId: call.toolCallId, id });
+    return { ...call, toolCallId: id };
+  });
+  if (renamed.length === 0) return { output, renamed };
+  // The message holds the same calls in the same order (model-step pushes both together).
+  let index = 0;
+  const content = output.message.content.map((part) =>
+    part.type === "tool-call" ? { ...part, toolCallId: toolCalls[index++]!.toolCallId } : part,
+  );
+  return { output: { ...output, toolCalls, message: { ...output.message, content } }, renamed };
+}

@@ -8,6 +8,7 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   already_resolved: 409,
+  session_limit: 409,
   turn_running: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,

@@ -40,7 +40,9 @@ export async function startAgentServer(script: Script, modelOptions: ScriptedMod
     store,
     logger: { warn: () => {}, error: () => {} },
   });
-  const served = await serve(createFetchHandler(runtime, { heartbeatMs: 60_000 }), { port: 0 });
+  const served = await serve(createFetchHandler(runtime, { heartbeatMs: 60_000, identify: () => "tester" }), {
+    port: 0,
+  });
   const wire: WireLog = [];
   const fetch = async (input: string, init?: RequestInit) => {
     wire.push(`${init?.method ?? "GET"} ${new URL(input).pathname}`);

@@ -37,3 +37,8 @@ export type SendMessageBody = z.infer<typeof SendMessageBody>;
 export const CreateSessionBody = z.looseObject({});
 /** @see CreateSessionBody */
 export type CreateSessionBody = z.infer<typeof CreateSessionBody>;
+
+/** Body of `POST /sessions/:id/cancel`: `{}`. It is JSON only so that no cross-site form can send it. */
+export const CancelBody = z.looseObject({});
+/** @see CancelBody */
+export type CancelBody = z.infer<typeof CancelBody>;

@@ -10,6 +10,7 @@ export {
 } from "./approval.js";
 export { askQuestion } from "./ask-question.js";
 export {
+  CancelBody,
   CreateSessionBody,
   InputResponse,
   RespondBody,

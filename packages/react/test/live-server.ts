@@ -1,50 +1,40 @@
+import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { defineClientTool } from "@hitl-kit/protocol";
-import {
-  createAgentRuntime,
-  createFetchHandler,
-  type Script,
-  type ScriptedModelOptions,
-  scriptedModel,
-  serve,
-  sqliteStore,
-} from "@hitl-kit/server";
-import { z } from "zod";
-import { tempDir } from "../../server/test/harness.js";
+import type { ScriptedModelOptions, ScriptedReply } from "@hitl-kit/server";
 
-/** The tools the React tests park on; `pick_template`'s server schema refuses "retired". */
-export const tools = {
-  pickTemplate: defineClientTool({
-    name: "pick_template",
-    description: "Choose a template.",
-    inputSchema: z.object({ templates: z.array(z.string()) }),
-    answerSchema: z.object({ templateId: z.string() }).refine((answer) => answer.templateId !== "retired", {
-      message: "That template is retired.",
-      path: ["templateId"],
-    }),
-  }),
-  pickSize: defineClientTool({
-    name: "pick_size",
-    description: "Choose a size.",
-    inputSchema: z.object({}),
-    answerSchema: z.object({ size: z.enum(["small", "large"]) }),
-  }),
-};
+export { tools } from "./live-tools.js";
 
-/** A real runtime on a loopback port, with the SQLite store on a temporary file. */
-export async function startLiveServer(script: Script, options?: ScriptedModelOptions) {
-  const dir = tempDir();
-  const store = sqliteStore(join(dir.path, "react.sqlite"));
-  const runtime = createAgentRuntime({ model: scriptedModel(script, options), tools: Object.values(tools), store });
-  const server = await serve(createFetchHandler(runtime), { port: 0 });
+/**
+ * A real runtime on a loopback port, with the SQLite store on a temporary file, in its
+ * own Node process (live-server-process.ts), called from the test page's origin.
+ */
+export async function startLiveServer(script: readonly ScriptedReply[], options: ScriptedModelOptions = {}) {
+  const entry = join(import.meta.dirname, "live-server-process.ts");
+  const child = spawn(
+    process.execPath,
+    [
+      "--conditions=@hitl-kit/source",
+      "--import",
+      "tsx",
+      entry,
+      JSON.stringify(script),
+      JSON.stringify(options),
+      location.origin,
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let stderr = "";
+  child.stderr!.on("data", (chunk) => (stderr += chunk));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.once("data", (chunk) => resolve(String(chunk).trim()));
+    void exited.then(() => reject(new Error(`the live server exited: ${stderr}`)));
+  });
   return {
-    url: `${server.url}/api/agent`,
-    runtime,
+    url: `${url}/api/agent`,
     async close() {
-      await server.close();
-      await runtime.close();
-      await store.close();
-      dir.cleanup();
+      child.kill("SIGTERM");
+      await exited;
     },
   };
 }

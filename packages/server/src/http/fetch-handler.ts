@@ -4,13 +4,14 @@ import { type Caller, type Identify, identifyCaller, identityCookieHeader } from
 import { clientAddress } from "./client-address.js";
 import { CrossOriginPolicy } from "./cross-origin.js";
 import { eventStream } from "./event-stream.js";
+import { errorResponse, json, withHeaders } from "./json-response.js";
 import { RateLimiter, type RateLimitOptions } from "./rate-limiter.js";
 import { readJson } from "./read-json.js";
 import { requestUrl } from "./request-url.js";
 import { encodeCursor, readPageQuery } from "./session-page.js";
+import { matchRoute, type SessionAction } from "./session-route.js";
 
-/** What a request does, as `authorize` is told. */
-export type SessionAction = "list" | "create" | "read" | "stream" | "message" | "respond" | "cancel" | "delete";
+export type { SessionAction } from "./session-route.js";
 
 /** What `authorize` decides on: who asks, to do what, to which session (none for `list` and `create`). */
 export interface SessionAccess {
@@ -62,19 +63,6 @@ export interface FetchHandlerOptions {
  * rate limits can key anonymous callers on their address.
  */
 export type FetchHandler = (request: Request, platform?: unknown) => Promise<Response>;
-
-interface Route {
-  action: SessionAction;
-  sessionId?: string;
-}
-
-const sessionRoutes: Record<string, Partial<Record<string, SessionAction>>> = {
-  "": { GET: "read", DELETE: "delete" },
-  "/events": { GET: "stream" },
-  "/messages": { POST: "message" },
-  "/responses": { POST: "respond" },
-  "/cancel": { POST: "cancel" },
-};
 
 /**
  * Serves wire protocol v1 as a web-standard `(Request) => Promise<Response>`: mount it in
@@ -200,31 +188,6 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
   };
 }
 
-/** The route a path and method address. @throws `not_found`, `method_not_allowed`, or `bad_request` for bad percent-encoding */
-function matchRoute(path: string, method: string): Route {
-  if (path === "/sessions") {
-    if (method === "GET") return { action: "list" };
-    if (method === "POST") return { action: "create" };
-    throw methodNotAllowed(method, ["GET", "HEAD", "POST"]);
-  }
-  const match = /^\/sessions\/([^/]+)(\/[a-z]+)?$/.exec(path);
-  const routes = match && sessionRoutes[match[2] ?? ""];
-  if (!match || !routes) throw new ProtocolError("not_found", `No route ${method} ${path}.`);
-  const action = routes[method];
-  if (!action)
-    throw methodNotAllowed(
-      method,
-      Object.keys(routes).flatMap((name) => (name === "GET" ? ["GET", "HEAD"] : [name])),
-    );
-  let sessionId: string;
-  try {
-    sessionId = decodeURIComponent(match[1]!);
-  } catch {
-    throw new ProtocolError("bad_request", `The session id in ${path} is not valid percent-encoding.`);
-  }
-  return { action, sessionId };
-}
-
 /** `Last-Event-ID` or `?after=`: plain decimal digits only (no sign, exponent, hex or spaces). */
 function afterSeq(request: Request, url: URL): number {
   const raw = request.headers.get("last-event-id") ?? url.searchParams.get("after") ?? "0";
@@ -236,45 +199,4 @@ function afterSeq(request: Request, url: URL): number {
     );
   }
   return seq;
-}
-
-function methodNotAllowed(method: string, allowed: string[]): ProtocolError {
-  return new ProtocolError("method_not_allowed", `${method} is not allowed here; use ${allowed.join(" or ")}.`, {
-    allow: allowed,
-  });
-}
-
-function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
-}
-
-/** The response with `extra` headers added (several `Set-Cookie`s stay several); a host's Response with immutable headers is copied. */
-function withHeaders(response: Response, extra: Headers): Response {
-  let target = response;
-  const add = (name: string, value: string) =>
-    name === "set-cookie" ? target.headers.append(name, value) : target.headers.set(name, value);
-  for (const [name, value] of extra) {
-    try {
-      add(name, value);
-    } catch {
-      target = new Response(target.body, target);
-      add(name, value);
-    }
-  }
-  return target;
-}
-
-function errorResponse(error: unknown): Response {
-  if (error instanceof Response) return error;
-  if (!(error instanceof ProtocolError)) {
-    console.error("hitl-kit: unexpected error", error);
-    return errorResponse(new ProtocolError("internal", "The server failed to handle this request."));
-  }
-  const response = json(error.status, error.toBody());
-  const details = error.details as { retryAfterSeconds?: number; allow?: string[] } | undefined;
-  if (error.code === "rate_limited" && details?.retryAfterSeconds) {
-    response.headers.set("retry-after", String(details.retryAfterSeconds));
-  }
-  if (error.code === "method_not_allowed" && details?.allow) response.headers.set("allow", details.allow.join(", "));
-  return response;
 }

@@ -4,6 +4,7 @@ export { ParkedRequest, type ParkedRequestProps } from "./parked-request.js";
 export { ParkedRequests, type ParkedRequestsProps } from "./parked-requests.js";
 export {
   type AgentEndpoint,
+  deleteSessionMutationOptions,
   type SessionListItem,
   sessionHistoryQueryOptions,
   sessionSnapshotQueryOptions,

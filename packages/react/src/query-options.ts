@@ -1,5 +1,5 @@
 import { parseSnapshot } from "@hitl-kit/protocol";
-import { queryOptions } from "@tanstack/react-query";
+import { mutationOptions, queryOptions } from "@tanstack/react-query";
 
 /** Where the protocol lives, and how to reach it. */
 export interface AgentEndpoint {
@@ -18,15 +18,15 @@ export interface SessionListItem {
   lastSeq: number;
 }
 
-async function getJson(endpoint: AgentEndpoint, path: string, signal: AbortSignal): Promise<unknown> {
+async function requestJson(endpoint: AgentEndpoint, path: string, init: RequestInit = {}): Promise<unknown> {
   const response = await (endpoint.fetch ?? fetch)(`${endpoint.url}${path}`, {
-    signal,
+    ...init,
     ...(endpoint.headers ? { headers: endpoint.headers } : {}),
   });
   const body = await response.json().catch(() => undefined);
   if (!response.ok) {
     const message = (body as { error?: { message?: string } } | undefined)?.error?.message;
-    throw new Error(message ?? `GET ${path} answered ${response.status}.`);
+    throw new Error(message ?? `${init.method ?? "GET"} ${path} answered ${response.status}.`);
   }
   return body;
 }
@@ -42,19 +42,42 @@ export function sessionSnapshotQueryOptions(endpoint: AgentEndpoint, sessionId: 
   return queryOptions({
     queryKey: ["hitl-kit", endpoint.url, "sessions", sessionId] as const,
     queryFn: async ({ signal }) =>
-      parseSnapshot(await getJson(endpoint, `/sessions/${encodeURIComponent(sessionId)}`, signal)),
+      parseSnapshot(await requestJson(endpoint, `/sessions/${encodeURIComponent(sessionId)}`, { signal })),
   });
 }
 
 /**
- * React Query options for the list of sessions, newest first: a sidebar's session history.
+ * React Query options for the caller's sessions, newest first: a sidebar's session history.
+ * It holds the newest `limit` (default 50, at most 100); `GET /sessions?cursor=` pages further.
  * @example
  * const { data: sessions } = useQuery(sessionHistoryQueryOptions({ url: "/api/agent" }));
  */
-export function sessionHistoryQueryOptions(endpoint: AgentEndpoint) {
+export function sessionHistoryQueryOptions(endpoint: AgentEndpoint, { limit = 50 }: { limit?: number } = {}) {
   return queryOptions({
     queryKey: ["hitl-kit", endpoint.url, "sessions"] as const,
     queryFn: async ({ signal }) =>
-      ((await getJson(endpoint, "/sessions", signal)) as { sessions: SessionListItem[] }).sessions,
+      ((await requestJson(endpoint, `/sessions?limit=${limit}`, { signal })) as { sessions: SessionListItem[] })
+        .sessions,
+  });
+}
+
+/**
+ * React Query mutation options that delete a session (`DELETE /sessions/:id`; its open
+ * requests are cancelled first): on success the session's snapshot leaves the cache and
+ * the session history is refetched. The variable is the session id.
+ * @example
+ * const remove = useMutation(deleteSessionMutationOptions({ url: "/api/agent" }));
+ * remove.mutate(sessionId);
+ */
+export function deleteSessionMutationOptions(endpoint: AgentEndpoint) {
+  return mutationOptions({
+    mutationKey: ["hitl-kit", endpoint.url, "delete-session"] as const,
+    mutationFn: async (sessionId: string) => {
+      await requestJson(endpoint, `/sessions/${encodeURIComponent(sessionId)}`, { method: "DELETE" });
+    },
+    onSuccess: async (_data, sessionId, _result, { client }) => {
+      client.removeQueries({ queryKey: sessionSnapshotQueryOptions(endpoint, sessionId).queryKey });
+      await client.invalidateQueries({ queryKey: sessionHistoryQueryOptions(endpoint).queryKey, exact: true });
+    },
   });
 }

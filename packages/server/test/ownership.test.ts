@@ -6,7 +6,7 @@ import {
   scriptedModel,
   sqliteStore,
 } from "../src/index.js";
-import { browser, quiet, startServer, tempDir } from "./harness.js";
+import { browser, quiet, readSse, startServer, tempDir } from "./harness.js";
 
 let server: ReturnType<typeof startServer>;
 afterEach(() => server?.close());
@@ -211,12 +211,14 @@ describe("session lifecycle over HTTP", () => {
     const id = await server.session();
     await server.call("POST", `/sessions/${id}/messages`, { text: "go" });
     await server.runtime.idle();
-    const types: string[] = [];
-    server.runtime.subscribe(id, (event) => types.push(event.type));
+    const lastSeq = (await server.events(id)).at(-1)!.seq;
+    const stream = await server.send(`/sessions/${id}/events`, { headers: { "last-event-id": String(lastSeq) } });
 
     const deleted = await server.send(`/sessions/${id}`, { method: "DELETE" });
     expect(deleted.status).toBe(204);
-    expect(types).toEqual(["input.resolved", "tool.result", "turn.cancelled"]);
+    // The open stream sees the request cancelled, then ends (readSse stops at the stream's end).
+    const seen = await readSse(stream, () => false);
+    expect(seen.map((event) => event.type)).toEqual(["input.resolved", "tool.result", "turn.cancelled"]);
     expect((await server.call("GET", `/sessions/${id}`)).status).toBe(404);
     expect((await server.call("DELETE", `/sessions/${id}`)).status).toBe(404);
     expect((await server.call("GET", "/sessions")).body.sessions).toEqual([]);

@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   invalid_answer: 422,
   rate_limited: 429,
+  headers_too_large: 431,
   internal: 500,
 } as const;
 

@@ -121,6 +121,19 @@ describe("the Node adapter (serve)", () => {
     expect((await send(`${base}/sessions`)).status).toBe(200);
   });
 
+  it("answers what is not HTTP at all, or headers too large, in JSON too", async () => {
+    await servedChat();
+    const garbage = await sendRaw(served!.port, "NOT HTTP\r\n\r\n");
+    expect(garbage).toMatch(/^HTTP\/1.1 400 /);
+    expect(garbage).toContain('"code":"bad_request"');
+    const huge = await sendRaw(
+      served!.port,
+      `GET /api/agent/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nx-big: ${"a".repeat(64 * 1024)}\r\n\r\n`,
+    );
+    expect(huge).toMatch(/^HTTP\/1.1 431 /);
+    expect(huge).toContain('"code":"headers_too_large"');
+  });
+
   it("keeps several Set-Cookie headers apart", async () => {
     served = await serve(
       async () => {

@@ -13,7 +13,7 @@ afterEach(cleanup);
 
 /** A refund over 1000, recorded from the real runtime: it parks for approval, then is approved and replies. */
 async function recordRefund() {
-  // happy-dom keeps no cookies on Request, so this recording names its one person instead.
+  // happy-dom's Request, like a browser's, carries no Cookie header set by hand: name the one person instead.
   const chat = startChat({ identify: () => "recorder" });
   const id = await chat.session();
   await chat.send(id, "refund 1500");

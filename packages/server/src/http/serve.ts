@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import { createServer as createHttpsServer, type ServerOptions as HttpsServerOptions } from "node:https";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { ProtocolError } from "@hitl-kit/protocol";
 import { getRequestListener } from "@hono/node-server";
 
@@ -52,6 +53,19 @@ export async function serve(
     },
   });
   const server = options.tls ? createHttpsServer(options.tls, listener) : createServer(listener);
+  // What Node's HTTP parser refuses never reaches the handler: answer it in JSON too.
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === "ECONNRESET" || !socket.writable) return void socket.destroy();
+    const refusal =
+      error.code === "HPE_HEADER_OVERFLOW"
+        ? new ProtocolError("headers_too_large", "The request's headers are too large.")
+        : new ProtocolError("bad_request", `The request is not valid HTTP (${error.code ?? error.message}).`);
+    const body = JSON.stringify(refusal.toBody());
+    socket.end(
+      `HTTP/1.1 ${refusal.status} ${refusal.status === 431 ? "Request Header Fields Too Large" : "Bad Request"}\r\n` +
+        `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

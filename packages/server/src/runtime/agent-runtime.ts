@@ -191,8 +191,8 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   return {
     ready,
     async createSession({ owner } = {}) {
+      const cap = options.maxSessionsPerOwner;
       const create = async () => {
-        const cap = options.maxSessionsPerOwner;
         if (owner !== undefined && cap !== undefined && (await store.countSessions(owner)) >= cap) {
           throw new ProtocolError(
             "session_limit",
@@ -213,8 +213,8 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         await core.mustCommit(sessionId, { events: [{ type: "session.created" }] });
         return { sessionId };
       };
-      // One creation at a time per owner, so concurrent requests cannot pass the cap together.
-      return owner === undefined ? create() : lock.run(`owner\u0000${owner}`, create);
+      // With a cap, one creation at a time per owner, so concurrent requests cannot pass it together.
+      return owner === undefined || cap === undefined ? create() : lock.run(`owner\u0000${owner}`, create);
     },
     listSessions: (listOptions) => store.listSessions(listOptions),
     async getSessionInfo(sessionId) {

@@ -31,7 +31,9 @@ test("a network drop mid-stream reconnects with no lost or doubled text", async 
     expect(states).toContain("reconnecting");
 
     const sessionId = /session=([^&]+)/.exec(new URL(page.url()).hash)?.[1];
-    const snapshot = (await (await fetch(`${demo.url}/api/agent/sessions/${sessionId}`)).json()) as SessionSnapshot;
+    // The session is the browser's: ask with its identity cookie.
+    const response = await page.request.get(`${demo.url}/api/agent/sessions/${sessionId}`);
+    const snapshot = (await response.json()) as SessionSnapshot;
     const expected = snapshot.messages
       .filter((message) => message.role === "assistant")
       .flatMap((message) => message.parts.flatMap((part) => (part.type === "text" ? [part.text] : [])));

@@ -1,6 +1,12 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type AgentRuntime, createAgentRuntime, createFetchHandler, type SessionStore } from "@hitl-kit/server";
+import {
+  type AgentRuntime,
+  createAgentRuntime,
+  createFetchHandler,
+  type FetchHandlerOptions,
+  type SessionStore,
+} from "@hitl-kit/server";
 import { sqliteStore } from "@hitl-kit/server/sqlite";
 import { mediaLibrary } from "./catalog.js";
 import type { ChatConfig } from "./chat-config.js";
@@ -9,7 +15,10 @@ import { staticFiles } from "./static-files.js";
 import { systemPrompt } from "./system-prompt.js";
 
 /** Options of {@link createChatApp}. */
-export interface ChatAppOptions extends Pick<ChatConfig, "dataDir" | "expireAfterMs" | "model"> {
+export interface ChatAppOptions
+  extends Pick<ChatConfig, "dataDir" | "expireAfterMs" | "model">,
+    Partial<Pick<ChatConfig, "trustProxy">>,
+    Pick<FetchHandlerOptions, "identify"> {
   /** The built app to serve (`apps/chat/dist`); without it, only `/api` answers. */
   distDir?: string;
   /** Where the runtime reports what it cannot tell anyone (default: console). */
@@ -18,7 +27,7 @@ export interface ChatAppOptions extends Pick<ChatConfig, "dataDir" | "expireAfte
 
 /** The demo's runtime, store and one fetch handler for the API and the app. */
 export interface ChatApp {
-  handler: (request: Request) => Promise<Response>;
+  handler: (request: Request, platform?: unknown) => Promise<Response>;
   runtime: AgentRuntime;
   store: SessionStore;
   /** Stops the runtime, then closes the store. */
@@ -43,12 +52,18 @@ export function createChatApp(options: ChatAppOptions): ChatApp {
     ...(options.expireAfterMs === undefined ? {} : { expireAfter: options.expireAfterMs }),
     ...(options.logger ? { logger: options.logger } : {}),
   });
-  const agent = createFetchHandler(runtime, { basePath: "/api/agent" });
+  // Without `identify`, each browser gets an anonymous identity cookie and sees only its own chats.
+  // A real app passes its auth here: identify: async (request) => (await getSession(request))?.userId
+  const agent = createFetchHandler(runtime, {
+    basePath: "/api/agent",
+    ...(options.identify ? { identify: options.identify } : {}),
+    ...(options.trustProxy ? { trustProxy: true } : {}),
+  });
   const files = options.distDir ? staticFiles(options.distDir) : undefined;
 
-  async function handler(request: Request): Promise<Response> {
+  async function handler(request: Request, platform?: unknown): Promise<Response> {
     const { pathname } = new URL(request.url);
-    if (pathname === "/api/agent" || pathname.startsWith("/api/agent/")) return agent(request);
+    if (pathname === "/api/agent" || pathname.startsWith("/api/agent/")) return agent(request, platform);
     if (pathname === "/api/media") {
       if (request.method !== "GET") return json(405, { error: { code: "method_not_allowed", message: "Use GET." } });
       return json(200, { items: mediaLibrary });

@@ -12,12 +12,15 @@ export interface ChatConfig {
   dataDir: string;
   /** Milliseconds after which parked requests expire; `undefined` never. */
   expireAfterMs: number | undefined;
+  /** Behind a reverse proxy: honour its X-Forwarded-Proto, -Host and -For. */
+  trustProxy: boolean;
   model: ModelChoice;
 }
 
 /**
  * Reads `PORT` (3000), `HOST` (127.0.0.1), `HITL_DATA_DIR` (apps/chat/.data),
- * `HITL_EXPIRE_AFTER_MS` (unset: never) and the model variables (see {@link modelFromEnv}).
+ * `HITL_EXPIRE_AFTER_MS` (unset: never), `HITL_TRUST_PROXY` (`1` behind a reverse proxy) and the
+ * model variables (see {@link modelFromEnv}).
  * @throws {ConfigError} naming the variable that is wrong
  */
 export function readChatConfig(env: Record<string, string | undefined>): ChatConfig {
@@ -26,6 +29,7 @@ export function readChatConfig(env: Record<string, string | undefined>): ChatCon
     host: env.HOST?.trim() || "127.0.0.1",
     dataDir: env.HITL_DATA_DIR?.trim() || fileURLToPath(new URL("../.data", import.meta.url)),
     expireAfterMs: env.HITL_EXPIRE_AFTER_MS?.trim() ? wholeNumber(env, "HITL_EXPIRE_AFTER_MS", 0) : undefined,
+    trustProxy: flag(env, "HITL_TRUST_PROXY"),
     model: modelFromEnv(env),
   };
 }
@@ -36,4 +40,11 @@ function wholeNumber(env: Record<string, string | undefined>, name: string, fall
   const value = Number(raw);
   if (!Number.isSafeInteger(value) || value < 0) throw new ConfigError(`${name} must be a whole number, not "${raw}".`);
   return value;
+}
+
+function flag(env: Record<string, string | undefined>, name: string): boolean {
+  const raw = env[name]?.trim() ?? "";
+  if (raw === "" || raw === "0") return false;
+  if (raw === "1") return true;
+  throw new ConfigError(`${name} must be 1 or 0, not "${raw}".`);
 }

@@ -14,7 +14,7 @@ import { chatWidgets } from "./widgets/chat-widgets.js";
  * session, whose id lives in the URL hash and localStorage.
  */
 export function App() {
-  const { sessionId, error, startNew } = useSessionId();
+  const { sessionId, error, notice, startNew } = useSessionId();
   const [drawerOpen, setDrawerOpen] = useState(false);
   const history = useQuery(sessionHistoryQueryOptions(agentEndpoint));
   const title = history.data?.find((session) => session.sessionId === sessionId)?.title;
@@ -31,6 +31,9 @@ export function App() {
           currentId={sessionId}
           onNew={newChat}
           onNavigate={() => setDrawerOpen(false)}
+          onDeleted={(deleted) => {
+            if (deleted === sessionId) newChat();
+          }}
           error={error}
         />
       </div>
@@ -48,6 +51,7 @@ export function App() {
             widgets={chatWidgets}
             onNew={newChat}
             title={title}
+            notice={notice}
             empty={<Welcome />}
             headerStart={
               <button

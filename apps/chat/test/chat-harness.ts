@@ -25,13 +25,20 @@ export function startChat(options: Partial<ChatAppOptions> = {}) {
     logger: { warn: () => {}, error: () => {} },
     ...options,
   });
+  // One browser: the identity cookie the server sets is sent back, as a cookie jar does.
+  let cookie: string | undefined;
   const call = async (method: string, path: string, body?: unknown) => {
+    const headers: Record<string, string> = body === undefined ? {} : { "content-type": "application/json" };
+    if (cookie) headers.cookie = cookie;
     const response = await app.handler(
       new Request(`http://127.0.0.1${path}`, {
         method,
-        ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       }),
     );
+    const set = response.headers.getSetCookie()[0];
+    if (set) cookie = set.split(";")[0];
     const text = await response.text();
     const json = response.headers.get("content-type")?.includes("json") && text ? JSON.parse(text) : undefined;
     // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies

@@ -114,6 +114,17 @@ export class AgentClient {
     return this.#command({ type: "cancel" }, "stop");
   }
 
+  /**
+   * Deletes the session on the server (`DELETE /sessions/:id`): a running turn is stopped
+   * and open requests are cancelled, each call with its one result, then everything is
+   * removed. On success the client closes; a failure is the client's error (source `delete`).
+   */
+  async deleteSession(): Promise<CommandResult> {
+    const result = await this.#command({ type: "delete" }, "delete");
+    if (result.ok) this.close();
+    return result;
+  }
+
   /** Closes the event stream for good: no more events, no reconnects, whoever subscribes. */
   close(): void {
     this.#connection.close();
@@ -151,7 +162,7 @@ export class AgentClient {
     };
   }
 
-  async #command(command: AgentCommand, source: "send" | "stop"): Promise<CommandResult> {
+  async #command(command: AgentCommand, source: "send" | "stop" | "delete"): Promise<CommandResult> {
     if (command.type === "message") this.#dispatch({ type: "message.sending" });
     const result = await this.#post(command);
     if (!result.ok) this.#dispatch({ type: "command.failed", error: { ...result.error, source } });

@@ -8,8 +8,10 @@ const codeOfStatus: Record<number, string> = {
   401: "unauthorized",
   403: "forbidden",
   404: "not_found",
+  405: "method_not_allowed",
   409: "conflict",
   413: "payload_too_large",
+  415: "unsupported_media_type",
   422: "invalid_answer",
   429: "rate_limited",
 };

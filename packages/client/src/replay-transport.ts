@@ -59,6 +59,7 @@ export function replayTransport(events: readonly ProtocolEvent[], options: Repla
   const defaultAnswer = (command: RecordedCommand): CommandReply => {
     if (command.type === "message") return { status: 202, body: { turnId: `turn_replay_${++turns}` } };
     if (command.type === "responses") return { status: 202, body: { resolutions: command.responses } };
+    if (command.type === "delete") return { status: 204, body: undefined };
     return { status: 202, body: {} };
   };
   const replay: ReplayTransport = {

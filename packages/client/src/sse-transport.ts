@@ -16,7 +16,7 @@ export interface SseTransportOptions {
   reconnect?: BackoffOptions;
 }
 
-const commandPath: Record<AgentCommand["type"], string> = {
+const commandPath: Record<Exclude<AgentCommand["type"], "delete">, string> = {
   message: "messages",
   responses: "responses",
   cancel: "cancel",
@@ -55,7 +55,12 @@ export function sseTransport(options: SseTransportOptions): Transport {
       const { body } = await requestJson(fetch, url, { headers: await headersWith({ accept: "application/json" }) });
       return parseSnapshot(body);
     },
-    send(sessionId, command) {
+    async send(sessionId, command) {
+      if (command.type === "delete") {
+        const headers = await headersWith({ accept: "application/json" });
+        return requestJson(fetch, sessionUrl(sessionId), { method: "DELETE", headers });
+      }
+      // Every command is a JSON body (`/cancel` sends `{}`): the server refuses others, as a CSRF defence.
       const { type, ...body } = command;
       return postJson(`${sessionUrl(sessionId)}/${commandPath[type]}`, body);
     },

@@ -7,10 +7,12 @@ export type AgentCommand =
   | { type: "message"; text: string }
   /** `POST /sessions/:id/responses` */
   | { type: "responses"; responses: InputResponse[] }
-  /** `POST /sessions/:id/cancel` */
-  | { type: "cancel" };
+  /** `POST /sessions/:id/cancel` with `{}` */
+  | { type: "cancel" }
+  /** `DELETE /sessions/:id`: the session and everything in it, open requests cancelled first */
+  | { type: "delete" };
 
-/** A command's successful answer: its HTTP status (`202`, or `200` for a repeated response) and JSON body. */
+/** A command's successful answer: its HTTP status (`202`, `200` for a repeated response, `204` for a delete) and JSON body. */
 export interface CommandReply {
   status: number;
   body: unknown;

@@ -167,4 +167,19 @@ describe("AgentClient against the real fetch handler", () => {
     expect(stopped.messages.at(-1)?.status).toBe("complete");
     expect(textOf(stopped).length).toBeLessThan(words.length);
   });
+
+  it("deletes its session: the parked request is cancelled on the server, the client closes, the session is gone", async () => {
+    const client = await connect(pickerScript);
+    await parkPicker(client);
+    const sessionId = client.getSnapshot().sessionId!;
+    expect(await client.deleteSession()).toMatchObject({ ok: true, status: 204 });
+    expect(client.getSnapshot().connection).toBe("closed");
+    expect(server!.wire.at(-1)).toBe(`DELETE /api/agent/sessions/${sessionId}`);
+    await expect(server!.runtime.getSnapshot(sessionId)).rejects.toMatchObject({ code: "not_found" });
+
+    const again = createAgentClient({ url: server!.url, sessionId });
+    clients.push(again);
+    expect(await again.deleteSession()).toMatchObject({ ok: false, error: { code: "not_found" } });
+    expect(again.getSnapshot().error).toMatchObject({ code: "not_found", source: "delete" });
+  });
 });

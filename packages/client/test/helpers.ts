@@ -40,7 +40,10 @@ export async function startAgentServer(script: Script, modelOptions: ScriptedMod
     store,
     logger: { warn: () => {}, error: () => {} },
   });
-  const served = await serve(createFetchHandler(runtime, { heartbeatMs: 60_000 }), { port: 0 });
+  // Every request is the same person, who owns the sessions the tests create on the server side too.
+  const served = await serve(createFetchHandler(runtime, { heartbeatMs: 60_000, identify: () => "tester" }), {
+    port: 0,
+  });
   const wire: WireLog = [];
   const fetch = async (input: string, init?: RequestInit) => {
     wire.push(`${init?.method ?? "GET"} ${new URL(input).pathname}`);

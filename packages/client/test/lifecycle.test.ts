@@ -58,7 +58,7 @@ describe("a client's lifecycle", () => {
 
   it("starts with its first subscriber and shares one stream among all of them", async () => {
     server = await startAgentServer([{ text: "hi" }]);
-    const { sessionId } = await server.runtime.createSession();
+    const { sessionId } = await server.runtime.createSession({ owner: "tester" });
     const { streams, fetch } = countingStreams(server);
     client = createAgentClient({ url: server.url, fetch, sessionId });
     client.subscribe(() => {});
@@ -73,7 +73,7 @@ describe("a client's lifecycle", () => {
 
   it("keeps its stream when the last subscriber leaves and one comes back at once (StrictMode)", async () => {
     server = await startAgentServer([{ text: "hi" }]);
-    const { sessionId } = await server.runtime.createSession();
+    const { sessionId } = await server.runtime.createSession({ owner: "tester" });
     const { streams, fetch } = countingStreams(server);
     client = createAgentClient({ url: server.url, fetch, sessionId });
     const leave = client.subscribe(() => {});
@@ -124,7 +124,7 @@ describe("a client's lifecycle", () => {
 
   it("stays closed after close(), whoever subscribes", async () => {
     server = await startAgentServer([{ text: "a" }]);
-    const { sessionId } = await server.runtime.createSession();
+    const { sessionId } = await server.runtime.createSession({ owner: "tester" });
     client = createAgentClient({ url: server.url, fetch: server.fetch, sessionId });
     client.close();
     client.subscribe(() => {});

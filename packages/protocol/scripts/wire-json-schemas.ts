@@ -1,6 +1,7 @@
 import * as z from "zod/mini";
 import { EVENT_TYPES } from "../src/event-types.js";
 import {
+  CancelBody,
   CreateSessionBody,
   ErrorBody,
   EventSchemas,
@@ -27,6 +28,7 @@ export function buildWireJsonSchemas() {
     errorBody: convert(ErrorBody),
     commands: {
       createSession: convert(CreateSessionBody),
+      cancel: convert(CancelBody),
       message: convert(SendMessageBody),
       responses: convert(RespondBody),
     },

@@ -182,6 +182,9 @@ export const SendMessageBody = z.object({
 /** Body of `POST /sessions`. */
 export const CreateSessionBody = z.looseObject({});
 
+/** Body of `POST /sessions/:id/cancel`: `{}`. */
+export const CancelBody = z.looseObject({});
+
 /** The JSON body of every error response: `{error: {code, message, details?}}`. */
 export const ErrorBody = z.object({
   error: z.object({ code: z.string(), message: z.string(), details: z.optional(z.unknown()) }),

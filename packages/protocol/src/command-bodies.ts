@@ -25,3 +25,6 @@ export interface SendMessageBody {
 
 /** Body of `POST /sessions`: an object, `{}` today. */
 export type CreateSessionBody = { [key: string]: unknown };
+
+/** Body of `POST /sessions/:id/cancel`: `{}`. It is JSON only so that no cross-site form can send it. */
+export type CancelBody = { [key: string]: unknown };

@@ -1,4 +1,4 @@
-import type { CreateSessionBody, RespondBody, SendMessageBody } from "./command-bodies.js";
+import type { CancelBody, CreateSessionBody, RespondBody, SendMessageBody } from "./command-bodies.js";
 import { checkWire } from "./decode-wire.js";
 import { commandJsonSchemas } from "./wire-json-schemas.generated.js";
 
@@ -10,6 +10,8 @@ export interface CommandBodies {
   message: SendMessageBody;
   /** `POST /sessions/:id/responses` */
   responses: RespondBody;
+  /** `POST /sessions/:id/cancel` */
+  cancel: CancelBody;
 }
 
 /**

@@ -8,11 +8,13 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   already_resolved: 409,
+  session_limit: 409,
   turn_running: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   invalid_answer: 422,
   rate_limited: 429,
+  headers_too_large: 431,
   internal: 500,
 } as const;
 

@@ -11,6 +11,7 @@ export {
 export { askQuestion, type QuestionAnswer, type QuestionInput, type QuestionInputSchema } from "./ask-question.js";
 export { assertCheckableTool } from "./checkable-tool.js";
 export type {
+  CancelBody,
   CreateSessionBody,
   InputResponse,
   RespondBody,

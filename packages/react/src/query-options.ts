@@ -1,5 +1,11 @@
 import { parseSnapshot, type SessionSnapshot } from "@hitl-kit/protocol";
-import { type DataTag, queryOptions, type UseQueryOptions } from "@tanstack/react-query";
+import {
+  type DataTag,
+  mutationOptions,
+  queryOptions,
+  type UseMutationOptions,
+  type UseQueryOptions,
+} from "@tanstack/react-query";
 
 /** Query options whose key carries the data's type, as `queryOptions()` makes them. */
 export type TypedQueryOptions<Data, Key extends readonly unknown[]> = UseQueryOptions<Data, Error, Data, Key> & {
@@ -26,15 +32,15 @@ export interface SessionListItem {
   lastSeq: number;
 }
 
-async function getJson(endpoint: AgentEndpoint, path: string, signal: AbortSignal): Promise<unknown> {
+async function requestJson(endpoint: AgentEndpoint, path: string, init: RequestInit = {}): Promise<unknown> {
   const response = await (endpoint.fetch ?? fetch)(`${endpoint.url}${path}`, {
-    signal,
+    ...init,
     ...(endpoint.headers ? { headers: endpoint.headers } : {}),
   });
   const body = await response.json().catch(() => undefined);
   if (!response.ok) {
     const message = (body as { error?: { message?: string } } | undefined)?.error?.message;
-    throw new Error(message ?? `GET ${path} answered ${response.status}.`);
+    throw new Error(message ?? `${init.method ?? "GET"} ${path} answered ${response.status}.`);
   }
   return body;
 }
@@ -53,19 +59,45 @@ export function sessionSnapshotQueryOptions(
   return queryOptions({
     queryKey: ["hitl-kit", endpoint.url, "sessions", sessionId] as const,
     queryFn: async ({ signal }) =>
-      parseSnapshot(await getJson(endpoint, `/sessions/${encodeURIComponent(sessionId)}`, signal)),
+      parseSnapshot(await requestJson(endpoint, `/sessions/${encodeURIComponent(sessionId)}`, { signal })),
   });
 }
 
 /**
- * React Query options for the list of sessions, newest first: a sidebar's session history.
+ * React Query options for the caller's sessions, newest first: a sidebar's session history.
+ * It holds the newest `limit` (default 50, at most 100); `GET /sessions?cursor=` pages further.
  * @example
  * const { data: sessions } = useQuery(sessionHistoryQueryOptions({ url: "/api/agent" }));
  */
-export function sessionHistoryQueryOptions(endpoint: AgentEndpoint): TypedQueryOptions<SessionListItem[], HistoryKey> {
+export function sessionHistoryQueryOptions(
+  endpoint: AgentEndpoint,
+  { limit = 50 }: { limit?: number } = {},
+): TypedQueryOptions<SessionListItem[], HistoryKey> {
   return queryOptions({
     queryKey: ["hitl-kit", endpoint.url, "sessions"] as const,
     queryFn: async ({ signal }) =>
-      ((await getJson(endpoint, "/sessions", signal)) as { sessions: SessionListItem[] }).sessions,
+      ((await requestJson(endpoint, `/sessions?limit=${limit}`, { signal })) as { sessions: SessionListItem[] })
+        .sessions,
+  });
+}
+
+/**
+ * React Query mutation options that delete a session (`DELETE /sessions/:id`; its open
+ * requests are cancelled first): on success the session's snapshot leaves the cache and
+ * the session history is refetched. The variable is the session id.
+ * @example
+ * const remove = useMutation(deleteSessionMutationOptions({ url: "/api/agent" }));
+ * remove.mutate(sessionId);
+ */
+export function deleteSessionMutationOptions(endpoint: AgentEndpoint): UseMutationOptions<void, Error, string> {
+  return mutationOptions({
+    mutationKey: ["hitl-kit", endpoint.url, "delete-session"] as const,
+    mutationFn: async (sessionId: string) => {
+      await requestJson(endpoint, `/sessions/${encodeURIComponent(sessionId)}`, { method: "DELETE" });
+    },
+    onSuccess: async (_data, sessionId, _result, { client }) => {
+      client.removeQueries({ queryKey: sessionSnapshotQueryOptions(endpoint, sessionId).queryKey });
+      await client.invalidateQueries({ queryKey: sessionHistoryQueryOptions(endpoint).queryKey, exact: true });
+    },
   });
 }

@@ -1,90 +1,49 @@
+import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { defineClientTool } from "@hitl-kit/protocol";
-import {
-  createAgentRuntime,
-  createFetchHandler,
-  type Script,
-  type ScriptedModelOptions,
-  scriptedModel,
-  serve,
-} from "@hitl-kit/server";
-import { sqliteStore } from "@hitl-kit/server/sqlite";
-import { z } from "zod";
-import { tempDir } from "../../server/test/harness.js";
+import type { ScriptedModelOptions, ScriptedReply } from "@hitl-kit/server";
 
-/** The tools the React tests park on; `pick_template`'s server schema refuses "retired". */
-export const tools = {
-  pickTemplate: defineClientTool({
-    name: "pick_template",
-    description: "Choose a template.",
-    inputSchema: z.object({ templates: z.array(z.string()) }),
-    answerSchema: z.object({ templateId: z.string() }).refine((answer) => answer.templateId !== "retired", {
-      message: "That template is retired.",
-      path: ["templateId"],
-    }),
-  }),
-  pickSize: defineClientTool({
-    name: "pick_size",
-    description: "Choose a size.",
-    inputSchema: z.object({}),
-    answerSchema: z.object({ size: z.enum(["small", "large"]) }),
-  }),
-};
+export { tools } from "./live-tools.js";
 
 /**
- * A real runtime on a loopback port, with the SQLite store on a temporary file. It logs
- * every request (`METHOD path`) and counts the event streams it serves while they are open.
+ * A real runtime on a loopback port, with the SQLite store on a temporary file, in its
+ * own Node process (live-server-process.ts), called from the test page's origin. It logs
+ * every protocol request and counts the event streams it serves while they are open.
  */
-export async function startLiveServer(script: Script, options?: ScriptedModelOptions) {
-  const dir = tempDir();
-  const store = sqliteStore(join(dir.path, "react.sqlite"));
-  const runtime = createAgentRuntime({ model: scriptedModel(script, options), tools: Object.values(tools), store });
-  const handler = createFetchHandler(runtime);
-  const requests: string[] = [];
-  const streams = { opened: 0, open: 0 };
-  const server = await serve(
-    async (request) => {
-      requests.push(`${request.method} ${new URL(request.url).pathname}`);
-      const response = await handler(request);
-      return request.url.endsWith("/events") && response.body ? counted(response, streams) : response;
-    },
-    { port: 0 },
+export async function startLiveServer(script: readonly ScriptedReply[], options: ScriptedModelOptions = {}) {
+  const entry = join(import.meta.dirname, "live-server-process.ts");
+  const child = spawn(
+    process.execPath,
+    [
+      "--conditions=@hitl-kit/source",
+      "--import",
+      "tsx",
+      entry,
+      JSON.stringify(script),
+      JSON.stringify(options),
+      location.origin,
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
   );
-  return {
-    url: `${server.url}/api/agent`,
-    runtime,
-    requests,
-    streams,
-    async close() {
-      await server.close();
-      await runtime.close();
-      await store.close();
-      dir.cleanup();
-    },
-  };
-}
-
-/** The response with its body counted in `streams` from first byte until it ends or is cancelled. */
-function counted(response: Response, streams: { opened: number; open: number }): Response {
-  const reader = response.body!.getReader();
-  let open = true;
-  const end = () => {
-    if (open) streams.open--;
-    open = false;
-  };
-  streams.opened++;
-  streams.open++;
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { done, value } = await reader.read();
-      if (!done) return controller.enqueue(value);
-      end();
-      controller.close();
-    },
-    cancel(reason) {
-      end();
-      return reader.cancel(reason);
-    },
+  let stderr = "";
+  child.stderr!.on("data", (chunk) => (stderr += chunk));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.once("data", (chunk) => resolve(String(chunk).trim()));
+    void exited.then(() => reject(new Error(`the live server exited: ${stderr}`)));
   });
-  return new Response(body, { status: response.status, headers: response.headers });
+  return {
+    url: `${url}/api/agent`,
+    /** Every protocol request so far (`METHOD path`), and the event streams served: opened, and open now. */
+    async log(): Promise<{ requests: string[]; streams: { opened: number; open: number } }> {
+      return (await fetch(`${url}/test/log`)).json();
+    },
+    /** A session of the test's caller, made on the server's side (no request in the log). */
+    async createSession(): Promise<{ sessionId: string }> {
+      return (await fetch(`${url}/test/sessions`, { method: "POST" })).json();
+    },
+    async close() {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
 }

@@ -38,18 +38,18 @@ describe("useAgent under StrictMode", () => {
       </StrictMode>,
     );
     await settle();
-    expect(live.requests).toEqual([]);
+    expect((await live.log()).requests).toEqual([]);
     fireEvent.click(screen.getByRole("button", { name: "send" }));
     await screen.findByText("Hi there.");
     await settle();
-    expect(live.requests.filter((line) => line === "POST /api/agent/sessions")).toHaveLength(1);
-    expect(await live.runtime.listSessions()).toHaveLength(1);
-    expect(live.streams).toEqual({ opened: 1, open: 1 });
+    const { requests, streams } = await live.log();
+    expect(requests.filter((line) => line === "POST /api/agent/sessions")).toHaveLength(1);
+    expect(streams).toEqual({ opened: 1, open: 1 });
   });
 
   it("attaches to a session with one snapshot and one stream, and unmounting closes it", async () => {
     live = await startLiveServer([{ text: "Hi there." }]);
-    const { sessionId } = await live.runtime.createSession();
+    const { sessionId } = await live.createSession();
     const view = render(
       <StrictMode>
         <Chat url={live.url} sessionId={sessionId} />
@@ -57,18 +57,17 @@ describe("useAgent under StrictMode", () => {
     );
     await waitFor(() => expect(connection()).toBe("open"));
     await settle();
-    expect(live.requests).toEqual([
-      `GET /api/agent/sessions/${sessionId}`,
-      `GET /api/agent/sessions/${sessionId}/events`,
-    ]);
-    expect(live.streams).toEqual({ opened: 1, open: 1 });
+    expect(await live.log()).toEqual({
+      requests: [`GET /api/agent/sessions/${sessionId}`, `GET /api/agent/sessions/${sessionId}/events`],
+      streams: { opened: 1, open: 1 },
+    });
     view.unmount();
-    await waitFor(() => expect(live!.streams.open).toBe(0));
+    await waitFor(async () => expect((await live!.log()).streams.open).toBe(0));
   });
 
   it("shares one stream between useAgent calls under one <AgentProvider>", async () => {
     live = await startLiveServer([{ text: "Hi there." }]);
-    const { sessionId } = await live.runtime.createSession();
+    const { sessionId } = await live.createSession();
     const Status = () => <span>{useAgent((agent) => agent.status)}</span>;
     render(
       <StrictMode>
@@ -80,7 +79,7 @@ describe("useAgent under StrictMode", () => {
     );
     await waitFor(() => expect(screen.getAllByText("idle")).toHaveLength(2));
     await settle();
-    expect(live.streams).toEqual({ opened: 1, open: 1 });
+    expect((await live.log()).streams).toEqual({ opened: 1, open: 1 });
   });
 
   it("renders on the server without a request, a timer or window", async () => {
@@ -94,6 +93,6 @@ describe("useAgent under StrictMode", () => {
       (globalThis as { window?: unknown }).window = saved;
     }
     await settle();
-    expect(live.requests).toEqual([]);
+    expect((await live.log()).requests).toEqual([]);
   });
 });

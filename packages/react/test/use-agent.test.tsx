@@ -83,7 +83,8 @@ describe("useAgent with the widget registry, against a real server", () => {
     await screen.findByText("Calm it is.");
     expect(screen.getByText("Chose calm")).toBeTruthy();
     expect(picker.getAttribute("data-state")).toBe("resolved");
-    expect(document.querySelector("main")?.getAttribute("data-status")).toBe("idle");
+    // The text and the turn's end may arrive in separate bursts.
+    await waitFor(() => expect(document.querySelector("main")?.getAttribute("data-status")).toBe("idle"));
   });
 
   it("renders the fallback form for an unregistered tool, and declines from it", async () => {

@@ -1,4 +1,11 @@
-export { createFetchHandler, type FetchHandlerOptions } from "./http/fetch-handler.js";
+export { type Caller, type Identify, identityCookie } from "./http/caller.js";
+export {
+  createFetchHandler,
+  type FetchHandler,
+  type FetchHandlerOptions,
+  type SessionAccess,
+  type SessionAction,
+} from "./http/fetch-handler.js";
 export type { RateLimitOptions } from "./http/rate-limiter.js";
 export { type Served, type ServeOptions, serve } from "./http/serve.js";
 export {
@@ -20,8 +27,10 @@ export type { RuntimeTool } from "./runtime/tool-registry.js";
 export { findTranscriptError } from "./runtime/transcript.js";
 export { memoryStore } from "./store/memory-store.js";
 export type {
+  ListSessionsOptions,
   RequestRecord,
   Resolution,
+  SessionCursor,
   SessionRecord,
   SessionStore,
   SessionSummary,

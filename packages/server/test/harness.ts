@@ -9,6 +9,7 @@ import {
   type AgentRuntimeOptions,
   createAgentRuntime,
   createFetchHandler,
+  type FetchHandler,
   type FetchHandlerOptions,
   type SessionStore,
 } from "../src/index.js";
@@ -29,23 +30,14 @@ export function startServer(
   const dir = tempDir();
   const store = options.store ?? sqliteStore(join(dir.path, "hitl.sqlite"));
   const runtime = createAgentRuntime({ tools: serverTools, logger: quiet, ...options, model, store });
-  const handler = createFetchHandler(runtime, { heartbeatMs: 60_000, ...options.http });
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const response = await handler(
-      new Request(`http://127.0.0.1/api/agent${path}`, {
-        method,
-        headers: body === undefined ? headers : { "content-type": "application/json", ...headers },
-        ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
-      }),
-    );
-    const text = await response.text();
-    // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
-    return { status: response.status, body: text ? JSON.parse(text) : undefined } as { status: number; body: any };
-  };
+  const handler = createFetchHandler(runtime, { heartbeatMs: 60_000, rateLimit: false, ...options.http });
+  const { send, call } = browser(handler);
   return {
     runtime,
     store,
     handler,
+    /** Sends a request as the harness's one browser (with its identity cookie). */
+    send,
     call,
     async session(): Promise<string> {
       return (await call("POST", "/sessions", {})).body.sessionId;
@@ -56,6 +48,47 @@ export function startServer(
       await runtime.close();
       await store.close();
       dir.cleanup();
+    },
+  };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
+export type Called = { status: number; headers: Headers; body: any };
+
+/**
+ * One browser in front of a fetch handler: it keeps the identity cookie the handler sets
+ * and sends it back, as a cookie jar does. Two of them are two people.
+ */
+export function browser(handler: FetchHandler, base = "http://127.0.0.1/api/agent") {
+  let cookie: string | undefined;
+  const send = async (path: string, init: RequestInit = {}) => {
+    const headers = new Headers(init.headers);
+    if (cookie && !headers.has("cookie")) headers.set("cookie", cookie);
+    const response = await handler(new Request(`${base}${path}`, { ...init, headers }));
+    const set = response.headers.getSetCookie()[0];
+    if (set) cookie = set.split(";")[0];
+    return response;
+  };
+  const call = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Called> => {
+    const response = await send(path, {
+      method,
+      headers: body === undefined ? headers : { "content-type": "application/json", ...headers },
+      ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  };
+  return {
+    send,
+    call,
+    /** The identity cookie, as sent back (`name=value`). */
+    get cookie() {
+      return cookie;
     },
   };
 }

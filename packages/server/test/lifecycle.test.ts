@@ -69,7 +69,7 @@ describe("a new message while requests are parked", () => {
 describe("cancel", () => {
   it("cancels a parked turn with one cancelled result per call; a stale answer then gets 409", async () => {
     const { id, pending } = await parked(recordingModel([{ toolCalls: [pick] }]));
-    expect((await server.call("POST", `/sessions/${id}/cancel`)).status).toBe(202);
+    expect((await server.call("POST", `/sessions/${id}/cancel`, {})).status).toBe(202);
     const events = await server.events(id);
     expect(events.at(-1)).toMatchObject({ type: "turn.cancelled" });
     expect(events.filter((event) => event.type === "tool.result")).toEqual([
@@ -88,7 +88,7 @@ describe("cancel", () => {
     const id = await server.session();
     await server.call("POST", `/sessions/${id}/messages`, { text: "go" });
     await vi.waitFor(async () => expect((await server.snapshot(id)).messages).toHaveLength(2));
-    await server.call("POST", `/sessions/${id}/cancel`);
+    await server.call("POST", `/sessions/${id}/cancel`, {});
     await server.runtime.idle();
     const snapshot = await server.snapshot(id);
     expect(snapshot.status).toBe("idle");
@@ -103,7 +103,7 @@ describe("cancel", () => {
     const second = await server.call("POST", `/sessions/${id}/messages`, { text: "again" });
     expect(second.status).toBe(409);
     expect(second.body.error.code).toBe("turn_running");
-    await server.call("POST", `/sessions/${id}/cancel`);
+    await server.call("POST", `/sessions/${id}/cancel`, {});
   });
 });
 

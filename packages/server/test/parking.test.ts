@@ -29,7 +29,7 @@ describe("a parked client tool", () => {
 
     const answer = { requestId: request.requestId, action: "accept", value: { templateId: "calm" } };
     const response = await server.call("POST", `/sessions/${id}/responses`, { responses: [answer] });
-    expect(response).toEqual({
+    expect({ status: response.status, body: response.body }).toEqual({
       status: 202,
       body: { resolutions: [{ requestId: request.requestId, action: "accept", value: { templateId: "calm" } }] },
     });
@@ -58,7 +58,7 @@ describe("a parked client tool", () => {
     const before = await server.events(id);
 
     const again = await server.call("POST", `/sessions/${id}/responses`, { responses: [answer] });
-    expect(again).toEqual({ status: 200, body: { resolutions: [{ ...answer }] } });
+    expect({ status: again.status, body: again.body }).toEqual({ status: 200, body: { resolutions: [{ ...answer }] } });
     const other = await server.call("POST", `/sessions/${id}/responses`, {
       responses: [{ ...answer, value: { templateId: "calm" } }],
     });

@@ -91,7 +91,7 @@ describe.each(providers)("$name", ({ start, model: modelFor }) => {
 
   it("cancel, then a stale answer, then the conversation goes on", async () => {
     const { id, pending } = await begin([{ toolCalls: [pick] }, { text: "Okay." }]);
-    expect((await server.call("POST", `/sessions/${id}/cancel`)).status).toBe(202);
+    expect((await server.call("POST", `/sessions/${id}/cancel`, {})).status).toBe(202);
     const stale = await respond(id, [
       { requestId: pending[0]!.requestId, action: "accept", value: { templateId: "a" } },
     ]);
@@ -110,13 +110,13 @@ describe.each(providers)("$name", ({ start, model: modelFor }) => {
       store: sqliteStore(path),
       logger: quiet,
     });
-    const { sessionId } = await before.createSession();
+    const { sessionId } = await before.createSession({ owner: "ada" });
     await before.sendMessage(sessionId, "poster");
     await before.idle();
     const [request] = (await before.getSnapshot(sessionId)).pending;
     await before.close();
 
-    server = startServer(modelFor(fake.baseURL), { store: sqliteStore(path) });
+    server = startServer(modelFor(fake.baseURL), { store: sqliteStore(path), http: { identify: () => "ada" } });
     await respond(sessionId, [{ requestId: request!.requestId, action: "accept", value: { templateId: "a" } }]);
     await expectAccepted(sessionId, 2);
     dir.cleanup();

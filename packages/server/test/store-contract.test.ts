@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { InputRequest } from "@hitl-kit/protocol";
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { memoryStore, type RequestRecord, type SessionStore } from "../src/index.js";
 import { sqliteStore } from "../src/store/sqlite-store.js";
@@ -23,8 +24,9 @@ const implementations: [string, () => SessionStore][] = [
   ["sqliteStore", sqliteOnDisk],
 ];
 
-const session = (sessionId: string, createdAt = "2026-11-22T10:00:00.000Z") => ({
+const session = (sessionId: string, createdAt = "2026-11-22T10:00:00.000Z", owner?: string) => ({
   sessionId,
+  ...(owner === undefined ? {} : { owner }),
   createdAt,
   status: "idle" as const,
   step: 0,
@@ -167,6 +169,80 @@ describe.each(implementations)("%s", (_name, create) => {
     expect(await store.listExpiredRequests(2000)).toEqual([]);
   });
 
+  it("records each session's owner and lists, counts and pages one owner's sessions", async () => {
+    const store = open();
+    const times = ["2026-11-22T10:00:00.000Z", "2026-11-22T11:00:00.000Z", "2026-11-22T11:00:00.000Z"];
+    for (const [index, id] of ["a1", "a2", "a3", "a4", "a5"].entries()) {
+      await store.createSession(session(id, times[index % 3], "alice"));
+    }
+    await store.createSession(session("b1", "2026-11-22T12:00:00.000Z", "bob"));
+    await store.createSession(session("x1", "2026-11-22T13:00:00.000Z"));
+    expect((await store.getSession("a1"))?.owner).toBe("alice");
+    expect((await store.getSession("x1"))?.owner).toBeUndefined();
+    expect(await store.countSessions("alice")).toBe(5);
+    expect(await store.countSessions("carol")).toBe(0);
+
+    const ids = (list: { sessionId: string }[]) => list.map((summary) => summary.sessionId);
+    // Newest first; equal times ordered by id, descending, so the order is total.
+    const all = ids(await store.listSessions({ owner: "alice" }));
+    expect(all).toEqual(["a5", "a3", "a2", "a4", "a1"]);
+    const pages: string[][] = [];
+    let after: { createdAt: string; sessionId: string } | undefined;
+    for (;;) {
+      const page = await store.listSessions({ owner: "alice", limit: 2, ...(after ? { after } : {}) });
+      if (page.length === 0) break;
+      pages.push(ids(page));
+      after = page.at(-1)!;
+    }
+    expect(pages).toEqual([["a5", "a3"], ["a2", "a4"], ["a1"]]);
+    expect(ids(await store.listSessions({ owner: "bob" }))).toEqual(["b1"]);
+    expect(ids(await store.listSessions({ limit: 3 }))).toEqual(["x1", "b1", "a5"]);
+  });
+
+  it("deletes a session with everything in it, and nothing of another", async () => {
+    const store = open();
+    for (const id of ["gone", "kept"]) {
+      await store.createSession(session(id, undefined, "alice"));
+      await store.write(id, {
+        events: [{ type: "session.created" }],
+        transcript: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+        toolCalls: [
+          { toolCallId: "c", turnId: "turn_1", step: 1, index: 0, toolName: "t", input: {}, state: "parked" },
+        ],
+        requests: [request("r", 1000)],
+      });
+    }
+    expect(await store.deleteSession("gone")).toBe(true);
+    expect(await store.deleteSession("gone")).toBe(false);
+    expect(await store.getSession("gone")).toBeUndefined();
+    expect(await store.readEvents("gone", 0)).toEqual([]);
+    expect(await store.readTranscript("gone")).toEqual([]);
+    expect(await store.getToolCalls("gone", "turn_1")).toEqual([]);
+    expect(await store.getRequest("gone", "r")).toBeUndefined();
+    expect(await store.listExpiredRequests(2000)).toEqual([{ sessionId: "kept", requestId: "r" }]);
+    expect((await store.listSessions()).map((summary) => summary.sessionId)).toEqual(["kept"]);
+    expect(await store.countSessions("alice")).toBe(1);
+    expect(await store.readEvents("kept", 0)).toHaveLength(1);
+  });
+
+  it("keeps each session's last activity and finds the sessions idle since a time, oldest first", async () => {
+    const store = open();
+    await store.createSession(session("old", "2020-01-01T00:00:00.000Z"));
+    await store.createSession(session("older", "2019-01-01T00:00:00.000Z"));
+    await store.createSession(session("active", "2020-01-01T00:00:00.000Z"));
+    expect((await store.getSession("old"))?.updatedAt).toBe("2020-01-01T00:00:00.000Z");
+    const written = await store.write("active", { events: [{ type: "session.created" }] });
+    const at = written.ok ? written.events[0]!.at : "";
+    expect((await store.getSession("active"))?.updatedAt).toBe(at);
+    await store.write("old", { session: { title: "renamed" } });
+    expect((await store.getSession("old"))?.updatedAt).not.toBe("2020-01-01T00:00:00.000Z");
+    expect(await store.listIdleSessions("2021-01-01T00:00:00.000Z")).toEqual(["older"]);
+    const soon = new Date(Date.now() + 60_000).toISOString();
+    expect((await store.listIdleSessions(soon)).sort()).toEqual(["active", "old", "older"]);
+    expect(await store.listIdleSessions(soon, 1)).toEqual(["older"]);
+    expect((await store.listSessions()).find((summary) => summary.sessionId === "active")?.updatedAt).toBe(at);
+  });
+
   it("returns copies: changing what it returned does not change what it holds", async () => {
     const store = open();
     await store.createSession(session("s"));
@@ -178,6 +254,43 @@ describe.each(implementations)("%s", (_name, create) => {
 });
 
 describe("sqliteStore on disk", () => {
+  it("migrates a file written before owners: its sessions keep their data, have no owner and their last activity", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const path = join(dir.path, "old.sqlite");
+    const old = new Database(path);
+    old.exec(`
+      CREATE TABLE sessions (session_id TEXT PRIMARY KEY, created_at TEXT NOT NULL, status TEXT NOT NULL,
+        last_seq INTEGER NOT NULL, body TEXT NOT NULL);
+      CREATE TABLE events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,
+        PRIMARY KEY (session_id, seq)) WITHOUT ROWID;`);
+    const record = { ...session("legacy", "2025-01-01T00:00:00.000Z"), title: "old chat" };
+    old
+      .prepare("INSERT INTO sessions VALUES (?, ?, ?, 1, ?)")
+      .run("legacy", record.createdAt, "idle", JSON.stringify(record));
+    const event = { type: "session.created", seq: 1, sessionId: "legacy", at: "2025-02-01T00:00:00.000Z" };
+    old.prepare("INSERT INTO events VALUES (?, 1, ?)").run("legacy", JSON.stringify(event));
+    old.close();
+
+    const store = sqliteStore(path);
+    stores.push(store);
+    expect(await store.getSession("legacy")).toMatchObject({
+      sessionId: "legacy",
+      title: "old chat",
+      updatedAt: "2025-02-01T00:00:00.000Z",
+      lastSeq: 1,
+    });
+    expect((await store.getSession("legacy"))?.owner).toBeUndefined();
+    expect(await store.readEvents("legacy", 0)).toEqual([event]);
+    expect(await store.listSessions({ owner: "anyone" })).toEqual([]);
+    expect(await store.listIdleSessions("2025-03-01T00:00:00.000Z")).toEqual(["legacy"]);
+    await store.close();
+    // Opening it again applies nothing twice.
+    const again = sqliteStore(path);
+    stores.push(again);
+    expect((await again.getSession("legacy"))?.updatedAt).toBe("2025-02-01T00:00:00.000Z");
+  });
+
   it("keeps everything across a reopen of the file", async () => {
     const dir = tempDir();
     dirs.push(dir);

@@ -13,7 +13,8 @@ afterEach(cleanup);
 
 /** A refund over 1000, recorded from the real runtime: it parks for approval, then is approved and replies. */
 async function recordRefund() {
-  const chat = startChat();
+  // happy-dom's Request, like a browser's, carries no Cookie header set by hand: name the one person instead.
+  const chat = startChat({ identify: () => "recorder" });
   const id = await chat.session();
   await chat.send(id, "refund 1500");
   await chat.answer(id, { action: "accept", value: {} });

@@ -15,6 +15,8 @@ export interface ChatPanelProps {
   /** Extra controls at the start of the header (the sessions toggle on narrow screens). */
   headerStart?: ReactNode;
   title?: string;
+  /** A note above the transcript (why this chat was started in place of a bad link). */
+  notice?: string;
   empty?: ReactNode;
 }
 
@@ -23,7 +25,7 @@ export interface ChatPanelProps {
  * transcript and the composer. It refreshes the session history when the session's
  * status changes or a message is sent (`useSessionHistoryRefresh`).
  */
-export function ChatPanel({ endpoint, widgets, onNew, headerStart, title, empty }: ChatPanelProps) {
+export function ChatPanel({ endpoint, widgets, onNew, headerStart, title, notice, empty }: ChatPanelProps) {
   const agent = useAgent();
   useSessionHistoryRefresh(endpoint, agent);
   const missing = agent.error?.source === "connection" && agent.error.code === "not_found";
@@ -37,13 +39,18 @@ export function ChatPanel({ endpoint, widgets, onNew, headerStart, title, empty 
       </header>
       {missing ? (
         <div className="chat-missing" role="alert">
-          <p>This chat no longer exists on the server.</p>
+          <p>This chat does not exist: it was deleted, or the link belongs to someone else's chat.</p>
           <button type="button" className="chat-button chat-button--send" onClick={onNew}>
             Start a new chat
           </button>
         </div>
       ) : (
         <>
+          {notice ? (
+            <p className="chat-banner" role="status">
+              {notice}
+            </p>
+          ) : null}
           {agent.error?.source === "connection" ? (
             <p className="chat-banner" role="alert">
               {agent.error.message}

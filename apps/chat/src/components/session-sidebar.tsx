@@ -1,5 +1,10 @@
-import { type AgentEndpoint, type SessionListItem, sessionHistoryQueryOptions } from "@hitl-kit/react/query";
-import { useQuery } from "@tanstack/react-query";
+import {
+  type AgentEndpoint,
+  deleteSessionMutationOptions,
+  type SessionListItem,
+  sessionHistoryQueryOptions,
+} from "@hitl-kit/react/query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { hashForSession } from "../session/use-session-id.js";
 
 /** Props of {@link SessionSidebar}. */
@@ -10,6 +15,8 @@ export interface SessionSidebarProps {
   onNew: () => void;
   /** Called after a session link is followed (a narrow screen closes the drawer). */
   onNavigate?: () => void;
+  /** Called after a session was deleted (the app leaves it when it was the current one). */
+  onDeleted?: (sessionId: string) => void;
   /** Why a new chat could not be started. */
   error?: string;
 }
@@ -20,12 +27,19 @@ const statusLabels: Record<string, string> = { waiting: "Waiting for you", runni
 
 /**
  * The session history, newest first (`sessionHistoryQueryOptions`), as links to
- * `#session=<id>`; the current one has `aria-current="page"`. A "New chat" button on top.
+ * `#session=<id>`; the current one has `aria-current="page"`. A "New chat" button on top,
+ * and a delete button beside each chat (`deleteSessionMutationOptions`), after a confirm.
  * @example
  * <SessionSidebar endpoint={{ url: "/api/agent" }} currentId={sessionId} onNew={startNew} />
  */
-export function SessionSidebar({ endpoint, currentId, onNew, onNavigate, error }: SessionSidebarProps) {
+export function SessionSidebar({ endpoint, currentId, onNew, onNavigate, onDeleted, error }: SessionSidebarProps) {
   const history = useQuery(sessionHistoryQueryOptions(endpoint));
+  const remove = useMutation(deleteSessionMutationOptions(endpoint));
+  const deleteSession = (session: SessionListItem) => {
+    const name = session.title ?? "this chat";
+    if (!confirm(`Delete “${name}”? Its open questions are cancelled and it cannot be brought back.`)) return;
+    remove.mutate(session.sessionId, { onSuccess: () => onDeleted?.(session.sessionId) });
+  };
   return (
     <nav className="chat-sidebar" aria-label="Chats">
       <div className="chat-sidebar__brand">
@@ -48,6 +62,11 @@ export function SessionSidebar({ endpoint, currentId, onNew, onNavigate, error }
           Could not load your chats: {history.error.message}
         </p>
       ) : null}
+      {remove.isError ? (
+        <p className="chat-sidebar__error" role="alert">
+          Could not delete the chat: {remove.error.message}
+        </p>
+      ) : null}
       <ul className="chat-sidebar__list">
         {(history.data ?? [])
           // A chat nobody wrote in yet has no title; only the current one is worth listing.
@@ -58,6 +77,8 @@ export function SessionSidebar({ endpoint, currentId, onNew, onNavigate, error }
               session={session}
               current={session.sessionId === currentId}
               onNavigate={onNavigate}
+              onDelete={() => deleteSession(session)}
+              deleting={remove.isPending && remove.variables === session.sessionId}
             />
           ))}
       </ul>
@@ -65,11 +86,17 @@ export function SessionSidebar({ endpoint, currentId, onNew, onNavigate, error }
   );
 }
 
-function SessionLink(props: { session: SessionListItem; current: boolean; onNavigate: (() => void) | undefined }) {
+function SessionLink(props: {
+  session: SessionListItem;
+  current: boolean;
+  onNavigate: (() => void) | undefined;
+  onDelete: () => void;
+  deleting: boolean;
+}) {
   const { session, current } = props;
   const status = statusLabels[session.status];
   return (
-    <li>
+    <li className="chat-sidebar__item">
       <a
         className="chat-sidebar__link"
         href={hashForSession(session.sessionId)}
@@ -83,6 +110,16 @@ function SessionLink(props: { session: SessionListItem; current: boolean; onNavi
           {status ? ` · ${status}` : ""}
         </span>
       </a>
+      <button
+        type="button"
+        className="chat-sidebar__delete"
+        aria-label={`Delete ${session.title ?? "New chat"}`}
+        title="Delete this chat"
+        disabled={props.deleting}
+        onClick={props.onDelete}
+      >
+        <span aria-hidden="true">×</span>
+      </button>
     </li>
   );
 }

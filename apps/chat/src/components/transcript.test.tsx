@@ -11,7 +11,8 @@ afterEach(cleanup);
 
 /** A poster session recorded from the real runtime: the template answered, the ratio picker open. */
 async function recordPosterSession() {
-  const chat = startChat();
+  // happy-dom's Request, like a browser's, carries no Cookie header set by hand: name the one person instead.
+  const chat = startChat({ identify: () => "recorder" });
   const id = await chat.session();
   await chat.send(id, "make a poster for the spring fair");
   await chat.answer(id, { action: "accept", value: { templateId: "retro" } });

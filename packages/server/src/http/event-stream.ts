@@ -11,7 +11,7 @@ const BUFFERED_FRAMES = 32;
  * and in order, with a heartbeat comment while idle. Live events are written straight to
  * a reader that keeps up; a reader that falls behind gets nothing buffered for it — the
  * stream notes how far it got and reads the rest from the store when the reader drains,
- * so a slow client costs the server no memory.
+ * so a slow client costs the server no memory. It ends when the session is deleted.
  */
 export function eventStream(
   runtime: AgentRuntime,
@@ -68,8 +68,9 @@ export function eventStream(
     {
       start(streamController) {
         controller = streamController;
-        // Listen before reading the store, so an event appended in between is not missed.
-        const unsubscribe = runtime.subscribe(sessionId, onEvent);
+        // Listen before reading the store, so an event appended in between is not missed;
+        // a deleted session's stream ends after the events that closed its turn.
+        const unsubscribe = runtime.subscribe(sessionId, onEvent, () => leave());
         const heartbeat = setInterval(() => {
           if (room()) controller.enqueue(encoder.encode(encodeComment("ping")));
         }, options.heartbeatMs);

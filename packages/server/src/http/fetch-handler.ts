@@ -1,139 +1,202 @@
 import { ProtocolError } from "@hitl-kit/protocol";
 import type { AgentRuntime } from "../runtime/agent-runtime.js";
+import { type Caller, type Identify, identifyCaller, identityCookieHeader } from "./caller.js";
+import { clientAddress } from "./client-address.js";
+import { CrossOriginPolicy } from "./cross-origin.js";
 import { eventStream } from "./event-stream.js";
+import { errorResponse, json, withHeaders } from "./json-response.js";
 import { RateLimiter, type RateLimitOptions } from "./rate-limiter.js";
 import { readJson } from "./read-json.js";
+import { requestUrl } from "./request-url.js";
+import { encodeCursor, readPageQuery } from "./session-page.js";
+import { matchRoute, type SessionAction } from "./session-route.js";
+
+export type { SessionAction } from "./session-route.js";
+
+/** What `authorize` decides on: who asks, to do what, to which session (none for `list` and `create`). */
+export interface SessionAccess {
+  principal: string;
+  action: SessionAction;
+  sessionId: string | undefined;
+  request: Request;
+}
 
 /** Options of {@link createFetchHandler}. */
 export interface FetchHandlerOptions {
   /** Where the routes live (default `/api/agent`). */
   basePath?: string;
   /**
-   * Lets the host app require its own credentials. Called for every request with the
-   * session id it addresses (`undefined` for creating or listing sessions); return
-   * `false` for a 403, or a `Response` to answer with it. Without it, session ids —
-   * 128 random bits — are the only credential.
+   * Says who is calling (see {@link Identify}): return the principal the host app
+   * authenticated, or nothing for a 401. Without it, the handler gives each browser an
+   * anonymous identity in an `HttpOnly`, `SameSite=Lax` cookie. Either way, a session
+   * belongs to the principal that created it, and anyone else gets 404 for it.
    */
-  authorize?: (request: Request, sessionId: string | undefined) => boolean | Response | Promise<boolean | Response>;
+  identify?: Identify;
+  /**
+   * A further check on every request, after `identify` and before the session's owner
+   * is checked: return `false` for a 403, or a `Response` to answer with it.
+   */
+  authorize?: (access: SessionAccess) => boolean | Response | Promise<boolean | Response>;
+  /**
+   * Other origins whose pages may call the handler with credentials (a UI served from
+   * elsewhere), such as `["https://app.example.com"]`. They get CORS answers, preflights
+   * included; state-changing requests from any other origin get 403.
+   */
+  allowedOrigins?: readonly string[];
+  /**
+   * Behind a reverse proxy you trust: take the scheme and host from `X-Forwarded-Proto`
+   * and `X-Forwarded-Host`, and the client's address from `X-Forwarded-For` (the entry
+   * the nearest proxy added). Off by default: those headers are anyone's to forge.
+   */
+  trustProxy?: boolean;
   /** The largest body accepted (default 1 MiB); larger ones get 413. */
   maxBodyBytes?: number;
   /** Milliseconds between heartbeat comments on idle event streams (default 15 000). */
   heartbeatMs?: number;
-  /** Limits commands per session and client; past it, 429. Off by default. */
-  rateLimit?: RateLimitOptions;
+  /** Per-caller limits on state-changing requests and session creation (on by default; `false` turns them off). */
+  rateLimit?: RateLimitOptions | false;
 }
 
-type Route = (request: Request, sessionId: string) => Promise<Response>;
+/**
+ * A web-standard handler. The optional second argument is what the platform passes beside
+ * the request (`@hono/node-server`'s bindings, Deno's info, Bun's server): pass it on so
+ * rate limits can key anonymous callers on their address.
+ */
+export type FetchHandler = (request: Request, platform?: unknown) => Promise<Response>;
 
 /**
  * Serves wire protocol v1 as a web-standard `(Request) => Promise<Response>`: mount it in
  * any server that speaks fetch (Node via `serve`, Hono, Next.js route handlers, Bun, Deno).
- * Every error is JSON `{ error: { code, message, details? } }` with an honest status.
+ * Sessions belong to the principal that created it; state-changing requests must be JSON
+ * from an allowed origin. Every error is JSON `{ error: { code, message, details? } }`
+ * with an honest status.
  * @example
- * const handler = createFetchHandler(runtime, { basePath: "/api/agent" });
+ * const handler = createFetchHandler(runtime, { identify: async (request) => (await auth(request))?.userId });
  * serve(handler, { port: 3000 });
  */
-export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerOptions = {}) {
+export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerOptions = {}): FetchHandler {
   const base = (options.basePath ?? "/api/agent").replace(/\/+$/, "");
   const maxBytes = options.maxBodyBytes ?? 1024 * 1024;
   const heartbeatMs = options.heartbeatMs ?? 15_000;
-  const limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
+  const trustProxy = options.trustProxy ?? false;
+  const origins = new CrossOriginPolicy(options.allowedOrigins);
+  const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit);
 
-  const sessionRoutes: Record<string, Partial<Record<string, Route>>> = {
-    "": { GET: async (_request, id) => json(200, await runtime.getSnapshot(id)) },
-    "/events": {
-      GET: async (request, id) => {
-        const after = afterSeq(request);
-        await runtime.readEvents(id, Number.MAX_SAFE_INTEGER); // 404 for an unknown session, before streaming
-        return new Response(eventStream(runtime, id, after, { heartbeatMs, signal: request.signal }), {
+  async function answer(request: Request, platform: unknown, extra: Headers): Promise<Response> {
+    const url = requestUrl(request, trustProxy);
+    if (url.pathname !== base && !url.pathname.startsWith(`${base}/`)) {
+      throw new ProtocolError("not_found", `No route ${url.pathname}; hitl-kit serves ${base}/sessions.`);
+    }
+    const allowed = origins.allowedOrigin(request);
+    if (allowed) for (const [name, value] of Object.entries(origins.corsHeaders(allowed))) extra.set(name, value);
+    if (request.method === "OPTIONS") return origins.preflight(request, url);
+
+    const method = request.method === "HEAD" ? "GET" : request.method;
+    const route = matchRoute(url.pathname.slice(base.length), method);
+    if (method !== "GET") origins.check(request, url);
+    const caller = await identifyCaller(request, url, options.identify);
+    if (method !== "GET" && limiter) {
+      limiter.check(route.action === "create" ? "create" : "command", rateKey(caller, request, platform));
+    }
+    await authorize({ principal: caller.principal, action: route.action, sessionId: route.sessionId, request });
+
+    const { sessionId } = route;
+    if (sessionId === undefined) {
+      if (route.action === "list") {
+        const { limit, after } = readPageQuery(url.searchParams);
+        const page = await runtime.listSessions({
+          owner: caller.principal,
+          limit: limit + 1,
+          ...(after ? { after } : {}),
+        });
+        const sessions = page.slice(0, limit);
+        const more = page.length > limit;
+        return json(200, { sessions, ...(more ? { nextCursor: encodeCursor(sessions.at(-1)!) } : {}) });
+      }
+      await readJson(request, "createSession", maxBytes);
+      const created = await runtime.createSession({ owner: caller.principal });
+      if (caller.kind === "anonymous") extra.append("set-cookie", identityCookieHeader(caller.token, url));
+      return json(201, created);
+    }
+
+    const info = await runtime.getSessionInfo(sessionId);
+    // Another principal's session answers exactly as a missing one: its existence does not leak.
+    if (!info || info.owner !== caller.principal)
+      throw new ProtocolError("not_found", `There is no session ${sessionId}.`);
+    switch (route.action) {
+      case "read":
+        return json(200, await runtime.getSnapshot(sessionId));
+      case "stream": {
+        const after = afterSeq(request, url);
+        await runtime.readEvents(sessionId, Number.MAX_SAFE_INTEGER); // settles expired requests before streaming
+        const body =
+          request.method === "HEAD"
+            ? null
+            : eventStream(runtime, sessionId, after, { heartbeatMs, signal: request.signal });
+        return new Response(body, {
           headers: {
             "content-type": "text/event-stream; charset=utf-8",
             "cache-control": "no-cache, no-transform",
-            connection: "keep-alive",
             "x-accel-buffering": "no",
           },
         });
-      },
-    },
-    "/messages": {
-      POST: async (request, id) => {
-        const { text } = await readJson(request, "message", maxBytes);
-        return json(202, await runtime.sendMessage(id, text));
-      },
-    },
-    "/responses": {
-      POST: async (request, id) => {
-        const { responses } = await readJson(request, "responses", maxBytes);
-        const result = await runtime.respond(id, responses);
-        return json(result.status, { resolutions: result.resolutions });
-      },
-    },
-    "/cancel": {
-      POST: async (_request, id) => {
-        await runtime.cancel(id);
-        return json(202, {});
-      },
-    },
-  };
-
-  return async function handle(request: Request): Promise<Response> {
-    const path = new URL(request.url).pathname;
-    if (path !== base && !path.startsWith(`${base}/`)) {
-      return errorResponse(new ProtocolError("not_found", `No route ${path}; hitl-kit serves ${base}/sessions.`));
-    }
-    const rest = path.slice(base.length);
-    try {
-      if (rest === "/sessions") {
-        await authorize(request, undefined);
-        if (request.method === "POST") {
-          await readJson(request, "createSession", maxBytes);
-          return json(201, await runtime.createSession());
-        }
-        if (request.method === "GET") return json(200, { sessions: await runtime.listSessions() });
-        throw methodNotAllowed(request, ["GET", "POST"]);
       }
-      const match = /^\/sessions\/([^/]+)(\/[a-z]+)?$/.exec(rest);
-      const routes = match && sessionRoutes[match[2] ?? ""];
-      if (!match || !routes) throw new ProtocolError("not_found", `No route ${request.method} ${path}.`);
-      const sessionId = decodeURIComponent(match[1]!);
-      const route = routes[request.method];
-      if (!route) throw methodNotAllowed(request, Object.keys(routes));
-      await authorize(request, sessionId);
-      if (request.method === "POST") limiter?.check(request, sessionId);
-      return await route(request, sessionId);
-    } catch (error) {
-      if (error instanceof Response) return error;
-      if (error instanceof ProtocolError) return errorResponse(error);
-      console.error("hitl-kit: unexpected error", error);
-      return errorResponse(new ProtocolError("internal", "The server failed to handle this request."));
+      case "message": {
+        const { text } = await readJson(request, "message", maxBytes);
+        return json(202, await runtime.sendMessage(sessionId, text));
+      }
+      case "respond": {
+        const { responses } = await readJson(request, "responses", maxBytes);
+        const result = await runtime.respond(sessionId, responses);
+        return json(result.status, { resolutions: result.resolutions });
+      }
+      case "cancel":
+        await readJson(request, "cancel", maxBytes);
+        await runtime.cancel(sessionId);
+        return json(202, {});
+      default: // "delete"
+        await runtime.deleteSession(sessionId);
+        return new Response(null, { status: 204 });
     }
-  };
-
-  async function authorize(request: Request, sessionId: string | undefined): Promise<void> {
-    if (!options.authorize) return;
-    const verdict = await options.authorize(request, sessionId);
-    if (verdict instanceof Response) throw verdict;
-    if (!verdict) throw new ProtocolError("forbidden", "Not allowed to use this session.");
   }
+
+  async function authorize(access: SessionAccess): Promise<void> {
+    if (!options.authorize) return;
+    const verdict = await options.authorize(access);
+    if (verdict instanceof Response) throw verdict;
+    if (!verdict) throw new ProtocolError("forbidden", `Not allowed to ${access.action} here.`);
+  }
+
+  function rateKey(caller: Caller, request: Request, platform: unknown): string {
+    if (caller.kind === "identified") return `principal:${caller.principal}`;
+    return `address:${clientAddress(request, platform, trustProxy) ?? "unknown"}`;
+  }
+
+  return async function handle(request, platform) {
+    const extra = new Headers();
+    let response: Response;
+    try {
+      response = await answer(request, platform, extra);
+    } catch (error) {
+      response = errorResponse(error);
+    }
+    if (request.method === "HEAD" && response.body) {
+      await response.body.cancel();
+      response = new Response(null, response);
+    }
+    return withHeaders(response, extra);
+  };
 }
 
-function afterSeq(request: Request): number {
-  const raw = request.headers.get("last-event-id") ?? new URL(request.url).searchParams.get("after") ?? "0";
-  const seq = Number(raw);
-  if (!Number.isSafeInteger(seq) || seq < 0) {
-    throw new ProtocolError("bad_request", `Last-Event-ID or ?after= must be a whole number, not "${raw}".`);
+/** `Last-Event-ID` or `?after=`: plain decimal digits only (no sign, exponent, hex or spaces). */
+function afterSeq(request: Request, url: URL): number {
+  const raw = request.headers.get("last-event-id") ?? url.searchParams.get("after") ?? "0";
+  const seq = /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (Number.isNaN(seq)) {
+    throw new ProtocolError(
+      "bad_request",
+      `Last-Event-ID or ?after= must be a whole number in decimal digits, not "${raw}".`,
+    );
   }
   return seq;
-}
-
-function methodNotAllowed(request: Request, allowed: string[]): ProtocolError {
-  return new ProtocolError("method_not_allowed", `${request.method} is not allowed here; use ${allowed.join(" or ")}.`);
-}
-
-function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
-}
-
-function errorResponse(error: ProtocolError): Response {
-  return json(error.status, error.toBody());
 }

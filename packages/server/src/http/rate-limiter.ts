@@ -1,41 +1,68 @@
 import { ProtocolError } from "@hitl-kit/protocol";
 
-/** How many commands one client may send to one session per window. */
+/**
+ * Limits on what one caller may do per window. A caller is the principal the host's
+ * `identify` hook named, else (anonymous callers can mint identities at will) the client's
+ * address — from the connection, or from `X-Forwarded-For` only with `trustProxy`.
+ */
 export interface RateLimitOptions {
-  /** Commands allowed per window. */
-  max: number;
+  /** State-changing requests (messages, responses, cancels, deletes) per caller per window (default 120). */
+  max?: number;
+  /** Sessions a caller may create per window (default 20). */
+  maxCreates?: number;
   /** The window, in milliseconds (default 60 000). */
   windowMs?: number;
-  /** Who the client is (default: the `x-forwarded-for` header, else one bucket per session). */
-  key?: (request: Request) => string;
+  /** The most callers tracked at once (default 10 000); past it, the oldest windows are forgotten first. */
+  maxKeys?: number;
 }
 
-/** A fixed-window counter per session and client; windows that ended are dropped. */
+/** What a limit counts: session creations, or the other state-changing requests. */
+export type RateBucket = "create" | "command";
+
+/**
+ * Fixed-window counters per caller and bucket, in bounded memory: windows are kept in the
+ * order they started, so ended ones are dropped from the front, and when `maxKeys` are
+ * tracked the oldest goes first.
+ */
 export class RateLimiter {
   readonly #windows = new Map<string, { start: number; count: number }>();
+  readonly #windowMs: number;
+  readonly #maxKeys: number;
+  readonly #max: Record<RateBucket, number>;
 
-  constructor(private readonly options: RateLimitOptions) {}
+  constructor(options: RateLimitOptions = {}) {
+    this.#windowMs = options.windowMs ?? 60_000;
+    this.#maxKeys = options.maxKeys ?? 10_000;
+    this.#max = { command: options.max ?? 120, create: options.maxCreates ?? 20 };
+  }
 
-  /** @throws {ProtocolError} `rate_limited` (429) when the client is over its limit */
-  check(request: Request, sessionId: string): void {
-    const windowMs = this.options.windowMs ?? 60_000;
-    const now = Date.now();
-    const who = this.options.key?.(request) ?? request.headers.get("x-forwarded-for") ?? "";
-    const key = `${sessionId}\u0000${who}`;
-    if (this.#windows.size > 10_000) {
-      for (const [entry, window] of this.#windows) if (now - window.start >= windowMs) this.#windows.delete(entry);
-    }
+  /** How many windows are tracked. */
+  get size(): number {
+    return this.#windows.size;
+  }
+
+  /** @throws {ProtocolError} `rate_limited` (429), with `retryAfterSeconds`, when the caller is over the limit */
+  check(bucket: RateBucket, caller: string, now = Date.now()): void {
+    const key = `${bucket}\u0000${caller}`;
     const window = this.#windows.get(key);
-    if (!window || now - window.start >= windowMs) {
-      this.#windows.set(key, { start: now, count: 1 });
-      return;
-    }
-    window.count += 1;
-    if (window.count > this.options.max) {
-      const retry = Math.ceil((window.start + windowMs - now) / 1000);
-      throw new ProtocolError("rate_limited", `Too many requests to this session; retry in ${retry} s.`, {
-        retryAfterSeconds: retry,
+    if (window && now - window.start < this.#windowMs) {
+      window.count += 1;
+      if (window.count <= this.#max[bucket]) return;
+      const retryAfterSeconds = Math.max(1, Math.ceil((window.start + this.#windowMs - now) / 1000));
+      const what = bucket === "create" ? "sessions created" : "requests";
+      throw new ProtocolError("rate_limited", `Too many ${what}; retry in ${retryAfterSeconds} s.`, {
+        retryAfterSeconds,
       });
+    }
+    this.#windows.delete(key);
+    this.#evict(now);
+    this.#windows.set(key, { start: now, count: 1 });
+  }
+
+  #evict(now: number): void {
+    for (const [key, window] of this.#windows) {
+      if (now - window.start < this.#windowMs && this.#windows.size < this.#maxKeys) return;
+      this.#windows.delete(key);
     }
   }
 }

@@ -1,7 +1,12 @@
 import { type CommandBodies, ProtocolError, parseCommandBody } from "@hitl-kit/protocol";
 
+/** How deeply arrays and objects may nest in a body. */
+export const MAX_JSON_DEPTH = 64;
+
 /**
  * Reads a command's JSON body of at most `maxBytes`, then checks it against protocol v1.
+ * The body must be declared `application/json`: no HTML form and no `no-cors` fetch can
+ * declare it, so this is half of the CSRF defence. An empty body reads as `{}`.
  * @throws {ProtocolError} `unsupported_media_type`, `payload_too_large` or `bad_request`, each saying what to fix
  */
 export async function readJson<K extends keyof CommandBodies>(
@@ -10,8 +15,11 @@ export async function readJson<K extends keyof CommandBodies>(
   maxBytes: number,
 ): Promise<CommandBodies[K]> {
   const type = request.headers.get("content-type");
-  if (type && !/^application\/(.+\+)?json\b/i.test(type)) {
-    throw new ProtocolError("unsupported_media_type", `Send the body as application/json, not ${type}.`);
+  if (!type || !/^application\/(.+\+)?json\s*(;|$)/i.test(type)) {
+    throw new ProtocolError(
+      "unsupported_media_type",
+      `Send the body as JSON with Content-Type: application/json${type ? `, not ${type}` : ""}.`,
+    );
   }
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes);
@@ -21,6 +29,9 @@ export async function readJson<K extends keyof CommandBodies>(
     json = text.trim() === "" ? {} : JSON.parse(text);
   } catch (error) {
     throw new ProtocolError("bad_request", `The body is not valid JSON: ${(error as Error).message}`);
+  }
+  if (depthExceeds(json, MAX_JSON_DEPTH)) {
+    throw new ProtocolError("bad_request", `The body nests arrays and objects more than ${MAX_JSON_DEPTH} deep.`);
   }
   return parseCommandBody(command, json);
 }
@@ -35,7 +46,7 @@ async function readText(request: Request, maxBytes: number): Promise<string> {
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
-      await reader.cancel();
+      await discardRest(reader, size, Math.max(maxBytes * 8, DISCARD_BYTES));
       throw tooLarge(maxBytes);
     }
     chunks.push(value);
@@ -53,6 +64,36 @@ async function readText(request: Request, maxBytes: number): Promise<string> {
   }
 }
 
+/** How much of a body over the limit is read and dropped (at least), so the connection can carry the next request. */
+const DISCARD_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Reads the rest of a body over the limit without keeping it, so the answer (413) can be
+ * sent on a connection that is still usable; a body that goes on past `limit` bytes is
+ * cancelled instead, which may close the connection.
+ */
+async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, read: number, limit: number) {
+  let size = read;
+  while (size <= limit) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    size += value.byteLength;
+  }
+  await reader.cancel();
+}
+
 function tooLarge(maxBytes: number): ProtocolError {
   return new ProtocolError("payload_too_large", `The body is larger than ${maxBytes} bytes.`);
+}
+
+/** Whether a parsed JSON value nests arrays and objects deeper than `limit` (walked without recursion). */
+function depthExceeds(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== "object") continue;
+    if (depth >= limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
 }

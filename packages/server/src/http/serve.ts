@@ -1,6 +1,9 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer } from "node:http";
+import { createServer as createHttpsServer, type ServerOptions as HttpsServerOptions } from "node:https";
 import type { AddressInfo } from "node:net";
-import { Readable } from "node:stream";
+import type { Duplex } from "node:stream";
+import { ProtocolError } from "@hitl-kit/protocol";
+import { getRequestListener } from "@hono/node-server";
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
@@ -8,6 +11,8 @@ export interface ServeOptions {
   port?: number;
   /** The address to bind (default 127.0.0.1: only this machine can connect). */
   host?: string;
+  /** Serve HTTPS with this key and certificate (`{ key, cert }`, as `node:https` takes them); request URLs then say `https:`. */
+  tls?: Pick<HttpsServerOptions, "key" | "cert" | "ca" | "passphrase">;
 }
 
 /** A running server. */
@@ -20,15 +25,47 @@ export interface Served {
 }
 
 /**
- * Serves a fetch handler with Node's http module.
+ * Serves a fetch handler on Node's http (or https) module through `@hono/node-server`:
+ * a response body is written only as fast as the client reads it (a slow event-stream
+ * reader costs no memory), several `Set-Cookie` headers stay several, a body the handler
+ * did not read (a 413) is drained so the kept-alive connection stays usable, and a request
+ * Node cannot turn into a URL (a malformed `Host`) gets a JSON 400. The handler's second
+ * argument carries the connection (`{ incoming }`), for rate limits by address.
  * @example
  * const { url } = await serve(createFetchHandler(runtime), { port: 3000 });
  */
 export async function serve(
-  handler: (request: Request) => Promise<Response>,
+  handler: (request: Request, platform?: unknown) => Promise<Response>,
   options: ServeOptions = {},
 ): Promise<Served> {
-  const server = createServer((req, res) => void respond(handler, req, res));
+  const listener = getRequestListener(handler, {
+    overrideGlobalObjects: false,
+    errorHandler: (error) => {
+      const malformed = error instanceof Error && error.name === "RequestError";
+      if (!malformed) console.error("hitl-kit: unexpected error", error);
+      const body = malformed
+        ? new ProtocolError("bad_request", `The request is malformed: ${(error as Error).message}.`)
+        : new ProtocolError("internal", "The server failed to handle this request.");
+      return new Response(JSON.stringify(body.toBody()), {
+        status: body.status,
+        headers: { "content-type": "application/json" },
+      });
+    },
+  });
+  const server = options.tls ? createHttpsServer(options.tls, listener) : createServer(listener);
+  // What Node's HTTP parser refuses never reaches the handler: answer it in JSON too.
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === "ECONNRESET" || !socket.writable) return void socket.destroy();
+    const refusal =
+      error.code === "HPE_HEADER_OVERFLOW"
+        ? new ProtocolError("headers_too_large", "The request's headers are too large.")
+        : new ProtocolError("bad_request", `The request is not valid HTTP (${error.code ?? error.message}).`);
+    const body = JSON.stringify(refusal.toBody());
+    socket.end(
+      `HTTP/1.1 ${refusal.status} ${refusal.status === 431 ? "Request Header Fields Too Large" : "Bad Request"}\r\n` +
+        `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -36,7 +73,7 @@ export async function serve(
   });
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
+    url: `${options.tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${port}`,
     port,
     close: () =>
       new Promise((resolve) => {
@@ -44,56 +81,4 @@ export async function serve(
         server.closeAllConnections();
       }),
   };
-}
-
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off("drain", done);
-      res.off("close", done);
-      resolve();
-    };
-    res.on("drain", done);
-    res.on("close", done);
-  });
-}
-
-async function respond(handler: (request: Request) => Promise<Response>, req: IncomingMessage, res: ServerResponse) {
-  const abort = new AbortController();
-  res.on("close", () => abort.abort());
-  try {
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
-    }
-    const hasBody = req.method !== "GET" && req.method !== "HEAD";
-    const request = new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, {
-      method: req.method,
-      headers,
-      signal: abort.signal,
-      ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: "half" } : {}),
-    } as RequestInit);
-    const response = await handler(request);
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    res.flushHeaders();
-    if (!response.body) return void res.end();
-    const reader = response.body.getReader();
-    abort.signal.addEventListener("abort", () => void reader.cancel().catch(() => {}));
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      // Honour the socket's backpressure: a slow client is not read for, so the body
-      // (an event stream catches up from the store instead) does not pile up in memory.
-      if (!res.write(value)) await drained(res);
-    }
-    res.end();
-  } catch (error) {
-    if (abort.signal.aborted) return;
-    if (!res.headersSent) {
-      res.writeHead(500, { "content-type": "application/json" });
-      res.end(JSON.stringify({ error: { code: "internal", message: "The server failed to handle this request." } }));
-    } else {
-      res.destroy(error as Error);
-    }
-  }
 }

@@ -7,11 +7,18 @@ import {
   reduceSession,
   type SessionSnapshot,
 } from "@hitl-kit/protocol";
-import type { RequestRecord, SessionRecord, SessionSummary, WriteBatch } from "../store/records.js";
+import type {
+  ListSessionsOptions,
+  RequestRecord,
+  SessionRecord,
+  SessionSummary,
+  WriteBatch,
+} from "../store/records.js";
 import type { EventListener } from "./event-hub.js";
 import { ExpiryTimer } from "./expiry-timer.js";
 import { randomId } from "./ids.js";
 import type { PlanSettlementInput } from "./plan-settlement.js";
+import { RetentionSweeper } from "./retention-sweeper.js";
 import { type AgentRuntimeOptions, RuntimeCore } from "./runtime-core.js";
 import { TurnDriver } from "./turn-driver.js";
 
@@ -33,14 +40,27 @@ export interface RespondResult {
 export interface AgentRuntime {
   /** Resolves once sessions a previous process left running have been picked up again. */
   readonly ready: Promise<void>;
-  createSession(): Promise<{ sessionId: string }>;
-  listSessions(options?: { limit?: number }): Promise<SessionSummary[]>;
+  /**
+   * Creates a session owned by `owner` (the principal the fetch handler identified).
+   * @throws `session_limit` when the owner already has `maxSessionsPerOwner` sessions
+   */
+  createSession(options?: { owner?: string }): Promise<{ sessionId: string }>;
+  /** A page of sessions, newest first; `owner` narrows it to one principal's. */
+  listSessions(options?: ListSessionsOptions): Promise<SessionSummary[]>;
+  /** A session's summary and owner, or `undefined` when there is no such session. */
+  getSessionInfo(sessionId: string): Promise<(SessionSummary & { owner?: string }) | undefined>;
+  /**
+   * Deletes a session: a running turn is stopped and open requests are cancelled — each
+   * call with its one result, which live streams receive — then every record of it is
+   * removed and its streams end. @throws `not_found`
+   */
+  deleteSession(sessionId: string): Promise<void>;
   /** The session folded from its log. Settles expired requests first. @throws `not_found` */
   getSnapshot(sessionId: string): Promise<SessionSnapshot>;
   /** Events after `afterSeq`, in order. Settles expired requests first. @throws `not_found` */
   readEvents(sessionId: string, afterSeq: number, limit?: number): Promise<ProtocolEvent[]>;
-  /** Listens to a session's new events in this process. */
-  subscribe(sessionId: string, listener: EventListener): () => void;
+  /** Listens to a session's new events in this process; `onEnd` is called when the session is deleted. */
+  subscribe(sessionId: string, listener: EventListener, onEnd?: () => void): () => void;
   /** Starts a turn from a person's message. @throws `not_found`, `turn_running` */
   sendMessage(sessionId: string, text: string): Promise<{ turnId: string }>;
   /** Settles requests. @throws `not_found`, `already_resolved`, `invalid_answer`, `bad_request` */
@@ -122,6 +142,34 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const withSession = <T>(sessionId: string, section: (session: SessionRecord) => Promise<T>) =>
     lock.run(sessionId, async () => section(await expireDueLocked(await core.requireSession(sessionId))));
 
+  async function deleteSession(sessionId: string): Promise<void> {
+    for (;;) {
+      const outcome = await lock.run(sessionId, async () => {
+        const session = await core.requireSession(sessionId);
+        // The driver ends an aborted turn itself, giving every unfinished call its result;
+        // wait for it outside the lock, which it needs.
+        if (session.status !== "idle" && driver.abort(sessionId)) return { wait: driver.done(sessionId) };
+        if (session.status !== "idle") {
+          await core.mustCommit(sessionId, await core.endTurnBatch(session, { type: "turn.cancelled" }, deletedReason));
+        }
+        await store.deleteSession(sessionId);
+        core.hub.end(sessionId);
+        return { wait: undefined };
+      });
+      if (!outcome.wait) return;
+      await outcome.wait;
+    }
+  }
+
+  const sweeper =
+    options.deleteIdleAfter === undefined
+      ? undefined
+      : new RetentionSweeper(store, options.deleteIdleAfter, (sessionId) =>
+          deleteSession(sessionId).catch((error: unknown) => {
+            if (!(error instanceof ProtocolError)) core.logger.error(`hitl-kit: could not delete ${sessionId}:`, error);
+          }),
+        );
+
   const ready = (async () => {
     for (const sessionId of await store.listSessionsToRecover()) {
       await lock.run(sessionId, async () => {
@@ -143,24 +191,53 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       driver.kick(sessionId);
     }
     expiry.schedule();
+    sweeper?.start();
   })();
 
   return {
     ready,
-    async createSession() {
-      const sessionId = randomId("ses");
-      await store.createSession({
-        sessionId,
-        createdAt: new Date().toISOString(),
-        status: "idle",
-        step: 0,
-        stepOpen: false,
-        approvedTools: [],
-      });
-      await core.mustCommit(sessionId, { events: [{ type: "session.created" }] });
-      return { sessionId };
+    async createSession({ owner } = {}) {
+      const cap = options.maxSessionsPerOwner;
+      const create = async () => {
+        if (owner !== undefined && cap !== undefined && (await store.countSessions(owner)) >= cap) {
+          throw new ProtocolError(
+            "session_limit",
+            `You have ${cap} sessions, the most allowed; delete one (DELETE /sessions/:id) to start another.`,
+            { limit: cap },
+          );
+        }
+        const sessionId = randomId("ses");
+        await store.createSession({
+          sessionId,
+          ...(owner === undefined ? {} : { owner }),
+          createdAt: new Date().toISOString(),
+          status: "idle",
+          step: 0,
+          stepOpen: false,
+          approvedTools: [],
+        });
+        await core.mustCommit(sessionId, { events: [{ type: "session.created" }] });
+        return { sessionId };
+      };
+      // With a cap, one creation at a time per owner, so concurrent requests cannot pass it together.
+      return owner === undefined || cap === undefined ? create() : lock.run(`owner\u0000${owner}`, create);
     },
     listSessions: (listOptions) => store.listSessions(listOptions),
+    async getSessionInfo(sessionId) {
+      const session = await store.getSession(sessionId);
+      if (!session) return undefined;
+      const { owner, createdAt, updatedAt, title, status, lastSeq } = session;
+      return {
+        sessionId,
+        ...(owner === undefined ? {} : { owner }),
+        createdAt,
+        updatedAt,
+        status,
+        lastSeq,
+        ...(title === undefined ? {} : { title }),
+      };
+    },
+    deleteSession,
     async getSnapshot(sessionId) {
       await withSession(sessionId, async () => {});
       const events = await store.readEvents(sessionId, 0);
@@ -170,7 +247,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       await withSession(sessionId, async () => {});
       return store.readEvents(sessionId, afterSeq, limit);
     },
-    subscribe: (sessionId, listener) => core.hub.subscribe(sessionId, listener),
+    subscribe: (sessionId, listener, onEnd) => core.hub.subscribe(sessionId, listener, onEnd),
     sendMessage(sessionId, text) {
       return withSession(sessionId, async (session) => {
         if (session.status === "running" || session.status === "resuming") {
@@ -262,11 +339,14 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     idle: () => driver.idle(),
     async close() {
       expiry.stop();
+      sweeper?.stop();
       await ready;
       await driver.idle();
     },
   };
 }
+
+const deletedReason = "The session was deleted.";
 
 function view(record: RequestRecord): ResolutionView {
   const { action, value, reason } = record.resolution!;

@@ -26,6 +26,14 @@ export interface AgentRuntimeOptions {
   whileParked?: "cancel" | "reject";
   /** When parked requests expire: milliseconds after parking, or per call; `undefined` never. */
   expireAfter?: number | ((call: { toolName: string; input: unknown }) => number | undefined);
+  /**
+   * Retention: sessions with no activity (no event, no change) for this many
+   * milliseconds are deleted as by `deleteSession` — open requests cancelled first.
+   * `undefined` (default) keeps sessions forever.
+   */
+  deleteIdleAfter?: number;
+  /** The most sessions one owner may have; creating one more fails with `session_limit` (409). Default: no cap. */
+  maxSessionsPerOwner?: number;
   /** Extra model call options (temperature, maxOutputTokens, providerOptions, …). */
   callOptions?: Omit<LanguageModelV4CallOptions, "prompt" | "tools" | "abortSignal">;
   /** Where the runtime reports what it cannot answer to anyone (default: console). */

@@ -38,6 +38,11 @@ export class TurnDriver {
     return running !== undefined;
   }
 
+  /** Resolves when the session's current drive ends (at once when it is not being driven). */
+  async done(sessionId: string): Promise<void> {
+    await this.#running.get(sessionId)?.done;
+  }
+
   /** Resolves when no session is being driven. */
   async idle(): Promise<void> {
     while (this.#running.size > 0) await Promise.all([...this.#running.values()].map((entry) => entry.done));

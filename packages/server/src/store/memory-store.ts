@@ -1,6 +1,6 @@
 import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import type { ProtocolEvent } from "@hitl-kit/protocol";
-import { checkGuards, stampEvents } from "./apply-batch.js";
+import { checkGuards, pageOfSessions, stampEvents } from "./apply-batch.js";
 import type { RequestRecord, SessionRecord, SessionStore, ToolCallRecord, WriteBatch, WriteResult } from "./records.js";
 
 interface MemorySession {
@@ -25,7 +25,7 @@ export function memoryStore(): SessionStore {
     async createSession(session) {
       if (sessions.has(session.sessionId)) throw new Error(`Session ${session.sessionId} exists already.`);
       sessions.set(session.sessionId, {
-        record: { ...clone(session), lastSeq: 0 },
+        record: { ...clone(session), updatedAt: session.createdAt, lastSeq: 0 },
         events: [],
         transcript: [],
         toolCalls: new Map(),
@@ -36,17 +36,32 @@ export function memoryStore(): SessionStore {
       const session = sessions.get(sessionId);
       return session && clone(session.record);
     },
-    async listSessions({ limit = 50 } = {}) {
+    async listSessions(options = {}) {
+      const records = [...sessions.values()].map(({ record }) => record);
+      return pageOfSessions(records, options).map(({ sessionId, createdAt, updatedAt, title, status, lastSeq }) => ({
+        sessionId,
+        createdAt,
+        updatedAt,
+        status,
+        lastSeq,
+        ...(title === undefined ? {} : { title }),
+      }));
+    },
+    async countSessions(owner) {
+      let count = 0;
+      for (const { record } of sessions.values()) if (record.owner === owner) count += 1;
+      return count;
+    },
+    async deleteSession(sessionId) {
+      return sessions.delete(sessionId);
+    },
+    async listIdleSessions(updatedBefore, limit = 100) {
       return [...sessions.values()]
-        .reverse()
+        .map(({ record }) => record)
+        .filter((record) => record.updatedAt < updatedBefore)
+        .sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : 0))
         .slice(0, limit)
-        .map(({ record: { sessionId, createdAt, title, status, lastSeq } }) => ({
-          sessionId,
-          createdAt,
-          status,
-          lastSeq,
-          ...(title === undefined ? {} : { title }),
-        }));
+        .map((record) => record.sessionId);
     },
     async readEvents(sessionId, afterSeq, limit = Number.POSITIVE_INFINITY) {
       const events = sessions.get(sessionId)?.events ?? [];
@@ -100,11 +115,13 @@ export function memoryStore(): SessionStore {
       if (!session) return { ok: false, reason: "not_found" };
       const refused = checkGuards(batch, session.record.status, (id) => session.requests.get(id));
       if (refused) return clone(refused);
-      const events = stampEvents(sessionId, session.record.lastSeq, batch.events);
+      const at = new Date().toISOString();
+      const events = stampEvents(sessionId, session.record.lastSeq, at, batch.events);
       session.events.push(...events);
       session.record = {
         ...session.record,
         ...clone(batch.session),
+        updatedAt: at,
         lastSeq: session.record.lastSeq + events.length,
       };
       if (batch.transcript) session.transcript.push(...clone(batch.transcript));

@@ -11,7 +11,15 @@ export type TurnState = "idle" | "running" | "waiting" | "resuming";
 /** A session's durable state, beside its event log. */
 export interface SessionRecord {
   sessionId: string;
+  /**
+   * The principal that created the session and alone may reach it over HTTP. `undefined`
+   * for a session created without one (by server code, or before owners existed): the
+   * fetch handler shows it to no one.
+   */
+  owner?: string;
   createdAt: string;
+  /** When the session last changed (an event or a change of state): what retention measures idleness by. */
+  updatedAt: string;
   status: TurnState;
   /** The current (or last) turn. */
   turnId?: string;
@@ -27,7 +35,29 @@ export interface SessionRecord {
 }
 
 /** A session in a list: enough to show it in a sidebar. */
-export type SessionSummary = Pick<SessionRecord, "sessionId" | "createdAt" | "title" | "status" | "lastSeq">;
+export type SessionSummary = Pick<
+  SessionRecord,
+  "sessionId" | "createdAt" | "updatedAt" | "title" | "status" | "lastSeq"
+>;
+
+/**
+ * Where a page of a session list starts: after this session, in the list's order (newest
+ * `createdAt` first, then `sessionId` descending).
+ */
+export interface SessionCursor {
+  createdAt: string;
+  sessionId: string;
+}
+
+/** Which sessions {@link SessionStore.listSessions} answers. */
+export interface ListSessionsOptions {
+  /** Only this principal's sessions; `undefined` lists every session (for server-side tools). */
+  owner?: string;
+  /** At most this many (default 50). */
+  limit?: number;
+  /** Only sessions after this one in the list's order: the next page. */
+  after?: SessionCursor;
+}
 
 /**
  * Where one tool call is: `parked` on a request, `ready` for server-side work (execute,
@@ -75,7 +105,10 @@ export interface RequestRecord {
   expiresAt?: number;
 }
 
-/** Changes applied to one session atomically: all of them, or — when a guard fails — none. */
+/**
+ * Changes applied to one session atomically: all of them, or — when a guard fails — none.
+ * A batch that applies sets the session's `updatedAt` to the time of its events.
+ */
 export interface WriteBatch {
   /** Events to append; the store assigns `seq`, `sessionId` and `at`. */
   events?: EventInput[];
@@ -104,10 +137,17 @@ export type WriteResult =
  * `sqliteStore`); the same test suite runs against each. Writes are atomic per batch.
  */
 export interface SessionStore {
-  createSession(session: Omit<SessionRecord, "lastSeq">): Promise<void>;
+  /** Stores a new session; its `updatedAt` starts at `createdAt`. */
+  createSession(session: Omit<SessionRecord, "lastSeq" | "updatedAt">): Promise<void>;
   getSession(sessionId: string): Promise<SessionRecord | undefined>;
-  /** Newest first. */
-  listSessions(options?: { limit?: number }): Promise<SessionSummary[]>;
+  /** Newest `createdAt` first, ties by `sessionId` descending: a total order, so pages never skip or repeat. */
+  listSessions(options?: ListSessionsOptions): Promise<SessionSummary[]>;
+  /** How many sessions a principal owns. */
+  countSessions(owner: string): Promise<number>;
+  /** Removes a session and everything in it (events, transcript, calls, requests). Resolves `false` when there was none. */
+  deleteSession(sessionId: string): Promise<boolean>;
+  /** Sessions whose `updatedAt` is before `updatedBefore` (an ISO time), oldest first, at most `limit`. */
+  listIdleSessions(updatedBefore: string, limit?: number): Promise<string[]>;
   /** Events with `seq > afterSeq`, in order, at most `limit`. */
   readEvents(sessionId: string, afterSeq: number, limit?: number): Promise<ProtocolEvent[]>;
   readTranscript(sessionId: string): Promise<LanguageModelV4Message[]>;

@@ -4,7 +4,15 @@ import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import type { ProtocolEvent } from "@hitl-kit/protocol";
 import Database from "better-sqlite3";
 import { checkGuards, stampEvents } from "./apply-batch.js";
-import type { RequestRecord, SessionRecord, SessionStore, ToolCallRecord, TurnState, WriteBatch } from "./records.js";
+import type {
+  RequestRecord,
+  SessionRecord,
+  SessionStore,
+  SessionSummary,
+  ToolCallRecord,
+  TurnState,
+  WriteBatch,
+} from "./records.js";
 
 /** Options of {@link sqliteStore}. */
 export interface SqliteStoreOptions {
@@ -37,6 +45,35 @@ CREATE INDEX IF NOT EXISTS requests_expiry ON requests(expires_at) WHERE state =
 `;
 
 /**
+ * Schema changes after the first release, applied in order to files that have not had
+ * them (`PRAGMA user_version` counts the ones applied), each in one transaction.
+ */
+const migrations = [
+  // 1. Owners and last activity. Sessions stored before owners existed keep a NULL owner:
+  // the fetch handler shows them to no one. Their last activity is their newest event's time.
+  `ALTER TABLE sessions ADD COLUMN owner TEXT;
+   ALTER TABLE sessions ADD COLUMN updated_at TEXT;
+   UPDATE sessions SET updated_at = COALESCE(
+     (SELECT json_extract(events.body, '$.at') FROM events WHERE events.session_id = sessions.session_id
+      ORDER BY seq DESC LIMIT 1),
+     created_at);
+   CREATE INDEX sessions_by_owner ON sessions(owner, created_at, session_id);
+   CREATE INDEX sessions_by_activity ON sessions(updated_at);`,
+];
+
+function migrate(db: Database.Database): void {
+  const applied = db.pragma("user_version", { simple: true }) as number;
+  for (let version = applied; version < migrations.length; version += 1) {
+    db.transaction(() => {
+      db.exec(migrations[version]!);
+      db.pragma(`user_version = ${version + 1}`);
+    })();
+  }
+}
+
+type SessionRow = { body: string; last_seq: number; owner: string | null; updated_at: string };
+
+/**
  * The embedded default store: one SQLite file in WAL mode, one transaction per write
  * batch, so a settlement and its events land together or not at all. One process owns
  * a file at a time.
@@ -50,21 +87,36 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
   db.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
   db.pragma("busy_timeout = 5000");
   db.exec(schema);
+  migrate(db);
 
   const q = {
     insertSession: db.prepare(
-      "INSERT INTO sessions (session_id, created_at, status, last_seq, body) VALUES (?, ?, ?, 0, ?)",
+      "INSERT INTO sessions (session_id, created_at, status, last_seq, body, owner, updated_at) VALUES (?, ?, ?, 0, ?, ?, ?)",
     ),
-    getSession: db.prepare<[string], { body: string; last_seq: number }>(
-      "SELECT body, last_seq FROM sessions WHERE session_id = ?",
+    getSession: db.prepare<[string], SessionRow>(
+      "SELECT body, last_seq, owner, updated_at FROM sessions WHERE session_id = ?",
     ),
-    updateSession: db.prepare("UPDATE sessions SET status = ?, last_seq = ?, body = ? WHERE session_id = ?"),
+    updateSession: db.prepare(
+      "UPDATE sessions SET status = ?, last_seq = ?, body = ?, updated_at = ? WHERE session_id = ?",
+    ),
     sessionState: db.prepare<[string], { status: TurnState; last_seq: number }>(
       "SELECT status, last_seq FROM sessions WHERE session_id = ?",
     ),
-    updateLastSeq: db.prepare("UPDATE sessions SET last_seq = ? WHERE session_id = ?"),
-    listSessions: db.prepare<[number], { body: string; last_seq: number }>(
-      "SELECT body, last_seq FROM sessions ORDER BY created_at DESC, rowid DESC LIMIT ?",
+    touchSession: db.prepare("UPDATE sessions SET last_seq = ?, updated_at = ? WHERE session_id = ?"),
+    listOwned: db.prepare<[string, string, string, number], SessionRow>(
+      `SELECT body, last_seq, owner, updated_at FROM sessions WHERE owner = ? AND (created_at, session_id) < (?, ?)
+       ORDER BY created_at DESC, session_id DESC LIMIT ?`,
+    ),
+    listAll: db.prepare<[string, string, number], SessionRow>(
+      `SELECT body, last_seq, owner, updated_at FROM sessions WHERE (created_at, session_id) < (?, ?)
+       ORDER BY created_at DESC, session_id DESC LIMIT ?`,
+    ),
+    countOwned: db.prepare<[string], { count: number }>("SELECT COUNT(*) AS count FROM sessions WHERE owner = ?"),
+    idle: db.prepare<[string, number], { session_id: string }>(
+      "SELECT session_id FROM sessions WHERE updated_at < ? ORDER BY updated_at LIMIT ?",
+    ),
+    deleteFrom: ["events", "transcript", "tool_calls", "requests", "sessions"].map((table) =>
+      db.prepare(`DELETE FROM ${table} WHERE session_id = ?`),
     ),
     recover: db.prepare<[], { session_id: string }>(
       "SELECT session_id FROM sessions WHERE status IN ('running', 'resuming')",
@@ -104,7 +156,7 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
 
   const readSession = (sessionId: string): SessionRecord | undefined => {
     const row = q.getSession.get(sessionId);
-    return row && { ...(JSON.parse(row.body) as SessionRecord), lastSeq: row.last_seq };
+    return row && fromRow(row);
   };
   const readRequest = (sessionId: string, requestId: string): RequestRecord | undefined => {
     const row = q.getRequest.get(sessionId, requestId);
@@ -119,14 +171,20 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     if (!session) return { ok: false as const, reason: "not_found" as const };
     const refused = checkGuards(batch, session.status, (id) => readRequest(sessionId, id));
     if (refused) return refused;
-    const events = stampEvents(sessionId, session.lastSeq, batch.events);
+    const at = new Date().toISOString();
+    const events = stampEvents(sessionId, session.lastSeq, at, batch.events);
     for (const event of events) q.insertEvent.run(sessionId, event.seq, JSON.stringify(event));
     const lastSeq = session.lastSeq + events.length;
     if (batch.session) {
-      const { lastSeq: _old, ...body } = { ...(session as SessionRecord), ...batch.session };
-      q.updateSession.run(body.status, lastSeq, JSON.stringify(body), sessionId);
-    } else if (events.length > 0) {
-      q.updateLastSeq.run(lastSeq, sessionId);
+      const {
+        lastSeq: _seq,
+        owner: _owner,
+        updatedAt: _at,
+        ...body
+      } = { ...(session as SessionRecord), ...batch.session };
+      q.updateSession.run(body.status, lastSeq, JSON.stringify(body), at, sessionId);
+    } else {
+      q.touchSession.run(lastSeq, at, sessionId);
     }
     for (const message of batch.transcript ?? []) q.insertMessage.run(sessionId, sessionId, JSON.stringify(message));
     for (const call of batch.toolCalls ?? []) {
@@ -139,18 +197,40 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     return { ok: true as const, events };
   });
 
+  const remove = db.transaction((sessionId: string) => {
+    let deleted = 0;
+    for (const statement of q.deleteFrom) deleted = statement.run(sessionId).changes;
+    return deleted > 0; // the last statement deletes the session row
+  });
+
   return {
-    async createSession(session) {
-      q.insertSession.run(session.sessionId, session.createdAt, session.status, JSON.stringify(session));
+    async createSession({ owner, ...session }) {
+      const { sessionId, createdAt, status } = session;
+      q.insertSession.run(sessionId, createdAt, status, JSON.stringify(session), owner ?? null, createdAt);
     },
     async getSession(sessionId) {
       return readSession(sessionId);
     },
-    async listSessions({ limit = 50 } = {}) {
-      return q.listSessions.all(limit).map((row) => {
-        const { sessionId, createdAt, title, status } = JSON.parse(row.body) as SessionRecord;
-        return { sessionId, createdAt, status, lastSeq: row.last_seq, ...(title === undefined ? {} : { title }) };
+    async listSessions({ owner, limit = 50, after } = {}) {
+      // Every ISO time sorts before "~", so without a cursor the list starts at the newest.
+      const [createdAt, sessionId] = after ? [after.createdAt, after.sessionId] : ["~", ""];
+      const rows =
+        owner === undefined
+          ? q.listAll.all(createdAt, sessionId, limit)
+          : q.listOwned.all(owner, createdAt, sessionId, limit);
+      return rows.map((row): SessionSummary => {
+        const { sessionId, createdAt, updatedAt, title, status, lastSeq } = fromRow(row);
+        return { sessionId, createdAt, updatedAt, status, lastSeq, ...(title === undefined ? {} : { title }) };
       });
+    },
+    async countSessions(owner) {
+      return q.countOwned.get(owner)?.count ?? 0;
+    },
+    async deleteSession(sessionId) {
+      return remove(sessionId);
+    },
+    async listIdleSessions(updatedBefore, limit = 100) {
+      return q.idle.all(updatedBefore, limit).map((row) => row.session_id);
     },
     async readEvents(sessionId, afterSeq, limit = -1) {
       return q.readEvents.all(sessionId, afterSeq, limit).map((row) => JSON.parse(row.body) as ProtocolEvent);
@@ -182,5 +262,14 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     async close() {
       if (db.open) db.close();
     },
+  };
+}
+
+function fromRow(row: SessionRow): SessionRecord {
+  return {
+    ...(JSON.parse(row.body) as SessionRecord),
+    ...(row.owner === null ? {} : { owner: row.owner }),
+    updatedAt: row.updated_at,
+    lastSeq: row.last_seq,
   };
 }

@@ -32,5 +32,5 @@ const model = scriptedModel([
 ]);
 const runtime = createAgentRuntime({ model, tools: serverTools, store: crashing });
 await runtime.ready;
-const { url } = await serve(createFetchHandler(runtime), { port: 0 });
+const { url } = await serve(createFetchHandler(runtime, { identify: () => "tester" }), { port: 0 });
 process.stdout.write(`${url}\n`);

@@ -109,6 +109,26 @@ export class AgentClient {
     return this.#answer({ requestId, action: "cancel" });
   }
 
+  /**
+   * Loads the page of messages before those shown (`GET /sessions/:id?before=`): a session
+   * is hydrated with its newest messages only, and `state.session.before` says whether
+   * earlier ones exist. Resolves `ok` with nothing to do when none do.
+   */
+  async loadEarlier(limit?: number): Promise<CommandResult> {
+    const { sessionId, session } = this.#state;
+    if (sessionId === undefined || session.before === undefined) return { ok: true, status: 200, body: undefined };
+    try {
+      const page = await this.#transport.loadSnapshot(sessionId, {
+        before: session.before,
+        ...(limit === undefined ? {} : { limit }),
+      });
+      this.#dispatch({ type: "earlier.loaded", page });
+      return { ok: true, status: 200, body: page };
+    } catch (error) {
+      return { ok: false, error: toCommandError(error) };
+    }
+  }
+
   /** Stops the running or parked turn (`POST /sessions/:id/cancel`). */
   stop(): Promise<CommandResult> {
     return this.#command({ type: "cancel" }, "stop");

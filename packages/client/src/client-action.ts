@@ -12,6 +12,8 @@ export type ClientAction =
   | { type: "event"; event: ProtocolEvent }
   /** A snapshot from `GET /sessions/:id`; one older than what is applied changes nothing. */
   | { type: "snapshot.loaded"; snapshot: SessionSnapshot }
+  /** An earlier page of messages (`GET /sessions/:id?before=`), to put before those shown. */
+  | { type: "earlier.loaded"; page: SessionSnapshot }
   /** A new session was created. */
   | { type: "session.created"; sessionId: string }
   | { type: "connection.changed"; connection: ConnectionState }

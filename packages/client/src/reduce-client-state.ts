@@ -16,6 +16,8 @@ export function reduceClientState(state: ClientState, action: ClientAction): Cli
       return applyEvent(state, action.event);
     case "snapshot.loaded":
       return commitState(state, hydrate(state, action.snapshot));
+    case "earlier.loaded":
+      return commitState(state, prependEarlier(state, action.page));
     case "session.created":
       return commitState(state, { sessionId: action.sessionId });
     case "connection.changed":
@@ -71,6 +73,21 @@ function hydrate(state: ClientState, snapshot: SessionSnapshot): StatePatch {
     requests: requestsFromSnapshot(state.requests, snapshot),
     error: snapshot.error ? { ...snapshot.error, source: "turn" } : keepConnectionError(state),
     hydrated: true,
+  };
+}
+
+/** Puts an earlier page of messages before those shown, with the settled requests of their tool calls. */
+function prependEarlier(state: ClientState, page: SessionSnapshot): StatePatch {
+  const shown = new Set(state.session.messages.map((message) => message.id));
+  const earlier = page.messages.filter((message) => !shown.has(message.id));
+  const { before: _done, ...session } = state.session;
+  return {
+    session: {
+      ...session,
+      messages: [...earlier, ...state.session.messages],
+      ...(page.before === undefined ? {} : { before: page.before }),
+    },
+    requests: requestsFromSnapshot(state.requests, { ...page, pending: [] }),
   };
 }
 

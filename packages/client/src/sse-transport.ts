@@ -50,8 +50,11 @@ export function sseTransport(options: SseTransportOptions): Transport {
       const { body } = await postJson(`${base}/sessions`, {});
       return { sessionId: (body as { sessionId: string }).sessionId };
     },
-    async loadSnapshot(sessionId) {
-      const url = sessionUrl(sessionId);
+    async loadSnapshot(sessionId, page = {}) {
+      const query = new URLSearchParams();
+      if (page.before !== undefined) query.set("before", page.before);
+      if (page.limit !== undefined) query.set("limit", String(page.limit));
+      const url = `${sessionUrl(sessionId)}${query.size > 0 ? `?${query}` : ""}`;
       const { body } = await requestJson(fetch, url, { headers: await headersWith({ accept: "application/json" }) });
       return parseSnapshot(body);
     },

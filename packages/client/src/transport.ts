@@ -46,8 +46,8 @@ export interface StreamOptions {
 export interface Transport {
   /** `POST /sessions`. */
   createSession(): Promise<{ sessionId: string }>;
-  /** `GET /sessions/:id`. */
-  loadSnapshot(sessionId: string): Promise<SessionSnapshot>;
+  /** `GET /sessions/:id`: the newest messages, or with `before` (a snapshot's `before`) the page before them. */
+  loadSnapshot(sessionId: string, page?: { before?: string; limit?: number }): Promise<SessionSnapshot>;
   /** Sends one command; resolves with a 2xx answer, throws a `ProtocolError` otherwise. */
   send(sessionId: string, command: AgentCommand): Promise<CommandReply>;
   /**

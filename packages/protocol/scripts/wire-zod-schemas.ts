@@ -156,6 +156,7 @@ export const SessionSnapshot = z.object({
   resolved: z._default(z.array(ResolvedRequest), []),
   lastSeq: z.int().check(z.nonnegative()),
   error: z.optional(TurnError),
+  before: z.optional(z.string()),
 });
 
 /** The person's three ways to answer (MCP elicitation's outcomes). For an approval, accept approves and decline denies. */

@@ -51,15 +51,22 @@ export interface ResolvedRequest {
   resolution: { action: ResolutionAction; value?: unknown; reason?: string };
 }
 
-/** `GET /sessions/:id`: the session folded from its event log up to `lastSeq`. */
+/**
+ * `GET /sessions/:id`: the session as of `lastSeq` — its status, its open requests and its
+ * newest messages. History is paged: `before` is there when older messages exist, and
+ * `GET /sessions/:id?before=<before>` answers the page before these.
+ */
 export interface SessionSnapshot {
   sessionId: string;
   status: SessionStatus;
+  /** The newest messages (a page), oldest first. */
   messages: Message[];
   pending: InputRequest[];
-  /** Settled requests, oldest first. */
+  /** The settled requests of these messages' tool calls, oldest first. */
   resolved: ResolvedRequest[];
   lastSeq: number;
   /** Why the last turn failed, until the next turn starts. */
   error?: TurnError;
+  /** Where the page before `messages` ends: pass it as `?before=`. Absent when `messages` starts at the first. */
+  before?: string;
 }

@@ -10,6 +10,8 @@ export interface AgentView extends ClientState {
   cancel: (requestId: string) => Promise<CommandResult>;
   /** Stops the running or parked turn. */
   stop: () => Promise<CommandResult>;
+  /** Loads the messages before those shown; `session.before` is set while earlier ones exist. */
+  loadEarlier: (limit?: number) => Promise<CommandResult>;
 }
 
 const views = new WeakMap<ClientState, AgentView>();
@@ -28,6 +30,7 @@ export function agentView(client: AgentClient, state: ClientState): AgentView {
         decline: (requestId, reason) => client.decline(requestId, reason),
         cancel: (requestId) => client.cancel(requestId),
         stop: () => client.stop(),
+        loadEarlier: (limit) => client.loadEarlier(limit),
       };
       verbs.set(client, bound);
     }

@@ -1,10 +1,12 @@
 import { join } from "node:path";
-import type { InputRequest } from "@hitl-kit/protocol";
+import { emptySnapshot, type InputRequest, type Message, reduceSession } from "@hitl-kit/protocol";
 import Database from "better-sqlite3";
+import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { memoryStore, type RequestRecord, type SessionStore } from "../src/index.js";
 import { sqliteStore } from "../src/store/sqlite-store.js";
 import { tempDir } from "./harness.js";
+import { batchesOf, projectionOps } from "./projection-ops.js";
 
 const dirs: ReturnType<typeof tempDir>[] = [];
 const stores: SessionStore[] = [];
@@ -60,6 +62,36 @@ describe.each(implementations)("%s", (_name, create) => {
     stores.push(store);
     return store;
   };
+
+  it("keeps a projection equal to a fold of its log, whole and page by page, after random operations", async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(projectionOps, fc.integer({ min: 1, max: 7 }), async (ops, pageSize) => {
+        const store = open();
+        const id = `p${++run}`;
+        await store.createSession(session(id));
+        for (const batch of batchesOf(ops)) expect((await store.write(id, batch)).ok).toBe(true);
+        const fold = (await store.readEvents(id, 0)).reduce(reduceSession, emptySnapshot(id));
+        expect(await store.readSnapshot(id, { limit: 1_000 })).toEqual(fold);
+
+        const paged: Message[] = [];
+        let before: number | undefined;
+        do {
+          const page = await store.readSnapshot(id, { limit: pageSize, ...(before === undefined ? {} : { before }) });
+          expect(page!.messages.length).toBeLessThanOrEqual(pageSize);
+          paged.unshift(...page!.messages);
+          before = page!.before === undefined ? undefined : Number(page!.before);
+        } while (before !== undefined);
+        expect(paged).toEqual(fold.messages);
+
+        const streaming = fold.messages
+          .filter((message) => message.status === "streaming")
+          .map((message) => message.id);
+        expect(await store.streamingMessageIds(id)).toEqual(streaming);
+      }),
+      { numRuns: 60 },
+    );
+  });
 
   it("numbers events from 1 without gaps and reads them after a seq, in pages", async () => {
     const store = open();
@@ -289,6 +321,50 @@ describe("sqliteStore on disk", () => {
     const again = sqliteStore(path);
     stores.push(again);
     expect((await again.getSession("legacy"))?.updatedAt).toBe("2025-02-01T00:00:00.000Z");
+  });
+
+  it("fills the projection of a file written before it, from each session's log", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    // A session written by this version, copied into a file of the previous schema (version 1).
+    const source = sqliteStore(join(dir.path, "new.sqlite"));
+    await source.createSession(session("s", "2026-01-01T00:00:00.000Z", "ada"));
+    const ops = fc.sample(projectionOps, { numRuns: 1, seed: 7 })[0]!;
+    for (const batch of batchesOf([...ops, { kind: "start" }, { kind: "delta", text: "hi", reasoning: false }])) {
+      await source.write("s", batch);
+    }
+    const fold = (await source.readEvents("s", 0)).reduce(reduceSession, emptySnapshot("s"));
+    await source.close();
+    const old = new Database(join(dir.path, "old.sqlite"));
+    old.exec(`
+      CREATE TABLE sessions (session_id TEXT PRIMARY KEY, created_at TEXT NOT NULL, status TEXT NOT NULL,
+        last_seq INTEGER NOT NULL, body TEXT NOT NULL, owner TEXT, updated_at TEXT);
+      CREATE TABLE events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,
+        PRIMARY KEY (session_id, seq)) WITHOUT ROWID;
+      CREATE TABLE transcript (session_id TEXT NOT NULL, idx INTEGER NOT NULL, message TEXT NOT NULL,
+        PRIMARY KEY (session_id, idx)) WITHOUT ROWID;
+      CREATE TABLE tool_calls (session_id TEXT NOT NULL, tool_call_id TEXT NOT NULL, turn_id TEXT NOT NULL,
+        body TEXT NOT NULL, PRIMARY KEY (session_id, tool_call_id)) WITHOUT ROWID;
+      CREATE TABLE requests (session_id TEXT NOT NULL, request_id TEXT NOT NULL, state TEXT NOT NULL,
+        expires_at INTEGER, body TEXT NOT NULL, PRIMARY KEY (session_id, request_id)) WITHOUT ROWID;
+      ATTACH DATABASE '${join(dir.path, "new.sqlite")}' AS new;
+      INSERT INTO sessions SELECT session_id, created_at, status, last_seq, body, owner, updated_at FROM new.sessions;
+      INSERT INTO events SELECT * FROM new.events;
+      INSERT INTO tool_calls SELECT session_id, tool_call_id, turn_id, body FROM new.tool_calls;
+      INSERT INTO requests SELECT * FROM new.requests;
+      PRAGMA user_version = 1;`);
+    old.close();
+
+    const store = sqliteStore(join(dir.path, "old.sqlite"));
+    stores.push(store);
+    expect(fold.messages.length).toBeGreaterThan(0);
+    expect(await store.readSnapshot("s", { limit: 1_000 })).toEqual(fold);
+    expect(await store.streamingMessageIds("s")).toEqual(
+      fold.messages.filter((message) => message.status === "streaming").map((message) => message.id),
+    );
+    // Later writes extend it as in any file.
+    await store.write("s", { events: [{ type: "turn.started", turnId: "t2", cause: "message" }] });
+    expect((await store.readSnapshot("s"))?.status).toBe("running");
   });
 
   it("keeps everything across a reopen of the file", async () => {

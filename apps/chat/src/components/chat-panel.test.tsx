@@ -1,9 +1,11 @@
 import { createAgentClient, replayTransport } from "@hitl-kit/client";
 import { emptySnapshot, type ProtocolEvent, reduceSession } from "@hitl-kit/protocol";
 import { AgentProvider } from "@hitl-kit/react";
+import { scriptedModel } from "@hitl-kit/server";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { demoScript } from "../../server/demo-script.js";
 import { startChat } from "../../test/chat-harness.js";
 import { chatWidgets } from "../widgets/chat-widgets.js";
 import { ChatPanel } from "./chat-panel.js";
@@ -14,7 +16,11 @@ afterEach(cleanup);
 /** A refund over 1000, recorded from the real runtime: it parks for approval, then is approved and replies. */
 async function recordRefund() {
   // happy-dom's Request, like a browser's, carries no Cookie header set by hand: name the one person instead.
-  const chat = startChat({ identify: () => "recorder" });
+  // The words come slower than the runtime batches streamed text, so the reply has a delta per word.
+  const chat = startChat({
+    identify: () => "recorder",
+    model: { model: scriptedModel(demoScript, { chunkDelayMs: 12 }), label: "scripted" },
+  });
   const id = await chat.session();
   await chat.send(id, "refund 1500");
   await chat.answer(id, { action: "accept", value: {} });

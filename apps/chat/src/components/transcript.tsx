@@ -1,5 +1,5 @@
 import { type AgentView, useAgent, type WidgetRegistry } from "@hitl-kit/react";
-import type { ReactNode } from "react";
+import { type ReactNode, useState } from "react";
 import { MessageItem } from "./message-item.js";
 import { useStickToBottom } from "./use-stick-to-bottom.js";
 
@@ -49,6 +49,7 @@ function TranscriptView({ agent, widgets, empty, className }: TranscriptProps & 
       data-state={agent.status}
     >
       <div ref={contentRef} className="chat-transcript__content">
+        {agent.session.before === undefined ? null : <EarlierMessages agent={agent} />}
         {agent.messages.length === 0 && agent.hydrated && !thinking ? empty : null}
         {agent.messages.map((message) => (
           <MessageItem key={message.id} message={message} client={agent.client} widgets={widgets} />
@@ -71,5 +72,22 @@ function TranscriptView({ agent, widgets, empty, className }: TranscriptProps & 
         ) : null}
       </div>
     </div>
+  );
+}
+
+/** A long session opens at its newest messages; this loads the page before those shown. */
+function EarlierMessages({ agent }: { agent: AgentView }) {
+  const [state, setState] = useState<"ready" | "loading" | "failed">("ready");
+  const load = async () => {
+    setState("loading");
+    setState((await agent.loadEarlier()).ok ? "ready" : "failed");
+  };
+  return (
+    <p className="chat-earlier">
+      <button type="button" className="chat-button" disabled={state === "loading"} onClick={() => void load()}>
+        {state === "loading" ? "Loading…" : "Show earlier messages"}
+      </button>
+      {state === "failed" ? <span role="alert"> Could not load them; try again.</span> : null}
+    </p>
   );
 }

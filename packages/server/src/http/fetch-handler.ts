@@ -8,7 +8,7 @@ import { errorResponse, json, withHeaders } from "./json-response.js";
 import { RateLimiter, type RateLimitOptions } from "./rate-limiter.js";
 import { readJson } from "./read-json.js";
 import { requestUrl } from "./request-url.js";
-import { encodeCursor, readPageQuery } from "./session-page.js";
+import { encodeCursor, readPageQuery, readSnapshotQuery } from "./session-page.js";
 import { matchRoute, type SessionAction } from "./session-route.js";
 
 export type { SessionAction } from "./session-route.js";
@@ -125,7 +125,7 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
       throw new ProtocolError("not_found", `There is no session ${sessionId}.`);
     switch (route.action) {
       case "read":
-        return json(200, await runtime.getSnapshot(sessionId));
+        return json(200, await runtime.getSnapshot(sessionId, readSnapshotQuery(url.searchParams)));
       case "stream": {
         const after = afterSeq(request, url);
         await runtime.readEvents(sessionId, Number.MAX_SAFE_INTEGER); // settles expired requests before streaming

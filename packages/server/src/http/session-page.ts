@@ -1,4 +1,5 @@
 import { ProtocolError } from "@hitl-kit/protocol";
+import type { SnapshotPage } from "../store/project-events.js";
 import type { SessionCursor } from "../store/records.js";
 
 /** The most sessions one page of `GET /sessions` holds. */
@@ -17,6 +18,31 @@ export function readPageQuery(params: URLSearchParams): { limit: number; after?:
   const rawCursor = params.get("cursor");
   if (rawCursor === null) return { limit };
   return { limit, after: decodeCursor(rawCursor) };
+}
+
+/** The most messages one snapshot holds. */
+export const MAX_MESSAGES = 200;
+
+/**
+ * Reads a snapshot's `?before=` (a previous snapshot's `before`) and `?limit=` (1–200
+ * messages, default 50).
+ * @throws {ProtocolError} `bad_request` naming the parameter
+ */
+export function readSnapshotQuery(params: URLSearchParams): SnapshotPage {
+  const rawLimit = params.get("limit");
+  const limit = rawLimit === null ? 50 : /^\d{1,3}$/.test(rawLimit) ? Number(rawLimit) : 0;
+  if (limit < 1 || limit > MAX_MESSAGES) {
+    throw new ProtocolError(
+      "bad_request",
+      `?limit= must be a whole number from 1 to ${MAX_MESSAGES}, not "${rawLimit}".`,
+    );
+  }
+  const rawBefore = params.get("before");
+  if (rawBefore === null) return { limit };
+  if (!/^\d{1,15}$/.test(rawBefore)) {
+    throw new ProtocolError("bad_request", `?before= must be a snapshot's "before" as it is, not "${rawBefore}".`);
+  }
+  return { limit, before: Number(rawBefore) };
 }
 
 /** The opaque `nextCursor` for the page after this session. */

@@ -1,12 +1,11 @@
 import {
   type EventInput,
-  emptySnapshot,
   type InputResponse,
   ProtocolError,
   type ProtocolEvent,
-  reduceSession,
   type SessionSnapshot,
 } from "@hitl-kit/protocol";
+import type { SnapshotPage } from "../store/project-events.js";
 import type {
   ListSessionsOptions,
   RequestRecord,
@@ -55,8 +54,12 @@ export interface AgentRuntime {
    * removed and its streams end. @throws `not_found`
    */
   deleteSession(sessionId: string): Promise<void>;
-  /** The session folded from its log. Settles expired requests first. @throws `not_found` */
-  getSnapshot(sessionId: string): Promise<SessionSnapshot>;
+  /**
+   * The session as the person sees it, with a page of its newest messages (or those
+   * before `page.before`), from the store's projection. Settles expired requests first.
+   * @throws `not_found`
+   */
+  getSnapshot(sessionId: string, page?: SnapshotPage): Promise<SessionSnapshot>;
   /** Events after `afterSeq`, in order. Settles expired requests first. @throws `not_found` */
   readEvents(sessionId: string, afterSeq: number, limit?: number): Promise<ProtocolEvent[]>;
   /** Listens to a session's new events in this process; `onEnd` is called when the session is deleted. */
@@ -170,9 +173,10 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           }),
         );
 
-  const ready = (async () => {
-    for (const sessionId of await store.listSessionsToRecover()) {
-      await lock.run(sessionId, async () => {
+  /** Picks up one session a previous process left running. */
+  const recover = (sessionId: string) =>
+    lock
+      .run(sessionId, async () => {
         const session = await core.requireSession(sessionId);
         // A crash mid-stream leaves a message cut off. Its step is not in the transcript, so the
         // driver runs it again and streams a new message; the cut-off one is abandoned, and
@@ -187,9 +191,12 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
             ]),
           });
         }
-      });
-      driver.kick(sessionId);
-    }
+      })
+      .then(() => driver.kick(sessionId));
+
+  const ready = (async () => {
+    // Many sessions at once, a bounded number at a time: each is a few store reads and writes.
+    await eachBounded(await store.listSessionsToRecover(), RECOVERY_CONCURRENCY, recover);
     expiry.schedule();
     sweeper?.start();
   })();
@@ -238,10 +245,11 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       };
     },
     deleteSession,
-    async getSnapshot(sessionId) {
+    async getSnapshot(sessionId, page) {
       await withSession(sessionId, async () => {});
-      const events = await store.readEvents(sessionId, 0);
-      return events.reduce(reduceSession, emptySnapshot(sessionId));
+      const snapshot = await store.readSnapshot(sessionId, page);
+      if (!snapshot) throw new ProtocolError("not_found", `There is no session ${sessionId}.`);
+      return snapshot;
     },
     async readEvents(sessionId, afterSeq, limit) {
       await withSession(sessionId, async () => {});
@@ -347,6 +355,23 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
 }
 
 const deletedReason = "The session was deleted.";
+
+/** How many sessions a starting runtime recovers at a time. */
+const RECOVERY_CONCURRENCY = 32;
+
+/** Runs `task` on every item, at most `limit` at a time; rejects with the first failure once all have settled. */
+async function eachBounded<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const failures: unknown[] = [];
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await task(item).catch((error: unknown) => failures.push(error));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failures.length > 0) throw failures[0];
+}
 
 function view(record: RequestRecord): ResolutionView {
   const { action, value, reason } = record.resolution!;

@@ -43,7 +43,7 @@ export async function planStep(options: PlanOptions): Promise<StepPlan> {
   const parked: InputRequest[] = [];
 
   for (const [index, call] of calls.entries()) {
-    const base = { toolCallId: call.toolCallId, turnId, step, index, toolName: call.toolName };
+    const base = { toolCallId: call.toolCallId, turnId, step, index, toolName: call.toolName, messageId };
     plan.events.push({
       type: "tool.called",
       messageId,

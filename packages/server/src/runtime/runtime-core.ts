@@ -1,5 +1,5 @@
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4FunctionTool } from "@ai-sdk/provider";
-import { type EventInput, emptySnapshot, ProtocolError, reduceSession, toJsonSchema } from "@hitl-kit/protocol";
+import { type EventInput, ProtocolError, toJsonSchema } from "@hitl-kit/protocol";
 import type { SessionRecord, SessionStore, ToolCallRecord, WriteBatch, WriteResult } from "../store/records.js";
 import { EventHub } from "./event-hub.js";
 import { type PlanSettlementInput, planSettlement, type Settlement } from "./plan-settlement.js";
@@ -137,9 +137,7 @@ export class RuntimeCore {
   }
 
   /** Messages that started streaming and never completed (after a crash or an abort). */
-  async streamingMessageIds(sessionId: string): Promise<string[]> {
-    const events = await this.store.readEvents(sessionId, 0);
-    const snapshot = events.reduce(reduceSession, emptySnapshot(sessionId));
-    return snapshot.messages.filter((message) => message.status === "streaming").map((message) => message.id);
+  streamingMessageIds(sessionId: string): Promise<string[]> {
+    return this.store.streamingMessageIds(sessionId);
   }
 }

@@ -1,11 +1,13 @@
 import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import type { EventInput } from "@hitl-kit/protocol";
 import type { SessionRecord, ToolCallRecord } from "../store/records.js";
+import { eventCoalescer } from "./event-coalescer.js";
 import { randomId } from "./ids.js";
-import { streamModelStep } from "./model-step.js";
+import { type StepOutput, streamModelStep } from "./model-step.js";
 import { planStep } from "./plan-step.js";
 import type { RuntimeCore } from "./runtime-core.js";
 import { findTranscriptError, toolResultMessage } from "./transcript.js";
+import { TranscriptCache } from "./transcript-cache.js";
 import { toolCallIdsOf, uniqueToolCallIds } from "./unique-tool-call-ids.js";
 
 type Move = { kind: "stop" } | { kind: "again" } | { kind: "model" } | { kind: "execute"; calls: ToolCallRecord[] };
@@ -17,6 +19,7 @@ type Move = { kind: "stop" } | { kind: "again" } | { kind: "model" } | { kind: "
  */
 export class TurnDriver {
   readonly #running = new Map<string, { done: Promise<void>; abort: AbortController }>();
+  readonly #transcripts = new TranscriptCache();
 
   constructor(
     private readonly core: RuntimeCore,
@@ -168,7 +171,9 @@ export class TurnDriver {
   async #modelStep(sessionId: string, signal: AbortSignal): Promise<void> {
     const { core } = this;
     const session = await core.requireSession(sessionId);
-    const transcript = await core.store.readTranscript(sessionId);
+    const transcript = await this.#transcripts.get(sessionId, session.transcriptLength, (from) =>
+      core.store.readTranscript(sessionId, from),
+    );
     const invalid = findTranscriptError(transcript);
     if (invalid) {
       const error = { code: "transcript_invalid", message: `Refused to call the model: ${invalid}` };
@@ -184,12 +189,19 @@ export class TurnDriver {
       ...(system ? [{ role: "system" as const, content: system }] : []),
       ...transcript,
     ];
-    const streamed = await streamModelStep({
-      model: core.options.model,
-      callOptions: { ...callOptions, prompt, tools: core.modelTools, abortSignal: signal },
-      emit: (events) => core.mustCommit(sessionId, { events }),
-      newMessageId: () => randomId("msg"),
-    });
+    // Streamed text reaches the store in batches (a few ms apart), not a transaction per token.
+    const coalescer = eventCoalescer((events) => core.mustCommit(sessionId, { events }));
+    let streamed: StepOutput;
+    try {
+      streamed = await streamModelStep({
+        model: core.options.model,
+        callOptions: { ...callOptions, prompt, tools: core.modelTools, abortSignal: signal },
+        emit: coalescer.emit,
+        newMessageId: () => randomId("msg"),
+      });
+    } finally {
+      await coalescer.flush();
+    }
     if (signal.aborted) throw signal.reason;
     const { output, renamed } = uniqueToolCallIds(streamed, toolCallIdsOf(transcript), () => randomId("call"));
     for (const call of renamed) {

@@ -1,6 +1,16 @@
 import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import type { ProtocolEvent } from "@hitl-kit/protocol";
 import { checkGuards, pageOfSessions, stampEvents } from "./apply-batch.js";
+import {
+  emptyProjection,
+  messagesTouchedBy,
+  type ProjectedMessage,
+  type ProjectionState,
+  projectEvents,
+  requestIdsOf,
+  SNAPSHOT_PAGE,
+  snapshotOf,
+} from "./project-events.js";
 import type { RequestRecord, SessionRecord, SessionStore, ToolCallRecord, WriteBatch, WriteResult } from "./records.js";
 
 interface MemorySession {
@@ -9,6 +19,38 @@ interface MemorySession {
   transcript: LanguageModelV4Message[];
   toolCalls: Map<string, ToolCallRecord>;
   requests: Map<string, RequestRecord>;
+  projection: ProjectionState;
+  /** The projected messages, ordered by position. */
+  messages: ProjectedMessage[];
+  /** Each message's position. */
+  positions: Map<string, number>;
+}
+
+/** Where the message at `index` is in messages ordered by position (binary search), or -1. */
+function slotOf(messages: readonly ProjectedMessage[], index: number | undefined): number {
+  if (index === undefined) return -1;
+  let low = 0;
+  let high = messages.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const found = messages[middle]!.index;
+    if (found === index) return middle;
+    if (found < index) low = middle + 1;
+    else high = middle - 1;
+  }
+  return -1;
+}
+
+/** How many of the messages ordered by position come before `index`. */
+function countBefore(messages: readonly ProjectedMessage[], index: number): number {
+  let low = 0;
+  let high = messages.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (messages[middle]!.index < index) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /**
@@ -21,15 +63,41 @@ export function memoryStore(): SessionStore {
   const sessions = new Map<string, MemorySession>();
   const clone = <T>(value: T): T => structuredClone(value);
 
+  function project(session: MemorySession, events: ProtocolEvent[]): void {
+    const { messageIds, toolCallIds } = messagesTouchedBy(events);
+    const ids = new Set(messageIds);
+    for (const id of toolCallIds) {
+      const messageId = session.toolCalls.get(id)?.messageId;
+      if (messageId) ids.add(messageId);
+    }
+    const at = (id: string) => slotOf(session.messages, session.positions.get(id));
+    const touched = [...ids].flatMap((id) => session.messages[at(id)] ?? []);
+    const change = projectEvents(session.projection, touched, events);
+    session.projection = change.state;
+    for (const entry of change.upserts) {
+      const slot = at(entry.message.id);
+      if (slot >= 0) session.messages[slot] = entry;
+      else session.messages.push(entry); // new messages take the next, highest positions
+      session.positions.set(entry.message.id, entry.index);
+    }
+    for (const id of change.deleted) {
+      session.messages.splice(at(id), 1);
+      session.positions.delete(id);
+    }
+  }
+
   return {
     async createSession(session) {
       if (sessions.has(session.sessionId)) throw new Error(`Session ${session.sessionId} exists already.`);
       sessions.set(session.sessionId, {
-        record: { ...clone(session), updatedAt: session.createdAt, lastSeq: 0 },
+        record: { ...clone(session), updatedAt: session.createdAt, lastSeq: 0, transcriptLength: 0 },
         events: [],
         transcript: [],
         toolCalls: new Map(),
         requests: new Map(),
+        projection: emptyProjection,
+        messages: [],
+        positions: new Map(),
       });
     },
     async getSession(sessionId) {
@@ -68,8 +136,20 @@ export function memoryStore(): SessionStore {
       // seq n is at index n - 1: events are numbered from 1 without gaps.
       return events.slice(Math.max(0, afterSeq), Math.max(0, afterSeq) + limit);
     },
-    async readTranscript(sessionId) {
-      return clone(sessions.get(sessionId)?.transcript ?? []);
+    async readSnapshot(sessionId, { before = Number.POSITIVE_INFINITY, limit = SNAPSHOT_PAGE } = {}) {
+      const session = sessions.get(sessionId);
+      if (!session) return undefined;
+      const end = countBefore(session.messages, before);
+      const page = session.messages.slice(Math.max(0, end - limit), end);
+      const settled = requestIdsOf(page).flatMap((id) => session.requests.get(id) ?? []);
+      const olderExist = end > page.length;
+      return clone(snapshotOf(sessionId, session.record.lastSeq, session.projection, page, olderExist, settled));
+    },
+    async streamingMessageIds(sessionId) {
+      return [...(sessions.get(sessionId)?.projection.streaming ?? [])];
+    },
+    async readTranscript(sessionId, from = 0) {
+      return clone(sessions.get(sessionId)?.transcript.slice(from) ?? []);
     },
     async getToolCalls(sessionId, turnId) {
       const calls = [...(sessions.get(sessionId)?.toolCalls.values() ?? [])];
@@ -118,15 +198,17 @@ export function memoryStore(): SessionStore {
       const at = new Date().toISOString();
       const events = stampEvents(sessionId, session.record.lastSeq, at, batch.events);
       session.events.push(...events);
+      if (batch.transcript) session.transcript.push(...clone(batch.transcript));
       session.record = {
         ...session.record,
         ...clone(batch.session),
         updatedAt: at,
         lastSeq: session.record.lastSeq + events.length,
+        transcriptLength: session.transcript.length,
       };
-      if (batch.transcript) session.transcript.push(...clone(batch.transcript));
       for (const call of batch.toolCalls ?? []) session.toolCalls.set(call.toolCallId, clone(call));
       for (const request of batch.requests ?? []) session.requests.set(request.requestId, clone(request));
+      project(session, events);
       return { ok: true, events };
     },
     async close() {},

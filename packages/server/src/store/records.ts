@@ -1,5 +1,13 @@
 import type { LanguageModelV4Message } from "@ai-sdk/provider";
-import type { EventInput, InputRequest, ProtocolEvent, ResolutionAction, ToolOutcome } from "@hitl-kit/protocol";
+import type {
+  EventInput,
+  InputRequest,
+  ProtocolEvent,
+  ResolutionAction,
+  SessionSnapshot,
+  ToolOutcome,
+} from "@hitl-kit/protocol";
+import type { SnapshotPage } from "./project-events.js";
 
 /**
  * Where a session's turn is, durably: `running` (the runtime is calling the model or
@@ -32,6 +40,8 @@ export interface SessionRecord {
   /** The first words of the first message, for session lists. */
   title?: string;
   lastSeq: number;
+  /** How many model messages the transcript holds (kept by the store). */
+  transcriptLength: number;
 }
 
 /** A session in a list: enough to show it in a sidebar. */
@@ -74,6 +84,8 @@ export interface ToolCallRecord {
   /** Position in the step, so results reach the model in call order. */
   index: number;
   toolName: string;
+  /** The assistant message the call is a part of. */
+  messageId?: string;
   input: unknown;
   state: ToolCallState;
   requestId?: string;
@@ -134,11 +146,14 @@ export type WriteResult =
 
 /**
  * Where sessions live. One contract, several implementations (`memoryStore`,
- * `sqliteStore`); the same test suite runs against each. Writes are atomic per batch.
+ * `sqliteStore`); the same test suite runs against each. Writes are atomic per batch, and
+ * each keeps a projection of the session as the person sees it — its state, its open
+ * requests and its messages — in the same transaction, so reads cost what they return,
+ * not the session's history.
  */
 export interface SessionStore {
   /** Stores a new session; its `updatedAt` starts at `createdAt`. */
-  createSession(session: Omit<SessionRecord, "lastSeq" | "updatedAt">): Promise<void>;
+  createSession(session: Omit<SessionRecord, "lastSeq" | "updatedAt" | "transcriptLength">): Promise<void>;
   getSession(sessionId: string): Promise<SessionRecord | undefined>;
   /** Newest `createdAt` first, ties by `sessionId` descending: a total order, so pages never skip or repeat. */
   listSessions(options?: ListSessionsOptions): Promise<SessionSummary[]>;
@@ -150,7 +165,16 @@ export interface SessionStore {
   listIdleSessions(updatedBefore: string, limit?: number): Promise<string[]>;
   /** Events with `seq > afterSeq`, in order, at most `limit`. */
   readEvents(sessionId: string, afterSeq: number, limit?: number): Promise<ProtocolEvent[]>;
-  readTranscript(sessionId: string): Promise<LanguageModelV4Message[]>;
+  /**
+   * The session as the person sees it, from the projection: its state, its open requests,
+   * a page of its newest messages (before `page.before`) and the settled requests of their
+   * tool calls — what folding its whole log with `reduceSession` gives, for that page.
+   */
+  readSnapshot(sessionId: string, page?: SnapshotPage): Promise<SessionSnapshot | undefined>;
+  /** Messages that started and never completed (a crash or an abort cut them off). */
+  streamingMessageIds(sessionId: string): Promise<string[]>;
+  /** The model transcript from message `from` (default 0) on. */
+  readTranscript(sessionId: string, from?: number): Promise<LanguageModelV4Message[]>;
   getToolCalls(sessionId: string, turnId: string): Promise<ToolCallRecord[]>;
   getRequest(sessionId: string, requestId: string): Promise<RequestRecord | undefined>;
   getOpenRequests(sessionId: string): Promise<RequestRecord[]>;

@@ -4,6 +4,16 @@ import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import type { ProtocolEvent } from "@hitl-kit/protocol";
 import Database from "better-sqlite3";
 import { checkGuards, stampEvents } from "./apply-batch.js";
+import {
+  emptyProjection,
+  messagesTouchedBy,
+  type ProjectedMessage,
+  type ProjectionState,
+  projectEvents,
+  requestIdsOf,
+  SNAPSHOT_PAGE,
+  snapshotOf,
+} from "./project-events.js";
 import type {
   RequestRecord,
   SessionRecord,
@@ -59,6 +69,23 @@ const migrations = [
      created_at);
    CREATE INDEX sessions_by_owner ON sessions(owner, created_at, session_id);
    CREATE INDEX sessions_by_activity ON sessions(updated_at);`,
+  // 2. The projection: each session's state and messages as the person sees them, kept with
+  // every write, so reads cost what they return. Filled for existing sessions by
+  // `fillProjections` (a fold of each one's log, once). The transcript's length is kept
+  // rather than counted, and a turn's tool calls are found by an index.
+  `ALTER TABLE sessions ADD COLUMN projection TEXT;
+   ALTER TABLE sessions ADD COLUMN transcript_len INTEGER NOT NULL DEFAULT 0;
+   UPDATE sessions SET transcript_len = (SELECT COUNT(*) FROM transcript WHERE transcript.session_id = sessions.session_id);
+   CREATE TABLE messages (
+     session_id TEXT NOT NULL, idx INTEGER NOT NULL, message_id TEXT NOT NULL, body TEXT NOT NULL,
+     PRIMARY KEY (session_id, idx)) WITHOUT ROWID;
+   CREATE UNIQUE INDEX messages_by_id ON messages(session_id, message_id);
+   ALTER TABLE tool_calls ADD COLUMN message_id TEXT;
+   UPDATE tool_calls SET message_id = (
+     SELECT json_extract(events.body, '$.messageId') FROM events
+     WHERE events.session_id = tool_calls.session_id AND json_extract(events.body, '$.type') = 'tool.called'
+       AND json_extract(events.body, '$.toolCallId') = tool_calls.tool_call_id LIMIT 1);
+   CREATE INDEX tool_calls_by_turn ON tool_calls(session_id, turn_id);`,
 ];
 
 function migrate(db: Database.Database): void {
@@ -71,7 +98,16 @@ function migrate(db: Database.Database): void {
   }
 }
 
-type SessionRow = { body: string; last_seq: number; owner: string | null; updated_at: string };
+type SessionRow = {
+  body: string;
+  last_seq: number;
+  owner: string | null;
+  updated_at: string;
+  transcript_len: number;
+};
+
+/** The columns of a session a write needs when it does not change the session's own fields. */
+type WriteRow = { status: TurnState; last_seq: number; transcript_len: number; projection: string | null };
 
 /**
  * The embedded default store: one SQLite file in WAL mode, one transaction per write
@@ -88,34 +124,35 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
   db.pragma("busy_timeout = 5000");
   db.exec(schema);
   migrate(db);
+  const sessionColumns = "body, last_seq, owner, updated_at, transcript_len";
 
   const q = {
     insertSession: db.prepare(
-      "INSERT INTO sessions (session_id, created_at, status, last_seq, body, owner, updated_at) VALUES (?, ?, ?, 0, ?, ?, ?)",
+      `INSERT INTO sessions (session_id, created_at, status, last_seq, body, owner, updated_at, projection)
+       VALUES (?, ?, ?, 0, ?, ?, ?, ?)`,
     ),
-    getSession: db.prepare<[string], SessionRow>(
-      "SELECT body, last_seq, owner, updated_at FROM sessions WHERE session_id = ?",
+    getSession: db.prepare<[string], SessionRow>(`SELECT ${sessionColumns} FROM sessions WHERE session_id = ?`),
+    updateSession: db.prepare("UPDATE sessions SET status = ?, body = ? WHERE session_id = ?"),
+    writeState: db.prepare<[string], WriteRow>(
+      "SELECT status, last_seq, transcript_len, projection FROM sessions WHERE session_id = ?",
     ),
-    updateSession: db.prepare(
-      "UPDATE sessions SET status = ?, last_seq = ?, body = ?, updated_at = ? WHERE session_id = ?",
+    touchSession: db.prepare(
+      "UPDATE sessions SET last_seq = ?, updated_at = ?, transcript_len = ? WHERE session_id = ?",
     ),
-    sessionState: db.prepare<[string], { status: TurnState; last_seq: number }>(
-      "SELECT status, last_seq FROM sessions WHERE session_id = ?",
-    ),
-    touchSession: db.prepare("UPDATE sessions SET last_seq = ?, updated_at = ? WHERE session_id = ?"),
+    setProjection: db.prepare("UPDATE sessions SET projection = ? WHERE session_id = ?"),
     listOwned: db.prepare<[string, string, string, number], SessionRow>(
-      `SELECT body, last_seq, owner, updated_at FROM sessions WHERE owner = ? AND (created_at, session_id) < (?, ?)
+      `SELECT ${sessionColumns} FROM sessions WHERE owner = ? AND (created_at, session_id) < (?, ?)
        ORDER BY created_at DESC, session_id DESC LIMIT ?`,
     ),
     listAll: db.prepare<[string, string, number], SessionRow>(
-      `SELECT body, last_seq, owner, updated_at FROM sessions WHERE (created_at, session_id) < (?, ?)
+      `SELECT ${sessionColumns} FROM sessions WHERE (created_at, session_id) < (?, ?)
        ORDER BY created_at DESC, session_id DESC LIMIT ?`,
     ),
     countOwned: db.prepare<[string], { count: number }>("SELECT COUNT(*) AS count FROM sessions WHERE owner = ?"),
     idle: db.prepare<[string, number], { session_id: string }>(
       "SELECT session_id FROM sessions WHERE updated_at < ? ORDER BY updated_at LIMIT ?",
     ),
-    deleteFrom: ["events", "transcript", "tool_calls", "requests", "sessions"].map((table) =>
+    deleteFrom: ["events", "transcript", "tool_calls", "requests", "messages", "sessions"].map((table) =>
       db.prepare(`DELETE FROM ${table} WHERE session_id = ?`),
     ),
     recover: db.prepare<[], { session_id: string }>(
@@ -125,15 +162,34 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     readEvents: db.prepare<[string, number, number], { body: string }>(
       "SELECT body FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
     ),
-    insertMessage: db.prepare(
-      "INSERT INTO transcript (session_id, idx, message) VALUES (?, (SELECT COUNT(*) FROM transcript WHERE session_id = ?), ?)",
-    ),
-    readTranscript: db.prepare<[string], { message: string }>(
-      "SELECT message FROM transcript WHERE session_id = ? ORDER BY idx",
+    insertMessage: db.prepare("INSERT INTO transcript (session_id, idx, message) VALUES (?, ?, ?)"),
+    readTranscript: db.prepare<[string, number], { message: string }>(
+      "SELECT message FROM transcript WHERE session_id = ? AND idx >= ? ORDER BY idx",
     ),
     upsertCall: db.prepare(
-      "INSERT OR REPLACE INTO tool_calls (session_id, tool_call_id, turn_id, body) VALUES (?, ?, ?, ?)",
+      "INSERT OR REPLACE INTO tool_calls (session_id, tool_call_id, turn_id, message_id, body) VALUES (?, ?, ?, ?, ?)",
     ),
+    messageOfCall: db.prepare<[string, string], { message_id: string | null }>(
+      "SELECT message_id FROM tool_calls WHERE session_id = ? AND tool_call_id = ?",
+    ),
+    projectedMessage: db.prepare<[string, string], { idx: number; body: string }>(
+      "SELECT idx, body FROM messages WHERE session_id = ? AND message_id = ?",
+    ),
+    upsertProjected: db.prepare(
+      "INSERT OR REPLACE INTO messages (session_id, idx, message_id, body) VALUES (?, ?, ?, ?)",
+    ),
+    deleteProjected: db.prepare("DELETE FROM messages WHERE session_id = ? AND message_id = ?"),
+    messagesPage: db.prepare<[string, number, number], { idx: number; body: string }>(
+      "SELECT idx, body FROM messages WHERE session_id = ? AND idx < ? ORDER BY idx DESC LIMIT ?",
+    ),
+    snapshotState: db.prepare<[string], { last_seq: number; projection: string | null }>(
+      "SELECT last_seq, projection FROM sessions WHERE session_id = ?",
+    ),
+    requestsById: db.prepare<[string, string], { body: string }>(
+      "SELECT body FROM requests WHERE session_id = ? AND request_id IN (SELECT value FROM json_each(?))",
+    ),
+    unprojected: db.prepare<[], { session_id: string }>("SELECT session_id FROM sessions WHERE projection IS NULL"),
+    allEvents: db.prepare<[string], { body: string }>("SELECT body FROM events WHERE session_id = ? ORDER BY seq"),
     getCalls: db.prepare<[string, string], { body: string }>(
       "SELECT body FROM tool_calls WHERE session_id = ? AND turn_id = ?",
     ),
@@ -163,39 +219,77 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     return row && (JSON.parse(row.body) as RequestRecord);
   };
 
+  /** Applies a batch's events to the session's projection: its state and the messages they touch. */
+  const project = (sessionId: string, stored: string | null, events: ProtocolEvent[]) => {
+    const state = stored === null ? emptyProjection : (JSON.parse(stored) as ProjectionState);
+    const { messageIds, toolCallIds } = messagesTouchedBy(events);
+    const ids = new Set(messageIds);
+    for (const id of toolCallIds) {
+      const messageId = q.messageOfCall.get(sessionId, id)?.message_id;
+      if (messageId) ids.add(messageId);
+    }
+    const touched = [...ids].flatMap((id) => {
+      const row = q.projectedMessage.get(sessionId, id);
+      return row ? [{ index: row.idx, message: JSON.parse(row.body) }] : [];
+    });
+    const change = projectEvents(state, touched, events);
+    for (const { index, message } of change.upserts) {
+      q.upsertProjected.run(sessionId, index, message.id, JSON.stringify(message));
+    }
+    for (const id of change.deleted) q.deleteProjected.run(sessionId, id);
+    if (change.state !== state || stored === null) q.setProjection.run(JSON.stringify(change.state), sessionId);
+  };
+
   const write = db.transaction((sessionId: string, batch: WriteBatch) => {
-    // Most writes (every text delta) only append events: read and write just the columns
-    // they need, not the session's JSON.
-    const state = batch.session ? undefined : q.sessionState.get(sessionId);
-    const session = batch.session ? readSession(sessionId) : state && { status: state.status, lastSeq: state.last_seq };
-    if (!session) return { ok: false as const, reason: "not_found" as const };
-    const refused = checkGuards(batch, session.status, (id) => readRequest(sessionId, id));
+    // Most writes (every text delta) only append events: they read and write just the
+    // columns they need, not the session's JSON.
+    const row = q.writeState.get(sessionId);
+    if (!row) return { ok: false as const, reason: "not_found" as const };
+    const refused = checkGuards(batch, row.status, (id) => readRequest(sessionId, id));
     if (refused) return refused;
     const at = new Date().toISOString();
-    const events = stampEvents(sessionId, session.lastSeq, at, batch.events);
+    const events = stampEvents(sessionId, row.last_seq, at, batch.events);
     for (const event of events) q.insertEvent.run(sessionId, event.seq, JSON.stringify(event));
-    const lastSeq = session.lastSeq + events.length;
     if (batch.session) {
       const {
         lastSeq: _seq,
         owner: _owner,
         updatedAt: _at,
+        transcriptLength: _length,
         ...body
-      } = { ...(session as SessionRecord), ...batch.session };
-      q.updateSession.run(body.status, lastSeq, JSON.stringify(body), at, sessionId);
-    } else {
-      q.touchSession.run(lastSeq, at, sessionId);
+      } = {
+        ...readSession(sessionId)!,
+        ...batch.session,
+      };
+      q.updateSession.run(body.status, JSON.stringify(body), sessionId);
     }
-    for (const message of batch.transcript ?? []) q.insertMessage.run(sessionId, sessionId, JSON.stringify(message));
+    let transcriptLength = row.transcript_len;
+    for (const message of batch.transcript ?? []) {
+      q.insertMessage.run(sessionId, transcriptLength++, JSON.stringify(message));
+    }
+    q.touchSession.run(row.last_seq + events.length, at, transcriptLength, sessionId);
     for (const call of batch.toolCalls ?? []) {
-      q.upsertCall.run(sessionId, call.toolCallId, call.turnId, JSON.stringify(call));
+      q.upsertCall.run(sessionId, call.toolCallId, call.turnId, call.messageId ?? null, JSON.stringify(call));
     }
     for (const request of batch.requests ?? []) {
       const body = JSON.stringify(request);
       q.upsertRequest.run(sessionId, request.requestId, request.state, request.expiresAt ?? null, body);
     }
+    if (events.length > 0) project(sessionId, row.projection, events);
     return { ok: true as const, events };
   });
+
+  /** Builds the projection of sessions stored before it existed: a fold of each one's log, once. */
+  const fillProjections = () => {
+    for (const { session_id: sessionId } of q.unprojected.all()) {
+      db.transaction(() => {
+        const events = q.allEvents.all(sessionId).map((row) => JSON.parse(row.body) as ProtocolEvent);
+        if (events.length > 0) project(sessionId, null, events);
+        else q.setProjection.run(JSON.stringify(emptyProjection), sessionId);
+      })();
+    }
+  };
+  fillProjections();
 
   const remove = db.transaction((sessionId: string) => {
     let deleted = 0;
@@ -206,7 +300,15 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
   return {
     async createSession({ owner, ...session }) {
       const { sessionId, createdAt, status } = session;
-      q.insertSession.run(sessionId, createdAt, status, JSON.stringify(session), owner ?? null, createdAt);
+      q.insertSession.run(
+        sessionId,
+        createdAt,
+        status,
+        JSON.stringify(session),
+        owner ?? null,
+        createdAt,
+        JSON.stringify(emptyProjection),
+      );
     },
     async getSession(sessionId) {
       return readSession(sessionId);
@@ -235,8 +337,28 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     async readEvents(sessionId, afterSeq, limit = -1) {
       return q.readEvents.all(sessionId, afterSeq, limit).map((row) => JSON.parse(row.body) as ProtocolEvent);
     },
-    async readTranscript(sessionId) {
-      return q.readTranscript.all(sessionId).map((row) => JSON.parse(row.message) as LanguageModelV4Message);
+    async readSnapshot(sessionId, { before = Number.MAX_SAFE_INTEGER, limit = SNAPSHOT_PAGE } = {}) {
+      const row = q.snapshotState.get(sessionId);
+      if (!row) return undefined;
+      const state = row.projection === null ? emptyProjection : (JSON.parse(row.projection) as ProjectionState);
+      const rows = q.messagesPage.all(sessionId, before, limit + 1);
+      const page: ProjectedMessage[] = rows
+        .slice(0, limit)
+        .reverse()
+        .map((message) => ({ index: message.idx, message: JSON.parse(message.body) }));
+      const ids = requestIdsOf(page);
+      const settled =
+        ids.length === 0
+          ? []
+          : q.requestsById.all(sessionId, JSON.stringify(ids)).map((request) => JSON.parse(request.body));
+      return snapshotOf(sessionId, row.last_seq, state, page, rows.length > limit, settled);
+    },
+    async streamingMessageIds(sessionId) {
+      const projection = q.snapshotState.get(sessionId)?.projection;
+      return projection ? (JSON.parse(projection) as ProjectionState).streaming : [];
+    },
+    async readTranscript(sessionId, from = 0) {
+      return q.readTranscript.all(sessionId, from).map((row) => JSON.parse(row.message) as LanguageModelV4Message);
     },
     async getToolCalls(sessionId, turnId) {
       return q.getCalls.all(sessionId, turnId).map((row) => JSON.parse(row.body) as ToolCallRecord);
@@ -271,5 +393,6 @@ function fromRow(row: SessionRow): SessionRecord {
     ...(row.owner === null ? {} : { owner: row.owner }),
     updatedAt: row.updated_at,
     lastSeq: row.last_seq,
+    transcriptLength: row.transcript_len,
   };
 }

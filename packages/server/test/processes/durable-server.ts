@@ -25,11 +25,19 @@ const crashing: SessionStore = {
   },
 };
 
-const model = scriptedModel([
-  { text: "Publishing needs your approval.", toolCalls: [{ toolName: "publish_poster", input: { title: "Spring" } }] },
-  { text: "Pick a template too.", toolCalls: [{ toolName: "pick_template", input: { templates: ["a", "b"] } }] },
-  { text: "All done." },
-]);
+// Mid-stream, the words come slower than the runtime batches streamed text (8 ms), so each
+// delta is a write of its own and the process dies with the message cut off.
+const model = scriptedModel(
+  [
+    {
+      text: "Publishing needs your approval.",
+      toolCalls: [{ toolName: "publish_poster", input: { title: "Spring" } }],
+    },
+    { text: "Pick a template too.", toolCalls: [{ toolName: "pick_template", input: { templates: ["a", "b"] } }] },
+    { text: "All done." },
+  ],
+  { chunkDelayMs: process.env.HITL_CRASH === "mid-stream" ? 20 : 0 },
+);
 const runtime = createAgentRuntime({ model, tools: serverTools, store: crashing });
 await runtime.ready;
 const { url } = await serve(createFetchHandler(runtime, { identify: () => "tester" }), { port: 0 });

@@ -1,0 +1,48 @@
+import type { LanguageModelV4Message } from "@ai-sdk/provider";
+import { describe, expect, it } from "vitest";
+import { TranscriptCache } from "../src/runtime/transcript-cache.js";
+
+const message = (text: string): LanguageModelV4Message => ({ role: "user", content: [{ type: "text", text }] });
+
+describe("TranscriptCache", () => {
+  it("reads only the messages appended since, and reads anew a transcript shorter than cached", async () => {
+    const stored = [message("1"), message("2")];
+    const reads: number[] = [];
+    const readFrom = async (from: number) => {
+      reads.push(from);
+      return stored.slice(from);
+    };
+    const cache = new TranscriptCache();
+    expect(await cache.get("s", 2, readFrom)).toEqual(stored);
+    stored.push(message("3"));
+    expect(await cache.get("s", 3, readFrom)).toEqual(stored);
+    expect(await cache.get("s", 3, readFrom)).toEqual(stored);
+    expect(reads).toEqual([0, 2]);
+    stored.splice(1);
+    expect(await cache.get("s", 1, readFrom)).toEqual(stored);
+    expect(reads).toEqual([0, 2, 0]);
+  });
+
+  it("holds at most maxMessages, dropping the least recently used sessions", async () => {
+    const cache = new TranscriptCache(3);
+    const reads: string[] = [];
+    const reader = (id: string, count: number) => async (from: number) => {
+      reads.push(`${id}@${from}`);
+      return Array.from({ length: count - from }, (_, index) => message(`${id}${from + index}`));
+    };
+    await cache.get("a", 2, reader("a", 2));
+    await cache.get("b", 1, reader("b", 1));
+    await cache.get("a", 2, reader("a", 2)); // a is the most recent now
+    await cache.get("c", 1, reader("c", 1)); // 4 held: b goes
+    await cache.get("a", 2, reader("a", 2));
+    await cache.get("b", 1, reader("b", 1));
+    expect(reads).toEqual(["a@0", "b@0", "c@0", "b@0"]);
+  });
+
+  it("hands out copies: a caller adding to one changes nothing cached", async () => {
+    const cache = new TranscriptCache();
+    const first = await cache.get("s", 1, async () => [message("1")]);
+    first.push(message("mine"));
+    expect(await cache.get("s", 1, async () => [])).toEqual([message("1")]);
+  });
+});

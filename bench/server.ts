@@ -1,17 +1,26 @@
 /**
  * Server: respond → `tool.result` latency and settled responses per second with 100
- * parked sessions, beside a bare Node HTTP round trip on loopback; RSS growth with 10,000
- * parked sessions and with 1,000 open SSE streams. Each case runs in its own process.
+ * parked sessions, beside a bare Node HTTP round trip on loopback; answers per second at
+ * 1, 10 and 50 sessions answering in a closed loop from another process; reads as a
+ * session's history grows (1k, 10k, 50k events) and the answer cycle over 1,000 calls;
+ * recovery of 10,000 sessions cut off mid-stream; RSS growth with 10,000 parked sessions
+ * and with 1,000 open SSE streams. Each case runs in its own process.
  */
 import { fileURLToPath } from "node:url";
 import { type ChildResult, runNodeJson } from "./child.js";
+import { measureAnswerRate } from "./server/answer-rate.js";
+import { measureHistory } from "./server/history.js";
 import { measureFloor, measureLatency } from "./server/latency.js";
 import { measureParkedMemory } from "./server/parked-memory.js";
+import { measureRecovery } from "./server/recovery.js";
 import { measureStreamMemory } from "./server/stream-memory.js";
 import { fmt, printTable, type Row, ratio, verdict } from "./table.js";
 
 const cases = {
   latency: async () => ({ floor: await measureFloor(), ours: await measureLatency() }),
+  rates: async () => [await measureAnswerRate(1), await measureAnswerRate(10), await measureAnswerRate(50)],
+  history: () => measureHistory(),
+  recovery: () => measureRecovery(),
   parked: () => measureParkedMemory(),
   streams: () => measureStreamMemory(),
 };
@@ -28,6 +37,9 @@ const self = fileURLToPath(import.meta.url);
 const run = <Name extends CaseName>(name: Name, timeoutMs: number) =>
   runNodeJson<Results[Name]>([...process.execArgv, "--expose-gc", self, name], timeoutMs);
 const latency = await run("latency", 35_000);
+const rates = await run("rates", 90_000);
+const history = await run("history", 120_000);
+const recovery = await run("recovery", 120_000);
 const parked = await run("parked", 45_000);
 const streams = await run("streams", 35_000);
 
@@ -52,6 +64,71 @@ rows.push({
   ours: fmt(timing?.ours.settledPerSecond, "/s"),
   anchor: fmt(timing?.floor.settledPerSecond, "/s"),
   ratio: ratio(timing?.ours.settledPerSecond, timing?.floor.settledPerSecond),
+  target: "—",
+  met: "—",
+});
+for (const rate of value(rates) ?? []) {
+  const many = rate.concurrency === 50;
+  rows.push({
+    case: `answers per second, ${rate.concurrency} session${rate.concurrency === 1 ? "" : "s"} in a closed loop (spread)`,
+    ours: `${fmt(rate.perSecond, "/s")} (${fmt(rate.perSecondSpread[0])}–${fmt(rate.perSecondSpread[1])})`,
+    anchor: "—",
+    ratio: "—",
+    target: many ? "≥ 600 /s" : "—",
+    met: many ? verdict(rate.perSecond >= 600) : "—",
+  });
+  rows.push({
+    case: `respond → tool.result p50 / p99, ${rate.concurrency} at once`,
+    ours: `${fmt(rate.p50, "ms")} / ${fmt(rate.p99, "ms")}`,
+    anchor: "—",
+    ratio: "—",
+    target: many ? "p99 ≤ 50 ms" : "—",
+    met: many ? verdict(rate.p99 <= 50) : "—",
+  });
+}
+const reads = value(history);
+const first = reads?.reads[0];
+for (const read of reads?.reads ?? []) {
+  const last = read === reads?.reads.at(-1);
+  rows.push({
+    case: `GET snapshot at ${read.events.toLocaleString("en-US")} events (anchor: at ${first?.events.toLocaleString("en-US")})`,
+    ours: `${fmt(read.snapshotMs, "ms")} (${fmt(read.snapshotSpread[0])}–${fmt(read.snapshotSpread[1])})`,
+    anchor: fmt(first?.snapshotMs, "ms"),
+    ratio: ratio(read.snapshotMs, first?.snapshotMs),
+    target: last ? "≤ 2×" : "—",
+    met: last ? verdict(read.snapshotMs <= 2 * first!.snapshotMs) : "—",
+  });
+  rows.push({
+    case: `subscribe at the end of ${read.events.toLocaleString("en-US")} events (anchor: at ${first?.events.toLocaleString("en-US")})`,
+    ours: fmt(read.subscribeMs, "ms"),
+    anchor: fmt(first?.subscribeMs, "ms"),
+    ratio: ratio(read.subscribeMs, first?.subscribeMs),
+    target: last ? "≤ 2×" : "—",
+    met: last ? verdict(read.subscribeMs <= 2 * first!.subscribeMs) : "—",
+  });
+}
+rows.push({
+  case: "answer cycle, calls 951–1,000 of one session (anchor: calls 1–50)",
+  ours: fmt(reads?.cycle.lastMs, "ms"),
+  anchor: fmt(reads?.cycle.firstMs, "ms"),
+  ratio: ratio(reads?.cycle.lastMs, reads?.cycle.firstMs),
+  target: "≤ 1.5×",
+  met: verdict(reads ? reads.cycle.lastMs <= 1.5 * reads.cycle.firstMs : undefined),
+});
+const recovered = value(recovery);
+rows.push({
+  case: "recovery of 10,000 sessions cut off mid-stream: all picked up (ready)",
+  ours: fmt(recovered && recovered.readyMs / 1000, "s"),
+  anchor: "—",
+  ratio: "—",
+  target: "< 3 s",
+  met: verdict(recovered ? recovered.readyMs < 3000 : undefined),
+});
+rows.push({
+  case: "… and every resumed turn parked again",
+  ours: recovered ? `${fmt(recovered.parkedMs / 1000, "s")} (${recovered.parked.toLocaleString("en-US")} parked)` : "—",
+  anchor: "—",
+  ratio: "—",
   target: "—",
   met: "—",
 });
@@ -90,11 +167,13 @@ rows.push({
   met: verdict(open ? open.dropped === 0 : undefined),
 });
 
-const failed = Object.entries({ latency, parked, streams }).flatMap(([name, result]) =>
+const failed = Object.entries({ latency, rates, history, recovery, parked, streams }).flatMap(([name, result]) =>
   result.ok ? [] : [`${name}: ${result.reason}`],
 );
 printTable("Server", rows, [
   "SQLite store on a temp file, scripted model that parks on a client tool at every step; HTTP on 127.0.0.1",
+  "answers per second: the server in its own process, the clients in this one; 1 s warm-up, then three 3 s windows (median, spread)",
+  "history reads: the fetch handler in process, median of 15 after 3 warm-ups; each turn a user message and a reply in 20 deltas",
   `10,000 sessions parked in ${fmt(memory?.seconds, "s")}; heap growth ${fmt(memory?.heapGrowth, "MiB")} (the rest is SQLite's page cache and allocator slack)`,
   ...failed,
 ]);

@@ -54,6 +54,7 @@ export function startRuntime(options: { words?: number } = {}) {
   };
   return {
     runtime,
+    store,
     handler,
     call,
     park,

@@ -151,8 +151,9 @@ describe.each(implementations)("%s", (_name, create) => {
     };
     await store.write("s", { toolCalls: [call], requests: [request("r1")] });
     await store.write("s", { toolCalls: [{ ...call, state: "done", outcome: "ok", output: 1 }] });
-    expect(await store.getToolCalls("s", "turn_1")).toEqual([{ ...call, state: "done", outcome: "ok", output: 1 }]);
-    expect(await store.getToolCalls("s", "turn_2")).toEqual([]);
+    expect(await store.getToolCalls("s", "turn_1", 1)).toEqual([{ ...call, state: "done", outcome: "ok", output: 1 }]);
+    expect(await store.getToolCalls("s", "turn_1", 2)).toEqual([]);
+    expect(await store.getToolCalls("s", "turn_2", 1)).toEqual([]);
     expect((await store.getOpenRequests("s")).map((record) => record.requestId)).toEqual(["r1"]);
   });
 
@@ -249,7 +250,7 @@ describe.each(implementations)("%s", (_name, create) => {
     expect(await store.getSession("gone")).toBeUndefined();
     expect(await store.readEvents("gone", 0)).toEqual([]);
     expect(await store.readTranscript("gone")).toEqual([]);
-    expect(await store.getToolCalls("gone", "turn_1")).toEqual([]);
+    expect(await store.getToolCalls("gone", "turn_1", 1)).toEqual([]);
     expect(await store.getRequest("gone", "r")).toBeUndefined();
     expect(await store.listExpiredRequests(2000)).toEqual([{ sessionId: "kept", requestId: "r" }]);
     expect((await store.listSessions()).map((summary) => summary.sessionId)).toEqual(["kept"]);

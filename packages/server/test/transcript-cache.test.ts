@@ -1,10 +1,24 @@
 import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import { describe, expect, it } from "vitest";
+import { continueTranscriptCheck } from "../src/runtime/transcript.js";
 import { TranscriptCache } from "../src/runtime/transcript-cache.js";
 
 const message = (text: string): LanguageModelV4Message => ({ role: "user", content: [{ type: "text", text }] });
 
 describe("TranscriptCache", () => {
+  it("keeps each transcript's check, so the next one reads only what was appended", async () => {
+    const cache = new TranscriptCache();
+    const stored = [message("1")];
+    const first = await cache.get("s", 1, async (from) => stored.slice(from));
+    expect(continueTranscriptCheck(first.messages, first.check)).toBeUndefined();
+    expect(first.check.checked).toBe(1);
+    stored.push(message("2"));
+    const second = await cache.get("s", 2, async (from) => stored.slice(from));
+    expect(second.check).toBe(first.check);
+    expect(continueTranscriptCheck(second.messages, second.check)).toBeUndefined();
+    expect(second.check.checked).toBe(2);
+  });
+
   it("reads only the messages appended since, and reads anew a transcript shorter than cached", async () => {
     const stored = [message("1"), message("2")];
     const reads: number[] = [];
@@ -13,13 +27,13 @@ describe("TranscriptCache", () => {
       return stored.slice(from);
     };
     const cache = new TranscriptCache();
-    expect(await cache.get("s", 2, readFrom)).toEqual(stored);
+    expect((await cache.get("s", 2, readFrom)).messages).toEqual(stored);
     stored.push(message("3"));
-    expect(await cache.get("s", 3, readFrom)).toEqual(stored);
-    expect(await cache.get("s", 3, readFrom)).toEqual(stored);
+    expect((await cache.get("s", 3, readFrom)).messages).toEqual(stored);
+    expect((await cache.get("s", 3, readFrom)).messages).toEqual(stored);
     expect(reads).toEqual([0, 2]);
     stored.splice(1);
-    expect(await cache.get("s", 1, readFrom)).toEqual(stored);
+    expect((await cache.get("s", 1, readFrom)).messages).toEqual(stored);
     expect(reads).toEqual([0, 2, 0]);
   });
 
@@ -42,7 +56,7 @@ describe("TranscriptCache", () => {
   it("hands out copies: a caller adding to one changes nothing cached", async () => {
     const cache = new TranscriptCache();
     const first = await cache.get("s", 1, async () => [message("1")]);
-    first.push(message("mine"));
-    expect(await cache.get("s", 1, async () => [])).toEqual([message("1")]);
+    first.messages.push(message("mine"));
+    expect((await cache.get("s", 1, async () => [])).messages).toEqual([message("1")]);
   });
 });

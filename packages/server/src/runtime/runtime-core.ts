@@ -83,7 +83,7 @@ export class RuntimeCore {
 
   /** Plans settlements of requests, looking up each request's call and tool. */
   async planSettlements(session: SessionRecord, items: PlanSettlementInput[]): Promise<Settlement[]> {
-    const calls = session.turnId ? await this.store.getToolCalls(session.sessionId, session.turnId) : [];
+    const calls = session.turnId ? await this.store.getToolCalls(session.sessionId, session.turnId, session.step) : [];
     return Promise.all(
       items.map(({ record, cause }) => {
         const call = calls.find((candidate) => candidate.toolCallId === record.toolCallId);
@@ -113,9 +113,9 @@ export class RuntimeCore {
     );
     const events: EventInput[] = settlements.flatMap((settlement) => settlement.events);
     const settledCalls = new Map(settlements.map(({ call }) => [call.toolCallId, call]));
-    const calls = (await this.store.getToolCalls(sessionId, turnId))
-      .filter((call) => call.step === session.step)
-      .map((call) => settledCalls.get(call.toolCallId) ?? call);
+    const calls = (await this.store.getToolCalls(sessionId, turnId, session.step)).map(
+      (call) => settledCalls.get(call.toolCallId) ?? call,
+    );
     const outcome = ending.type === "turn.cancelled" ? "cancelled" : "error";
     const finished: ToolCallRecord[] = calls.map((call) => {
       if (call.state === "done") return call;

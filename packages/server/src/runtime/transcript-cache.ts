@@ -1,51 +1,61 @@
 import type { LanguageModelV4Message } from "@ai-sdk/provider";
+import { newTranscriptCheck, type TranscriptCheck } from "./transcript.js";
+
+interface Entry {
+  messages: LanguageModelV4Message[];
+  check: TranscriptCheck;
+}
 
 /**
- * The model transcripts of recently driven sessions, so a turn's next model call reads only
- * the messages appended since (the transcript only ever grows), not the whole history.
- * Bounded by the number of messages held; the least recently used sessions go first. The
- * store stays the truth: an entry longer than the stored transcript is dropped and read anew.
+ * The model transcripts of recently driven sessions, with how far each has been checked, so
+ * a turn's next model call reads and checks only the messages appended since (a transcript
+ * only ever grows), not the whole history. Bounded by the number of messages held; the
+ * least recently used sessions go first. The store stays the truth: an entry longer than
+ * the stored transcript is dropped and read anew.
  */
 export class TranscriptCache {
-  readonly #entries = new Map<string, LanguageModelV4Message[]>();
+  readonly #entries = new Map<string, Entry>();
   #held = 0;
 
   constructor(private readonly maxMessages = 50_000) {}
 
-  /** The transcript of `length` messages, reading from the store only what is not cached. */
+  /**
+   * The transcript of `length` messages (a copy), reading from the store only what is not
+   * cached, and its check so far, to go on from (`continueTranscriptCheck`).
+   */
   async get(
     sessionId: string,
     length: number,
     readFrom: (from: number) => Promise<LanguageModelV4Message[]>,
-  ): Promise<LanguageModelV4Message[]> {
-    let cached = this.#take(sessionId);
-    if (cached && cached.length > length) cached = undefined;
-    const messages = cached ?? [];
-    if (messages.length < length) messages.push(...(await readFrom(messages.length)));
-    this.#put(sessionId, messages);
-    return messages.slice();
+  ): Promise<{ messages: LanguageModelV4Message[]; check: TranscriptCheck }> {
+    let entry = this.#take(sessionId);
+    if (entry && entry.messages.length > length) entry = undefined;
+    entry ??= { messages: [], check: newTranscriptCheck() };
+    if (entry.messages.length < length) entry.messages.push(...(await readFrom(entry.messages.length)));
+    this.#put(sessionId, entry);
+    return { messages: entry.messages.slice(), check: entry.check };
   }
 
-  /** Forgets a session (deleted). */
+  /** Forgets a session (deleted, or its transcript found invalid). */
   forget(sessionId: string): void {
     this.#take(sessionId);
   }
 
-  #take(sessionId: string): LanguageModelV4Message[] | undefined {
+  #take(sessionId: string): Entry | undefined {
     const entry = this.#entries.get(sessionId);
     if (!entry) return undefined;
     this.#entries.delete(sessionId);
-    this.#held -= entry.length;
+    this.#held -= entry.messages.length;
     return entry;
   }
 
-  #put(sessionId: string, messages: LanguageModelV4Message[]): void {
-    this.#entries.set(sessionId, messages);
-    this.#held += messages.length;
-    for (const [oldest, entry] of this.#entries) {
+  #put(sessionId: string, entry: Entry): void {
+    this.#entries.set(sessionId, entry);
+    this.#held += entry.messages.length;
+    for (const [oldest, { messages }] of this.#entries) {
       if (this.#held <= this.maxMessages || oldest === sessionId) break;
       this.#entries.delete(oldest);
-      this.#held -= entry.length;
+      this.#held -= messages.length;
     }
   }
 }

@@ -1,6 +1,19 @@
 import type { JSONValue, LanguageModelV4Message, LanguageModelV4ToolResultOutput } from "@ai-sdk/provider";
 import type { ToolCallRecord } from "../store/records.js";
 
+/** How far a check of a transcript got, and what it knows there: a transcript only grows, so a check goes on from it. */
+export interface TranscriptCheck {
+  /** How many messages were checked. */
+  checked: number;
+  /** The calls of the last message checked, which the next message must answer. */
+  expected: Set<string>;
+  /** Every tool call id so far. */
+  called: Set<string>;
+}
+
+/** A check that has read nothing yet. */
+export const newTranscriptCheck = (): TranscriptCheck => ({ checked: 0, expected: new Set(), called: new Set() });
+
 /**
  * Checks the transcript a model is about to receive: every tool call must have an id no
  * other call has, be followed, in the very next message, by exactly one result, and every
@@ -8,9 +21,28 @@ import type { ToolCallRecord } from "../store/records.js";
  * @returns why it is invalid, or `undefined` when it is valid
  */
 export function findTranscriptError(messages: readonly LanguageModelV4Message[]): string | undefined {
-  let expected = new Set<string>();
-  const called = new Set<string>();
-  for (const [index, message] of messages.entries()) {
+  const check = newTranscriptCheck();
+  return continueTranscriptCheck(messages, check) ?? unansweredCalls(check);
+}
+
+/** Why the transcript a check has read ends with calls that have no result, if it does. */
+export function unansweredCalls({ expected }: TranscriptCheck): string | undefined {
+  return expected.size > 0 ? `The last message's tool calls ${[...expected].join(", ")} have no result.` : undefined;
+}
+
+/**
+ * Checks the messages after those `check` has read, and moves it on: what a turn does
+ * before each model call, at a cost of the messages appended since the last one.
+ * @returns the first problem, or `undefined`
+ */
+export function continueTranscriptCheck(
+  messages: readonly LanguageModelV4Message[],
+  check: TranscriptCheck,
+): string | undefined {
+  const { called } = check;
+  let expected = check.expected;
+  for (let index = check.checked; index < messages.length; index++) {
+    const message = messages[index]!;
     const results = message.role === "tool" ? message.content.filter((part) => part.type === "tool-result") : [];
     const answered = new Set<string>();
     for (const result of results) {
@@ -32,8 +64,10 @@ export function findTranscriptError(messages: readonly LanguageModelV4Message[])
       called.add(part.toolCallId);
       if (!part.providerExecuted) expected.add(part.toolCallId);
     }
+    check.expected = expected;
+    check.checked = index + 1;
   }
-  return expected.size > 0 ? `The last message's tool calls ${[...expected].join(", ")} have no result.` : undefined;
+  return undefined;
 }
 
 /** The tool message that answers a step's calls, in call order: one result per call. */

@@ -6,9 +6,9 @@ import { randomId } from "./ids.js";
 import { type StepOutput, streamModelStep } from "./model-step.js";
 import { planStep } from "./plan-step.js";
 import type { RuntimeCore } from "./runtime-core.js";
-import { findTranscriptError, toolResultMessage } from "./transcript.js";
+import { continueTranscriptCheck, toolResultMessage, unansweredCalls } from "./transcript.js";
 import { TranscriptCache } from "./transcript-cache.js";
-import { toolCallIdsOf, uniqueToolCallIds } from "./unique-tool-call-ids.js";
+import { uniqueToolCallIds } from "./unique-tool-call-ids.js";
 
 type Move = { kind: "stop" } | { kind: "again" } | { kind: "model" } | { kind: "execute"; calls: ToolCallRecord[] };
 
@@ -132,8 +132,7 @@ export class TurnDriver {
   }
 
   async #stepCalls(session: SessionRecord): Promise<ToolCallRecord[]> {
-    const calls = await this.core.store.getToolCalls(session.sessionId, session.turnId!);
-    return calls.filter((call) => call.step === session.step);
+    return this.core.store.getToolCalls(session.sessionId, session.turnId!, session.step);
   }
 
   async #execute(sessionId: string, calls: ToolCallRecord[], signal: AbortSignal): Promise<void> {
@@ -171,11 +170,12 @@ export class TurnDriver {
   async #modelStep(sessionId: string, signal: AbortSignal): Promise<void> {
     const { core } = this;
     const session = await core.requireSession(sessionId);
-    const transcript = await this.#transcripts.get(sessionId, session.transcriptLength, (from) =>
+    const { messages: transcript, check } = await this.#transcripts.get(sessionId, session.transcriptLength, (from) =>
       core.store.readTranscript(sessionId, from),
     );
-    const invalid = findTranscriptError(transcript);
+    const invalid = continueTranscriptCheck(transcript, check) ?? unansweredCalls(check);
     if (invalid) {
+      this.#transcripts.forget(sessionId);
       const error = { code: "transcript_invalid", message: `Refused to call the model: ${invalid}` };
       await core.mustCommit(sessionId, {
         events: [{ type: "turn.failed", turnId: session.turnId!, error }],
@@ -203,7 +203,7 @@ export class TurnDriver {
       await coalescer.flush();
     }
     if (signal.aborted) throw signal.reason;
-    const { output, renamed } = uniqueToolCallIds(streamed, toolCallIdsOf(transcript), () => randomId("call"));
+    const { output, renamed } = uniqueToolCallIds(streamed, check.called, () => randomId("call"));
     for (const call of renamed) {
       core.logger.warn(
         `hitl-kit: session ${sessionId}: the model gave a ${call.toolName} call the id "${call.modelId}", ` +

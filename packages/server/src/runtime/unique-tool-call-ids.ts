@@ -1,4 +1,3 @@
-import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import type { StepOutput } from "./model-step.js";
 
 /** A tool call the runtime gave a new id, because the model's was empty or already used. */
@@ -8,16 +7,6 @@ export interface RenamedToolCall {
   modelId: string;
   /** The id the call has everywhere from now on: events, store, and the transcript sent back. */
   id: string;
-}
-
-/** Every tool call id of a transcript: the ids a new call may not reuse. */
-export function toolCallIdsOf(transcript: readonly LanguageModelV4Message[]): Set<string> {
-  const ids = new Set<string>();
-  for (const message of transcript) {
-    if (message.role !== "assistant") continue;
-    for (const part of message.content) if (part.type === "tool-call") ids.add(part.toolCallId);
-  }
-  return ids;
 }
 
 /**

@@ -151,9 +151,9 @@ export function memoryStore(): SessionStore {
     async readTranscript(sessionId, from = 0) {
       return clone(sessions.get(sessionId)?.transcript.slice(from) ?? []);
     },
-    async getToolCalls(sessionId, turnId) {
+    async getToolCalls(sessionId, turnId, step) {
       const calls = [...(sessions.get(sessionId)?.toolCalls.values() ?? [])];
-      return clone(calls.filter((call) => call.turnId === turnId));
+      return clone(calls.filter((call) => call.turnId === turnId && call.step === step));
     },
     async getRequest(sessionId, requestId) {
       const request = sessions.get(sessionId)?.requests.get(requestId);

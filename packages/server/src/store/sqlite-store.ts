@@ -81,11 +81,13 @@ const migrations = [
      PRIMARY KEY (session_id, idx)) WITHOUT ROWID;
    CREATE UNIQUE INDEX messages_by_id ON messages(session_id, message_id);
    ALTER TABLE tool_calls ADD COLUMN message_id TEXT;
+   ALTER TABLE tool_calls ADD COLUMN step INTEGER;
+   UPDATE tool_calls SET step = json_extract(body, '$.step');
    UPDATE tool_calls SET message_id = (
      SELECT json_extract(events.body, '$.messageId') FROM events
      WHERE events.session_id = tool_calls.session_id AND json_extract(events.body, '$.type') = 'tool.called'
        AND json_extract(events.body, '$.toolCallId') = tool_calls.tool_call_id LIMIT 1);
-   CREATE INDEX tool_calls_by_turn ON tool_calls(session_id, turn_id);`,
+   CREATE INDEX tool_calls_by_step ON tool_calls(session_id, turn_id, step);`,
 ];
 
 function migrate(db: Database.Database): void {
@@ -167,7 +169,7 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
       "SELECT message FROM transcript WHERE session_id = ? AND idx >= ? ORDER BY idx",
     ),
     upsertCall: db.prepare(
-      "INSERT OR REPLACE INTO tool_calls (session_id, tool_call_id, turn_id, message_id, body) VALUES (?, ?, ?, ?, ?)",
+      "INSERT OR REPLACE INTO tool_calls (session_id, tool_call_id, turn_id, step, message_id, body) VALUES (?, ?, ?, ?, ?, ?)",
     ),
     messageOfCall: db.prepare<[string, string], { message_id: string | null }>(
       "SELECT message_id FROM tool_calls WHERE session_id = ? AND tool_call_id = ?",
@@ -190,8 +192,8 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     ),
     unprojected: db.prepare<[], { session_id: string }>("SELECT session_id FROM sessions WHERE projection IS NULL"),
     allEvents: db.prepare<[string], { body: string }>("SELECT body FROM events WHERE session_id = ? ORDER BY seq"),
-    getCalls: db.prepare<[string, string], { body: string }>(
-      "SELECT body FROM tool_calls WHERE session_id = ? AND turn_id = ?",
+    getCalls: db.prepare<[string, string, number], { body: string }>(
+      "SELECT body FROM tool_calls WHERE session_id = ? AND turn_id = ? AND step = ?",
     ),
     upsertRequest: db.prepare(
       "INSERT OR REPLACE INTO requests (session_id, request_id, state, expires_at, body) VALUES (?, ?, ?, ?, ?)",
@@ -269,7 +271,8 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     }
     q.touchSession.run(row.last_seq + events.length, at, transcriptLength, sessionId);
     for (const call of batch.toolCalls ?? []) {
-      q.upsertCall.run(sessionId, call.toolCallId, call.turnId, call.messageId ?? null, JSON.stringify(call));
+      const { toolCallId, turnId, step, messageId } = call;
+      q.upsertCall.run(sessionId, toolCallId, turnId, step, messageId ?? null, JSON.stringify(call));
     }
     for (const request of batch.requests ?? []) {
       const body = JSON.stringify(request);
@@ -360,8 +363,8 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     async readTranscript(sessionId, from = 0) {
       return q.readTranscript.all(sessionId, from).map((row) => JSON.parse(row.message) as LanguageModelV4Message);
     },
-    async getToolCalls(sessionId, turnId) {
-      return q.getCalls.all(sessionId, turnId).map((row) => JSON.parse(row.body) as ToolCallRecord);
+    async getToolCalls(sessionId, turnId, step) {
+      return q.getCalls.all(sessionId, turnId, step).map((row) => JSON.parse(row.body) as ToolCallRecord);
     },
     async getRequest(sessionId, requestId) {
       return readRequest(sessionId, requestId);

@@ -1,0 +1,113 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { createParser } from "eventsource-parser";
+import { now, percentile } from "../timer.js";
+
+/** Answers per second and respond → `tool.result` latency with `concurrency` sessions answering in a closed loop. */
+export interface AnswerRate {
+  concurrency: number;
+  /** Median over the measured windows, and the lowest and highest window. */
+  perSecond: number;
+  perSecondSpread: [number, number];
+  p50: number;
+  p99: number;
+}
+
+const warmUpMs = 1_000;
+const windowMs = 3_000;
+const windows = 3;
+
+/** Starts the benchmark runtime in its own process; resolves with its URL and a stop function. */
+async function startServerProcess() {
+  const entry = fileURLToPath(new URL("serve-bench-runtime.ts", import.meta.url));
+  const child = spawn(process.execPath, [...process.execArgv, entry], { stdio: ["ignore", "pipe", "inherit"] });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString().trim()));
+    child.once("exit", (code) => reject(new Error(`the benchmark server exited (${code})`)));
+  });
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+const json = { "content-type": "application/json" };
+
+/**
+ * `concurrency` sessions, each parked, answered, parked again by the model and answered
+ * again, as fast as the server turns them round, over HTTP and SSE from this process to
+ * the server's: after a warm-up, three windows are counted.
+ */
+export async function measureAnswerRate(concurrency: number): Promise<AnswerRate> {
+  const server = await startServerProcess();
+  const latencies: number[] = [];
+  let answered = 0;
+  let measuring = false;
+  const aborts: AbortController[] = [];
+  const loop = async () => {
+    const created = await fetch(`${server.url}/sessions`, { method: "POST", headers: json, body: "{}" });
+    const { sessionId } = (await created.json()) as { sessionId: string };
+    const abort = new AbortController();
+    aborts.push(abort);
+    const stream = await fetch(`${server.url}/sessions/${sessionId}/events`, { signal: abort.signal });
+    let sent = 0;
+    const answer = async (requestId: string) => {
+      sent = now();
+      await fetch(`${server.url}/sessions/${sessionId}/responses`, {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({ responses: [{ requestId, action: "accept", value: { templateId: "calm" } }] }),
+      }).then((response) => response.arrayBuffer());
+    };
+    const parser = createParser({
+      onEvent(message) {
+        const event = JSON.parse(message.data) as { type: string; requests?: { requestId: string }[] };
+        const type = message.event ?? event.type;
+        if (type === "tool.result" && sent > 0) {
+          if (measuring) {
+            latencies.push(now() - sent);
+            answered++;
+          }
+          sent = 0;
+        }
+        if (type === "input.requested") void answer(event.requests![0]!.requestId);
+      },
+    });
+    await fetch(`${server.url}/sessions/${sessionId}/messages`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ text: "go" }),
+    });
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of stream.body!) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
+    } catch {
+      // aborted at the end
+    }
+  };
+  const loops = Array.from({ length: concurrency }, loop);
+  await new Promise((resolve) => setTimeout(resolve, warmUpMs));
+  const rates: number[] = [];
+  for (let window = 0; window < windows; window++) {
+    answered = 0;
+    measuring = true;
+    const start = now();
+    await new Promise((resolve) => setTimeout(resolve, windowMs));
+    measuring = false;
+    rates.push(answered / ((now() - start) / 1000));
+  }
+  for (const abort of aborts) abort.abort();
+  await Promise.allSettled(loops);
+  await server.stop();
+  return {
+    concurrency,
+    perSecond: percentile(rates, 0.5),
+    perSecondSpread: [Math.min(...rates), Math.max(...rates)],
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+  };
+}

@@ -94,21 +94,25 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const driver = new TurnDriver(core, () => expiry.schedule());
 
   async function settleLocked(session: SessionRecord, items: PlanSettlementInput[]): Promise<boolean> {
-    const settlements = await core.planSettlements(session, items);
+    const { settlements, stepCalls } = await core.planSettlements(session, items);
     const settledIds = new Set(items.map((item) => item.record.requestId));
     const open = await store.getOpenRequests(session.sessionId);
     const resumes = session.status === "waiting" && open.every((request) => settledIds.has(request.requestId));
     const approved = settlements.flatMap((settlement) => (settlement.approvedTool ? [settlement.approvedTool] : []));
     const events: EventInput[] = settlements.flatMap((settlement) => settlement.events);
     if (resumes) events.push({ type: "turn.started", turnId: session.turnId!, cause: "responses" });
+    // When the last answer leaves nothing to run, the step closes in the same write.
+    const closing = resumes ? core.closeStep(stepCalls) : undefined;
     const result = await core.commit(session.sessionId, {
       events,
       requests: settlements.map((settlement) => settlement.request),
       toolCalls: settlements.map((settlement) => settlement.call),
       requireOpen: [...settledIds],
+      ...(closing?.transcript ? { transcript: closing.transcript } : {}),
       ...(resumes || approved.length > 0
         ? {
             session: {
+              ...closing?.session,
               ...(resumes ? { status: "resuming" as const } : {}),
               ...(approved.length > 0 ? { approvedTools: [...new Set([...session.approvedTools, ...approved])] } : {}),
             },

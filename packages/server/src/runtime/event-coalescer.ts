@@ -16,6 +16,11 @@ export interface EventCoalescer {
   emit(events: EventInput[]): Promise<void>;
   /** Writes whatever waits, and resolves when every queued event is written. */
   flush(): Promise<void>;
+  /**
+   * Waits for the writes under way and hands back what waits instead of writing it, for the
+   * caller to write with the rest of its batch (one transaction fewer).
+   */
+  drain(): Promise<EventInput[]>;
 }
 
 /**
@@ -63,6 +68,15 @@ export function eventCoalescer(
     async flush() {
       await writeQueued();
       rethrow();
+    },
+    async drain() {
+      clearTimeout(timer);
+      timer = undefined;
+      await writing;
+      rethrow();
+      const rest = queued;
+      queued = [];
+      return rest;
     },
   };
 }

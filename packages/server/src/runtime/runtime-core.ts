@@ -81,16 +81,33 @@ export class RuntimeCore {
     return session;
   }
 
-  /** Plans settlements of requests, looking up each request's call and tool. */
-  async planSettlements(session: SessionRecord, items: PlanSettlementInput[]): Promise<Settlement[]> {
+  /**
+   * Plans settlements of requests, looking up each request's call and tool; answers them
+   * with the current step's calls as they will be once the settlements are written.
+   */
+  async planSettlements(
+    session: SessionRecord,
+    items: PlanSettlementInput[],
+  ): Promise<{ settlements: Settlement[]; stepCalls: ToolCallRecord[] }> {
     const calls = session.turnId ? await this.store.getToolCalls(session.sessionId, session.turnId, session.step) : [];
-    return Promise.all(
+    const settlements = await Promise.all(
       items.map(({ record, cause }) => {
         const call = calls.find((candidate) => candidate.toolCallId === record.toolCallId);
         if (!call) throw new Error(`Request ${record.requestId} has no tool call ${record.toolCallId}.`);
         return planSettlement(record, call, this.tools.get(record.request.toolName), cause);
       }),
     );
+    const settled = new Map(settlements.map(({ call }) => [call.toolCallId, call]));
+    return { settlements, stepCalls: calls.map((call) => settled.get(call.toolCallId) ?? call) };
+  }
+
+  /**
+   * What closes a step whose calls all have their results: the tool message that answers
+   * them, in the transcript, and the step marked closed. `undefined` while a call has none.
+   */
+  closeStep(calls: readonly ToolCallRecord[]): WriteBatch | undefined {
+    if (calls.some((call) => call.state !== "done")) return undefined;
+    return { transcript: [toolResultMessage(calls)], session: { stepOpen: false } };
   }
 
   /**
@@ -107,15 +124,11 @@ export class RuntimeCore {
     const { sessionId, turnId } = session;
     if (!turnId) return { session: { status: "idle" } };
     const open = await this.store.getOpenRequests(sessionId);
-    const settlements = await this.planSettlements(
+    const { settlements, stepCalls: calls } = await this.planSettlements(
       session,
       open.map((record) => ({ record, cause: { requestId: record.requestId, action: "cancel", reason } })),
     );
     const events: EventInput[] = settlements.flatMap((settlement) => settlement.events);
-    const settledCalls = new Map(settlements.map(({ call }) => [call.toolCallId, call]));
-    const calls = (await this.store.getToolCalls(sessionId, turnId, session.step)).map(
-      (call) => settledCalls.get(call.toolCallId) ?? call,
-    );
     const outcome = ending.type === "turn.cancelled" ? "cancelled" : "error";
     const finished: ToolCallRecord[] = calls.map((call) => {
       if (call.state === "done") return call;

@@ -6,7 +6,7 @@ import { randomId } from "./ids.js";
 import { type StepOutput, streamModelStep } from "./model-step.js";
 import { planStep } from "./plan-step.js";
 import type { RuntimeCore } from "./runtime-core.js";
-import { continueTranscriptCheck, toolResultMessage, unansweredCalls } from "./transcript.js";
+import { continueTranscriptCheck, unansweredCalls } from "./transcript.js";
 import { TranscriptCache } from "./transcript-cache.js";
 import { uniqueToolCallIds } from "./unique-tool-call-ids.js";
 
@@ -81,10 +81,8 @@ export class TurnDriver {
   async #nextMove(sessionId: string): Promise<Move> {
     const { core } = this;
     const session = await core.requireSession(sessionId);
+    // `resuming` goes on as `running` does; the model step's write records the change.
     if (session.status !== "running" && session.status !== "resuming") return { kind: "stop" };
-    if (session.status === "resuming") {
-      await core.mustCommit(sessionId, { session: { status: "running" } });
-    }
     if (!session.stepOpen) {
       if (session.step < (core.options.maxSteps ?? 16)) return { kind: "model" };
       const error = { code: "max_steps", message: `The turn made ${session.step} model calls without finishing.` };
@@ -127,7 +125,7 @@ export class TurnDriver {
       this.onParked();
       return { kind: "stop" };
     }
-    await core.mustCommit(sessionId, { transcript: [toolResultMessage(calls)], session: { stepOpen: false } });
+    await core.mustCommit(sessionId, core.closeStep(calls)!);
     return { kind: "again" };
   }
 
@@ -189,7 +187,8 @@ export class TurnDriver {
       ...(system ? [{ role: "system" as const, content: system }] : []),
       ...transcript,
     ];
-    // Streamed text reaches the store in batches (a few ms apart), not a transaction per token.
+    // Streamed text reaches the store in batches (a few ms apart), not a transaction per token;
+    // what waits when the model is done is written with the step.
     const coalescer = eventCoalescer((events) => core.mustCommit(sessionId, { events }));
     let streamed: StepOutput;
     try {
@@ -199,10 +198,15 @@ export class TurnDriver {
         emit: coalescer.emit,
         newMessageId: () => randomId("msg"),
       });
-    } finally {
+    } catch (error) {
       await coalescer.flush();
+      throw error;
     }
-    if (signal.aborted) throw signal.reason;
+    const streamedEvents = await coalescer.drain();
+    if (signal.aborted) {
+      await core.mustCommit(sessionId, { events: streamedEvents });
+      throw signal.reason;
+    }
     const { output, renamed } = uniqueToolCallIds(streamed, check.called, () => randomId("call"));
     for (const call of renamed) {
       core.logger.warn(
@@ -230,17 +234,32 @@ export class TurnDriver {
           })
         : { calls: [], requests: [], events: [] };
       const finished = output.toolCalls.length === 0;
+      // A step whose calls all wait for people (or failed at once) parks in the same write.
+      const parked = plan.calls.filter((call) => call.state === "parked");
+      const parks = parked.length > 0 && plan.calls.every((call) => call.state === "parked" || call.state === "done");
+      const status = finished ? "idle" : parks ? "waiting" : "running";
       await core.mustCommit(sessionId, {
         events: [
+          ...streamedEvents,
           ...started,
           ...plan.events,
           ...(finished ? [{ type: "turn.completed" as const, turnId: current.turnId! }] : []),
+          ...(parks
+            ? [
+                {
+                  type: "turn.waiting" as const,
+                  turnId: current.turnId!,
+                  requestIds: parked.map((call) => call.requestId!),
+                },
+              ]
+            : []),
         ],
         ...(output.message.content.length > 0 ? { transcript: [output.message] } : {}),
         toolCalls: plan.calls,
         requests: plan.requests,
-        session: { step: current.step + 1, stepOpen: !finished, ...(finished ? { status: "idle" as const } : {}) },
+        session: { step: current.step + 1, stepOpen: !finished, status },
       });
+      if (parks) this.onParked();
     });
   }
 }

@@ -108,8 +108,14 @@ type SessionRow = {
   transcript_len: number;
 };
 
-/** The columns of a session a write needs when it does not change the session's own fields. */
-type WriteRow = { status: TurnState; last_seq: number; transcript_len: number; projection: string | null };
+/** The columns of a session a write reads. */
+type WriteRow = {
+  status: TurnState;
+  body: string;
+  last_seq: number;
+  transcript_len: number;
+  projection: string | null;
+};
 
 /**
  * The embedded default store: one SQLite file in WAL mode, one transaction per write
@@ -134,12 +140,12 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
        VALUES (?, ?, ?, 0, ?, ?, ?, ?)`,
     ),
     getSession: db.prepare<[string], SessionRow>(`SELECT ${sessionColumns} FROM sessions WHERE session_id = ?`),
-    updateSession: db.prepare("UPDATE sessions SET status = ?, body = ? WHERE session_id = ?"),
     writeState: db.prepare<[string], WriteRow>(
-      "SELECT status, last_seq, transcript_len, projection FROM sessions WHERE session_id = ?",
+      "SELECT status, body, last_seq, transcript_len, projection FROM sessions WHERE session_id = ?",
     ),
-    touchSession: db.prepare(
-      "UPDATE sessions SET last_seq = ?, updated_at = ?, transcript_len = ? WHERE session_id = ?",
+    updateSession: db.prepare(
+      `UPDATE sessions SET status = ?, body = ?, last_seq = ?, updated_at = ?, transcript_len = ?, projection = ?
+       WHERE session_id = ?`,
     ),
     setProjection: db.prepare("UPDATE sessions SET projection = ? WHERE session_id = ?"),
     listOwned: db.prepare<[string, string, string, number], SessionRow>(
@@ -222,8 +228,14 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
   };
 
   /** Applies a batch's events to the session's projection: its state and the messages they touch. */
-  const project = (sessionId: string, stored: string | null, events: ProtocolEvent[]) => {
-    const state = stored === null ? emptyProjection : (JSON.parse(stored) as ProjectionState);
+  /**
+   * Applies a batch's events to the session's projection: writes the messages they touch,
+   * and answers the projection's new state (JSON), or `undefined` when it did not change.
+   */
+  const project = (sessionId: string, stored: string | null, events: ProtocolEvent[]): string | undefined => {
+    // Deltas (most writes) change only their message: the state is neither read nor written.
+    const deltas = stored !== null && events.every((e) => e.type === "text.delta" || e.type === "reasoning.delta");
+    const state = deltas || stored === null ? emptyProjection : (JSON.parse(stored) as ProjectionState);
     const { messageIds, toolCallIds } = messagesTouchedBy(events);
     const ids = new Set(messageIds);
     for (const id of toolCallIds) {
@@ -239,12 +251,12 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
       q.upsertProjected.run(sessionId, index, message.id, JSON.stringify(message));
     }
     for (const id of change.deleted) q.deleteProjected.run(sessionId, id);
-    if (change.state !== state || stored === null) q.setProjection.run(JSON.stringify(change.state), sessionId);
+    return !deltas && (change.state !== state || stored === null) ? JSON.stringify(change.state) : undefined;
   };
 
   const write = db.transaction((sessionId: string, batch: WriteBatch) => {
-    // Most writes (every text delta) only append events: they read and write just the
-    // columns they need, not the session's JSON.
+    // One read of the session's row and one update of it: most writes (streamed text) only
+    // append events, and parse nothing of the session.
     const row = q.writeState.get(sessionId);
     if (!row) return { ok: false as const, reason: "not_found" as const };
     const refused = checkGuards(batch, row.status, (id) => readRequest(sessionId, id));
@@ -252,33 +264,26 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     const at = new Date().toISOString();
     const events = stampEvents(sessionId, row.last_seq, at, batch.events);
     for (const event of events) q.insertEvent.run(sessionId, event.seq, JSON.stringify(event));
+    let { status, body } = row;
     if (batch.session) {
-      const {
-        lastSeq: _seq,
-        owner: _owner,
-        updatedAt: _at,
-        transcriptLength: _length,
-        ...body
-      } = {
-        ...readSession(sessionId)!,
-        ...batch.session,
-      };
-      q.updateSession.run(body.status, JSON.stringify(body), sessionId);
+      const changed = { ...(JSON.parse(body) as SessionRecord), ...batch.session };
+      status = changed.status;
+      body = JSON.stringify(changed);
     }
     let transcriptLength = row.transcript_len;
     for (const message of batch.transcript ?? []) {
       q.insertMessage.run(sessionId, transcriptLength++, JSON.stringify(message));
     }
-    q.touchSession.run(row.last_seq + events.length, at, transcriptLength, sessionId);
     for (const call of batch.toolCalls ?? []) {
       const { toolCallId, turnId, step, messageId } = call;
       q.upsertCall.run(sessionId, toolCallId, turnId, step, messageId ?? null, JSON.stringify(call));
     }
     for (const request of batch.requests ?? []) {
-      const body = JSON.stringify(request);
-      q.upsertRequest.run(sessionId, request.requestId, request.state, request.expiresAt ?? null, body);
+      const json = JSON.stringify(request);
+      q.upsertRequest.run(sessionId, request.requestId, request.state, request.expiresAt ?? null, json);
     }
-    if (events.length > 0) project(sessionId, row.projection, events);
+    const projection = (events.length > 0 && project(sessionId, row.projection, events)) || row.projection;
+    q.updateSession.run(status, body, row.last_seq + events.length, at, transcriptLength, projection, sessionId);
     return { ok: true as const, events };
   });
 
@@ -287,8 +292,7 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     for (const { session_id: sessionId } of q.unprojected.all()) {
       db.transaction(() => {
         const events = q.allEvents.all(sessionId).map((row) => JSON.parse(row.body) as ProtocolEvent);
-        if (events.length > 0) project(sessionId, null, events);
-        else q.setProjection.run(JSON.stringify(emptyProjection), sessionId);
+        q.setProjection.run(project(sessionId, null, events) ?? JSON.stringify(emptyProjection), sessionId);
       })();
     }
   };

@@ -40,6 +40,9 @@ export default defineConfig({
           environment: "happy-dom",
           // React tests talk to a real server on a loopback port: another origin.
           environmentOptions: { happyDOM: { settings: { fetch: { disableSameOriginPolicy: true } } } },
+          // A turn against a real server with user-event typing takes 1–2 s alone and
+          // several times that on a loaded two-core runner; a hang still fails.
+          testTimeout: 15_000,
           include: ["packages/*/src/**/*.test.tsx", "packages/*/test/**/*.test.tsx", "apps/*/src/**/*.test.tsx"],
           exclude: ["**/node_modules/**"],
         },

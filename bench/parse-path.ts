@@ -4,7 +4,7 @@
  * alone (the floor) and the AI SDK's `parseJsonEventStream` with its UI message chunk schema.
  */
 import { sseTransport } from "@hitl-kit/client";
-import { type EventInput, encodeEvent, type ProtocolEvent } from "@hitl-kit/protocol";
+import { type EventInput, eventFrameEncoder, type ProtocolEvent } from "@hitl-kit/protocol";
 import { parseJsonEventStream, uiMessageChunkSchema } from "ai";
 import { createParser } from "eventsource-parser";
 import { fmt, printTable, type Row, ratio, verdict } from "./table.js";
@@ -122,9 +122,10 @@ const rows: Row[] = [];
 const rate = (seconds: number | undefined) => (seconds === undefined ? undefined : count / seconds / 1000);
 for (const [name, make] of Object.entries(cases)) {
   const at = new Date().toISOString();
+  const encode = eventFrameEncoder();
   const oursChunks = chunksOf(
     Array.from({ length: count }, (_, i) =>
-      encodeEvent({ ...make.ours(i), seq: i + 1, sessionId: "ses_bench", at } as ProtocolEvent),
+      encode({ ...make.ours(i), seq: i + 1, sessionId: "ses_bench", at } as ProtocolEvent),
     ),
   );
   const theirChunks = chunksOf(Array.from({ length: count }, (_, i) => `data: ${JSON.stringify(make.theirs(i))}\n\n`));

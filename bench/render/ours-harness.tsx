@@ -1,5 +1,5 @@
 import "./dom-env.js";
-import { type EventInput, encodeEvent, type ProtocolEvent, type SessionSnapshot } from "@hitl-kit/protocol";
+import { type EventInput, eventFrameEncoder, type ProtocolEvent, type SessionSnapshot } from "@hitl-kit/protocol";
 import { type AgentView, useAgent } from "@hitl-kit/react";
 import { createRoot } from "react-dom/client";
 import { deltaAt, frameStream, RenderProbe } from "./render-probe.js";
@@ -12,7 +12,8 @@ const turnStarted = new Promise<void>((resolve) => (sent = resolve));
 
 function framesOf(inputs: EventInput[]): string[] {
   const at = new Date().toISOString();
-  return inputs.map((input, index) => encodeEvent({ ...input, seq: index + 2, sessionId, at } as ProtocolEvent));
+  const encode = eventFrameEncoder();
+  return inputs.map((input, index) => encode({ ...input, seq: index + 2, sessionId, at } as ProtocolEvent));
 }
 const inputs: EventInput[] = [
   { type: "turn.started", turnId: "turn_1", cause: "message" },

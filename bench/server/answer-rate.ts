@@ -20,7 +20,15 @@ const windows = 3;
 /** Starts the benchmark runtime in its own process; resolves with its URL and a stop function. */
 async function startServerProcess() {
   const entry = fileURLToPath(new URL("serve-bench-runtime.ts", import.meta.url));
-  const child = spawn(process.execPath, [...process.execArgv, ...(process.env.HITL_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.HITL_PROFILE}`] : []), entry], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(
+    process.execPath,
+    [
+      ...process.execArgv,
+      ...(process.env.HITL_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.HITL_PROFILE}`] : []),
+      entry,
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString().trim()));
     child.once("exit", (code) => reject(new Error(`the benchmark server exited (${code})`)));
@@ -65,8 +73,8 @@ export async function measureAnswerRate(concurrency: number): Promise<AnswerRate
     };
     const parser = createParser({
       onEvent(message) {
-        const event = JSON.parse(message.data) as { type: string; requests?: { requestId: string }[] };
-        const type = message.event ?? event.type;
+        const event = JSON.parse(message.data) as { requests?: { requestId: string }[] };
+        const type = message.event;
         if (type === "tool.result" && sent > 0) {
           if (measuring) {
             latencies.push(now() - sent);

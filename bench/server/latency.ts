@@ -13,7 +13,7 @@ const throughputRounds = 5;
 async function follow(url: string, onEvent: (event: { type: string; [key: string]: unknown }) => void) {
   const abort = new AbortController();
   const response = await fetch(url, { headers: { accept: "text/event-stream" }, signal: abort.signal });
-  const parser = createParser({ onEvent: (message) => onEvent(JSON.parse(message.data)) });
+  const parser = createParser({ onEvent: (message) => onEvent({ type: message.event, ...JSON.parse(message.data) }) });
   const decoder = new TextDecoder();
   void (async () => {
     try {

@@ -1,4 +1,4 @@
-import { decodeEvent, EVENT_TYPES } from "@hitl-kit/protocol";
+import { EVENT_TYPES, eventFrameDecoder } from "@hitl-kit/protocol";
 import { createParser } from "eventsource-parser";
 import { type BackoffOptions, backoffDelay, sleep } from "./backoff.js";
 import { type CommandError, toCommandError } from "./command-result.js";
@@ -18,21 +18,21 @@ const isRetryable = (status: number) => status === 408 || status === 429 || stat
 
 /**
  * Keeps a session's event stream open: reads it (`TextDecoder → eventsource-parser
- * → decodeEvent`), hands events to the sink in batches paced to the display (see `eventPacer`), and
+ * → eventFrameDecoder`), hands events to the sink in batches paced to the display (see `eventPacer`), and
  * when it drops or ends, reconnects after a backoff with `lastSeq()` as
  * the resume point. An answer retrying cannot fix (404, 403, …) or an undecodable event
  * fails the sink and stops. Returns the function that closes the stream for good.
  */
 export function openEventStream(
   connect: ConnectStream,
-  options: StreamOptions & { backoff?: BackoffOptions },
+  options: StreamOptions & { sessionId: string; backoff?: BackoffOptions },
 ): () => void {
-  const { sink, lastSeq, backoff } = options;
+  const { sink, lastSeq, backoff, sessionId } = options;
   const abort = new AbortController();
   const run = async () => {
     for (let attempt = 0, first = true; ; first = false) {
       sink.connection(first ? "connecting" : "reconnecting");
-      const outcome = await readOnce(connect, lastSeq(), sink, abort.signal);
+      const outcome = await readOnce(connect, lastSeq(), sessionId, sink, abort.signal);
       if (abort.signal.aborted) return;
       if (outcome.kind === "fatal") return sink.fail(outcome.error);
       // Only a stream that delivered something resets the backoff, so a server that
@@ -53,6 +53,7 @@ export function openEventStream(
 async function readOnce(
   connect: ConnectStream,
   after: number,
+  sessionId: string,
   sink: EventSink,
   signal: AbortSignal,
 ): Promise<ReadOutcome> {
@@ -81,12 +82,13 @@ async function readOnce(
   const pacer = eventPacer((events) => {
     if (!signal.aborted) sink.events(events);
   });
+  const decodeFrame = eventFrameDecoder(sessionId);
   const parser = createParser({
-    onEvent(message) {
+    onEvent(frame) {
       // An event type from a newer server is skipped, not fatal; a known type that fails to decode is.
-      if (fatal || (message.event && !knownTypes.has(message.event))) return;
+      if (fatal || (frame.event && !knownTypes.has(frame.event))) return;
       try {
-        pacer.push(decodeEvent(message.data));
+        pacer.push(decodeFrame(frame));
         progressed = true;
       } catch (error) {
         fatal = toCommandError(error);

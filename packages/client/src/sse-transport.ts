@@ -76,6 +76,7 @@ export function sseTransport(options: SseTransportOptions): Transport {
         });
       return openEventStream(connect, {
         ...streamOptions,
+        sessionId,
         ...(options.reconnect ? { backoff: options.reconnect } : {}),
       });
     },

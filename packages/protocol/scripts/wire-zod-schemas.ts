@@ -48,13 +48,18 @@ function event<const T extends string, S extends z.core.$ZodLooseShape>(type: T,
   return z.object({ ...base, type: z.literal(type), ...shape });
 }
 
+/** A streamed delta: the wire leaves out its time. */
+function streamed<const T extends string, S extends z.core.$ZodLooseShape>(type: T, shape: S) {
+  return z.object({ ...base, at: z.optional(z.string()), type: z.literal(type), ...shape });
+}
+
 /** Every event of wire protocol v1, one schema each. */
 export const EventSchemas = {
   "session.created": event("session.created", {}),
   "turn.started": event("turn.started", { turnId: z.string(), cause: z.enum(["message", "responses"]) }),
   "message.started": event("message.started", { messageId: z.string(), role: MessageRole }),
-  "text.delta": event("text.delta", { messageId: z.string(), delta: z.string() }),
-  "reasoning.delta": event("reasoning.delta", { messageId: z.string(), delta: z.string() }),
+  "text.delta": streamed("text.delta", { messageId: z.string(), delta: z.string() }),
+  "reasoning.delta": streamed("reasoning.delta", { messageId: z.string(), delta: z.string() }),
   "message.completed": event("message.completed", { messageId: z.string() }),
   "message.abandoned": event("message.abandoned", { messageId: z.string() }),
   "tool.called": event("tool.called", {

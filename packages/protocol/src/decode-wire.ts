@@ -15,25 +15,53 @@ export function checkWire<T>(schema: JsonSchema, value: unknown, what: string): 
   const result = validateJsonSchema(schema, value);
   if (result.ok) return value as T;
   const summary = result.issues.map((issue) => `${issue.path.join(".") || what}: ${issue.message}`).join("; ");
-  throw new ProtocolError("bad_request", `Not ${what} of protocol v1: ${summary}`, result.issues);
+  throw new ProtocolError("bad_request", `Not ${what} of the hitl-kit protocol: ${summary}`, result.issues);
 }
 
 /**
- * Decodes the `data:` of one SSE frame into a validated event.
- * @throws {ProtocolError} `bad_request` when the data is not JSON or not an event of protocol v1
+ * Decodes one whole event given as JSON (as the store and `readEvents` hold it, with its
+ * `seq`, `type` and `sessionId`) into a validated event.
+ * @throws {ProtocolError} `bad_request` when the data is not JSON or not an event of the protocol
  */
 export function decodeEvent(data: string): ProtocolEvent {
-  let json: unknown;
-  try {
-    json = JSON.parse(data);
-  } catch {
-    throw new ProtocolError("bad_request", `An event's data is not JSON: ${data.slice(0, 80)}`);
-  }
-  const type = (json as { type?: unknown } | null)?.type;
-  const schema = typeof type === "string" ? eventJsonSchemas[type] : undefined;
-  if (!schema)
-    throw new ProtocolError("bad_request", `Not an event of protocol v1: unknown type ${JSON.stringify(type)}.`);
-  return checkWire<ProtocolEvent>(schema, json, "an event");
+  return checkEvent(parseData(data));
+}
+
+/** One SSE frame as a parser hands it over: its `id:`, `event:` and `data:` fields. */
+export interface EventFrame {
+  id?: string | undefined;
+  event?: string | undefined;
+  data: string;
+}
+
+/**
+ * Reads one stream's SSE frames (written by `eventFrameEncoder`) back into whole, validated
+ * events: the seq from `id:`, the type from `event:`, the session it is given, and a delta's
+ * message from the message the stream is in. A frame whose data is a whole event (as
+ * protocol v1 wrote them) is read as it is. Make one per stream.
+ * @throws {ProtocolError} `bad_request` when a frame is not an event of the protocol
+ * @example
+ * const decode = eventFrameDecoder(sessionId);
+ * const parser = createParser({ onEvent: (frame) => apply(decode(frame)) });
+ */
+export function eventFrameDecoder(sessionId: string): (frame: EventFrame) => ProtocolEvent {
+  let message: string | undefined;
+  return ({ id, event: type, data }) => {
+    const json = parseData(data);
+    if (!("type" in json)) {
+      if (type === undefined || id === undefined || !/^\d{1,15}$/.test(id)) {
+        throw new ProtocolError("bad_request", "An event frame needs an `event:` type and a numeric `id:` seq.");
+      }
+      Object.assign(json, { seq: Number(id), type, sessionId });
+      if ((type === "text.delta" || type === "reasoning.delta") && !("messageId" in json)) {
+        if (message === undefined) throw new ProtocolError("bad_request", "A delta came before any message.");
+        json.messageId = message;
+      }
+    }
+    const decoded = checkEvent(json);
+    if ("messageId" in decoded) message = decoded.messageId;
+    return decoded;
+  };
 }
 
 /**
@@ -48,4 +76,25 @@ export function parseSnapshot(value: unknown): SessionSnapshot {
 /** The error body of a response, or `undefined` when the body is not one. */
 export function parseErrorBody(value: unknown): ErrorBody | undefined {
   return validateJsonSchema(errorBodyJsonSchema, value).ok ? (value as ErrorBody) : undefined;
+}
+
+function parseData(data: string): Record<string, unknown> {
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    throw new ProtocolError("bad_request", `An event's data is not JSON: ${data.slice(0, 80)}`);
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    throw new ProtocolError("bad_request", `An event's data is not a JSON object: ${data.slice(0, 80)}`);
+  }
+  return json as Record<string, unknown>;
+}
+
+function checkEvent(json: Record<string, unknown>): ProtocolEvent {
+  const { type } = json;
+  const schema = typeof type === "string" ? eventJsonSchemas[type] : undefined;
+  if (!schema)
+    throw new ProtocolError("bad_request", `Not an event of the protocol: unknown type ${JSON.stringify(type)}.`);
+  return checkWire<ProtocolEvent>(schema, json, "an event");
 }

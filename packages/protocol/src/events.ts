@@ -16,15 +16,19 @@ export interface TurnError {
 /** The event types of wire protocol v1. */
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** What every event carries: its place in the session's log, the session, and when it was appended. */
-interface Envelope<T extends EventType> {
+/** The events a model streams, one per few tokens: the wire leaves out their time. */
+export type StreamedEventType = "text.delta" | "reasoning.delta";
+
+/**
+ * What every event carries: its place in the session's log, the session, and when it was
+ * appended — always in the store; a client does not receive the time of streamed deltas.
+ */
+type Envelope<T extends EventType> = {
   /** Per session, strictly increasing from 1; the SSE `id`. */
   seq: number;
   type: T;
   sessionId: string;
-  /** ISO 8601. */
-  at: string;
-}
+} & (T extends StreamedEventType ? { /** ISO 8601. */ at?: string } : { /** ISO 8601. */ at: string });
 
 /** The payload of each event type, beyond the {@link Envelope}. */
 interface Payloads {

@@ -19,7 +19,7 @@ export type {
   SendMessageBody,
 } from "./command-bodies.js";
 export { type CommandBodies, parseCommandBody } from "./decode-command.js";
-export { decodeEvent, parseErrorBody, parseSnapshot } from "./decode-wire.js";
+export { decodeEvent, type EventFrame, eventFrameDecoder, parseErrorBody, parseSnapshot } from "./decode-wire.js";
 export {
   type AnyToolDefinition,
   type ApprovalAnswer,
@@ -43,6 +43,7 @@ export type {
   EventType,
   MessageRole,
   ProtocolEvent,
+  StreamedEventType,
   ToolOutcome,
   TurnError,
 } from "./events.js";
@@ -78,7 +79,7 @@ export type {
   TextPart,
   ToolPart,
 } from "./snapshot.js";
-export { encodeComment, encodeEvent } from "./sse.js";
+export { encodeComment, eventFrameEncoder } from "./sse.js";
 export {
   indexTools,
   type ToolAnswer,

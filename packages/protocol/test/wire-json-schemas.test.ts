@@ -57,7 +57,9 @@ describe("the generated wire JSON Schemas", () => {
   it("parse snapshots and error bodies as the zod schemas do", () => {
     const snapshot = { sessionId: "s", status: "waiting", messages: [], pending: [], lastSeq: 3 };
     expect(parseSnapshot(snapshot)).toEqual(SessionSnapshot.parse(snapshot));
-    expect(() => parseSnapshot({ ...snapshot, status: "asleep" })).toThrow(/Not a session snapshot of protocol v1/);
+    expect(() => parseSnapshot({ ...snapshot, status: "asleep" })).toThrow(
+      /Not a session snapshot of the hitl-kit protocol/,
+    );
     expect(parseErrorBody({ error: { code: "not_found", message: "No." } })).toEqual({
       error: { code: "not_found", message: "No." },
     });

@@ -41,7 +41,7 @@ async function startProcess(db: string, env: Record<string, string> = {}) {
   /** The whole event log, read through the SSE route. */
   const events = async (id: string) => {
     const { lastSeq } = (await api("GET", `/sessions/${id}`)).body as SessionSnapshot;
-    return readSse(await fetch(`${url}/sessions/${id}/events?after=0`), (read) => read.at(-1)?.seq === lastSeq);
+    return readSse(await fetch(`${url}/sessions/${id}/events?after=0`), id, (read) => read.at(-1)?.seq === lastSeq);
   };
   return { child, api, events, exited };
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import type { ProtocolEvent, SessionSnapshot } from "@hitl-kit/protocol";
+import { eventFrameDecoder, type ProtocolEvent, type SessionSnapshot } from "@hitl-kit/protocol";
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import {
   type AgentRuntime,
@@ -99,9 +99,10 @@ export const quiet = { warn: () => {}, error: () => {} };
 /** Waits until the runtime has stopped driving every session. */
 export const settle = (runtime: AgentRuntime) => runtime.idle();
 
-/** Reads an SSE response into events until `until` says stop (or the stream ends). */
-export async function readSse(response: Response, until: (events: ProtocolEvent[]) => boolean) {
+/** Reads a session's SSE response into events until `until` says stop (or the stream ends). */
+export async function readSse(response: Response, sessionId: string, until: (events: ProtocolEvent[]) => boolean) {
   const events: ProtocolEvent[] = [];
+  const decode = eventFrameDecoder(sessionId);
   const reader = response
     .body!.pipeThrough(new TextDecoderStream() as TransformStream<Uint8Array, string>)
     .pipeThrough(new EventSourceParserStream())
@@ -109,10 +110,17 @@ export async function readSse(response: Response, until: (events: ProtocolEvent[
   while (!until(events)) {
     const { done, value } = await reader.read();
     if (done) break;
-    events.push(JSON.parse(value.data));
+    events.push(decode(value));
   }
   await reader.cancel();
   return events;
+}
+
+/** An event as a client receives it: a streamed delta without the time the store keeps. */
+export function asReceived(event: ProtocolEvent): ProtocolEvent {
+  if (event.type !== "text.delta" && event.type !== "reasoning.delta") return event;
+  const { at: _at, ...received } = event;
+  return received;
 }
 
 /**

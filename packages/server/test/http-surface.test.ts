@@ -192,7 +192,7 @@ describe("the Node adapter (serve)", () => {
     const takenWhilePaused = Math.max(0, ...reads);
     expect(takenWhilePaused).toBeLessThan(total / 2);
     socket.resume();
-    await vi.waitFor(() => expect(text).toContain('"type":"turn.completed"'), { timeout: 20_000 });
+    await vi.waitFor(() => expect(text).toContain("event: turn.completed"), { timeout: 20_000 });
     socket.destroy();
     expect(Math.max(...reads)).toBeGreaterThan(takenWhilePaused); // it caught up from the store
     const seqs = [...text.matchAll(/^id: (\d+)$/gm)].map((match) => Number(match[1]));

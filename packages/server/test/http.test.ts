@@ -1,7 +1,7 @@
 import type { ProtocolEvent } from "@hitl-kit/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { scriptedModel } from "../src/index.js";
-import { readSse, startServer } from "./harness.js";
+import { asReceived, readSse, startServer } from "./harness.js";
 
 let server: ReturnType<typeof startServer>;
 afterEach(() => server?.close());
@@ -127,9 +127,9 @@ describe("the event stream", () => {
     const all = await server.events(id);
     const last = all.at(-1)!.seq;
     const done = (events: ProtocolEvent[]) => events.at(-1)?.seq === last;
-    expect(seqs(await readSse(await stream(id), done))).toEqual(seqs(all));
-    expect(seqs(await readSse(await stream(id, { lastEventId: 3 }), done))).toEqual(seqs(all).slice(3));
-    expect(seqs(await readSse(await stream(id, { after: 5 }), done))).toEqual(seqs(all).slice(5));
+    expect(seqs(await readSse(await stream(id), id, done))).toEqual(seqs(all));
+    expect(seqs(await readSse(await stream(id, { lastEventId: 3 }), id, done))).toEqual(seqs(all).slice(3));
+    expect(seqs(await readSse(await stream(id, { after: 5 }), id, done))).toEqual(seqs(all).slice(5));
     expect((await stream(id, { lastEventId: -1 })).status).toBe(400);
   });
 
@@ -138,7 +138,7 @@ describe("the event stream", () => {
     const from = (await server.events(id)).at(-1)!.seq;
     const completed = (events: ProtocolEvent[]) => events.some((event) => event.type === "turn.completed");
     const [a, b] = [stream(id, { lastEventId: from }), stream(id, { lastEventId: from - 2 })];
-    const readers = [readSse(await a, completed), readSse(await b, completed)];
+    const readers = [readSse(await a, id, completed), readSse(await b, id, completed)];
     await server.call("POST", `/sessions/${id}/responses`, {
       responses: [{ requestId: request.requestId, action: "accept", value: { templateId: "b" } }],
     });
@@ -146,7 +146,7 @@ describe("the event stream", () => {
     const all = await server.events(id);
     expect(seqs(first!)).toEqual(seqs(all).filter((seq) => seq > from));
     expect(seqs(second!)).toEqual(seqs(all).filter((seq) => seq > from - 2));
-    expect(first).toEqual(all.filter((event) => event.seq > from));
+    expect(first).toEqual(all.filter((event) => event.seq > from).map(asReceived));
   });
 
   it("serves a reader that falls behind from the store, not from memory: every event once, in order", async () => {
@@ -164,7 +164,7 @@ describe("the event stream", () => {
     await server.runtime.idle();
 
     const all = await server.events(id);
-    const received = await readSse(response, (events) => events.at(-1)?.type === "turn.completed");
+    const received = await readSse(response, id, (events) => events.at(-1)?.type === "turn.completed");
     expect(seqs(received)).toEqual(seqs(all));
     // Beyond the first replay, the stream went back to the store for what it had not buffered.
     expect(reads.filter((after) => after > 0).length).toBeGreaterThan(0);

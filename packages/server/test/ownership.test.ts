@@ -212,7 +212,7 @@ describe("session lifecycle over HTTP", () => {
     const deleted = await server.send(`/sessions/${id}`, { method: "DELETE" });
     expect(deleted.status).toBe(204);
     // The open stream sees the request cancelled, then ends (readSse stops at the stream's end).
-    const seen = await readSse(stream, () => false);
+    const seen = await readSse(stream, id, () => false);
     expect(seen.map((event) => event.type)).toEqual(["input.resolved", "tool.result", "turn.cancelled"]);
     expect((await server.call("GET", `/sessions/${id}`)).status).toBe(404);
     expect((await server.call("DELETE", `/sessions/${id}`)).status).toBe(404);

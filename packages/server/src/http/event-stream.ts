@@ -1,4 +1,4 @@
-import { encodeComment, encodeEvent, type ProtocolEvent } from "@hitl-kit/protocol";
+import { encodeComment, eventFrameEncoder, type ProtocolEvent } from "@hitl-kit/protocol";
 import type { AgentRuntime } from "../runtime/agent-runtime.js";
 
 const encoder = new TextEncoder();
@@ -19,6 +19,7 @@ export function eventStream(
   afterSeq: number,
   options: { heartbeatMs: number; signal: AbortSignal },
 ): ReadableStream<Uint8Array> {
+  const encodeFrame = eventFrameEncoder();
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let lastSent = afterSeq; // the newest seq written to the stream
   let latest = afterSeq; // the newest seq known to be in the store
@@ -31,7 +32,7 @@ export function eventStream(
   const send = (event: ProtocolEvent) => {
     if (closed || event.seq <= lastSent) return;
     lastSent = event.seq;
-    controller.enqueue(encoder.encode(encodeEvent(event)));
+    controller.enqueue(encoder.encode(encodeFrame(event)));
   };
   const fail = (error: unknown) => {
     if (closed) return;

@@ -1,2 +1,0 @@
-import { measureAnswerRate } from "./server/answer-rate.js";
-console.log(JSON.stringify(await measureAnswerRate(50)));

@@ -186,6 +186,35 @@ describe.each(implementations)("%s", (_name, create) => {
     });
   });
 
+  it("applies writes made at once in order, each whole or not at all, whatever the others do", async () => {
+    const store = open();
+    await store.createSession(session("a"));
+    await store.createSession(session("b"));
+    const writes = [
+      store.write("a", { events: [{ type: "session.created" }] }),
+      store.write("b", { session: { status: "running" }, requireStatus: ["waiting"] }),
+      store.write("a", {
+        events: [{ type: "turn.started", turnId: "t1", cause: "message" }],
+        session: { status: "running" },
+      }),
+      store.write("gone", { events: [{ type: "session.created" }] }),
+      store.write("b", { events: [{ type: "session.created" }] }),
+    ];
+    expect((await Promise.all(writes)).map((result) => (result.ok ? "ok" : result.reason))).toEqual([
+      "ok",
+      "status",
+      "ok",
+      "not_found",
+      "ok",
+    ]);
+    expect((await store.readEvents("a", 0)).map((event) => [event.seq, event.type])).toEqual([
+      [1, "session.created"],
+      [2, "turn.started"],
+    ]);
+    expect((await store.readEvents("b", 0)).map((event) => event.seq)).toEqual([1]);
+    expect((await store.getSession("b"))?.status).toBe("idle");
+  });
+
   it("finds sessions to recover and requests that expired", async () => {
     const store = open();
     for (const id of ["idle", "running", "resuming", "waiting"]) {
@@ -366,6 +395,31 @@ describe("sqliteStore on disk", () => {
     // Later writes extend it as in any file.
     await store.write("s", { events: [{ type: "turn.started", turnId: "t2", cause: "message" }] });
     expect((await store.readSnapshot("s"))?.status).toBe("running");
+  });
+
+  it("fails only the write that throws when writes share a transaction, and commits the rest", async () => {
+    const store = sqliteOnDisk();
+    await store.createSession(session("a"));
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    const [first, failing, last] = await Promise.allSettled([
+      store.write("a", { events: [{ type: "session.created" }] }),
+      store.write("a", {
+        events: [{ type: "turn.started", turnId: "t1", cause: "message" }],
+        transcript: [circular as never],
+      }),
+      store.write("a", { events: [{ type: "turn.started", turnId: "t2", cause: "message" }] }),
+    ]);
+    expect(first.status).toBe("fulfilled");
+    expect(failing).toMatchObject({ status: "rejected", reason: expect.any(TypeError) });
+    expect(last.status).toBe("fulfilled");
+    expect((await store.readEvents("a", 0)).map((event) => [event.seq, "turnId" in event ? event.turnId : ""])).toEqual(
+      [
+        [1, ""],
+        [2, "t2"],
+      ],
+    );
+    expect((await store.getSession("a"))?.transcriptLength).toBe(0);
   });
 
   it("keeps everything across a reopen of the file", async () => {

@@ -3,8 +3,8 @@ import type { AgentRuntime } from "../runtime/agent-runtime.js";
 
 const encoder = new TextEncoder();
 const PAGE = 500;
-/** Frames a stream may hold for a slow reader before it stops buffering and falls behind. */
-const BUFFERED_FRAMES = 32;
+/** Bytes a stream may hold for a slow reader before it stops buffering and falls behind. */
+const BUFFERED_BYTES = 16 * 1024;
 
 /**
  * A session's SSE stream: every event after `afterSeq`, then live events, each exactly once
@@ -28,11 +28,20 @@ export function eventStream(
   let reading: Promise<void> | undefined;
   let stop = () => {};
 
+  // Frames sent in one go (a write's events, a page read back) leave as one chunk: one
+  // socket write, not one per event.
+  let unsent = "";
+  const flush = () => {
+    if (unsent === "" || closed) return;
+    controller.enqueue(encoder.encode(unsent));
+    unsent = "";
+  };
   const room = () => !closed && (controller.desiredSize ?? 0) > 0;
   const send = (event: ProtocolEvent) => {
     if (closed || event.seq <= lastSent) return;
     lastSent = event.seq;
-    controller.enqueue(encoder.encode(encodeFrame(event)));
+    if (unsent === "") queueMicrotask(flush);
+    unsent += encodeFrame(event);
   };
   const fail = (error: unknown) => {
     if (closed) return;
@@ -83,6 +92,7 @@ export function eventStream(
         };
         const leave = () => {
           if (closed) return;
+          flush();
           stop();
           controller.close();
         };
@@ -97,6 +107,6 @@ export function eventStream(
         stop();
       },
     },
-    new CountQueuingStrategy({ highWaterMark: BUFFERED_FRAMES }),
+    new ByteLengthQueuingStrategy({ highWaterMark: BUFFERED_BYTES }),
   );
 }

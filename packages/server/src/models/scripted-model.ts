@@ -119,23 +119,26 @@ function chunks(text: string, wordsPerChunk: number): string[] {
 }
 
 function contextOf(prompt: LanguageModelV4Message[]): ScriptContext {
-  const step = prompt.filter((message) => message.role === "assistant").length;
+  let step = 0;
+  for (const message of prompt) if (message.role === "assistant") step += 1;
+  // The newest user message, and the newest tool message after it: read from the end.
   let lastUserText = "";
-  let lastResults: ScriptContext["lastResults"] = [];
-  for (const message of prompt) {
-    if (message.role === "user") {
-      lastUserText = message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
-      lastResults = [];
-    }
-    if (message.role === "tool") {
+  let lastResults: ScriptContext["lastResults"] | undefined;
+  for (let index = prompt.length - 1; index >= 0; index -= 1) {
+    const message = prompt[index]!;
+    if (message.role === "tool" && lastResults === undefined) {
       lastResults = message.content.flatMap((part) =>
         part.type === "tool-result"
           ? [{ toolName: part.toolName, type: part.output.type, output: outputValue(part.output) }]
           : [],
       );
     }
+    if (message.role === "user") {
+      lastUserText = message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
+      break;
+    }
   }
-  return { prompt, step, lastUserText, lastResults };
+  return { prompt, step, lastUserText, lastResults: lastResults ?? [] };
 }
 
 function outputValue(output: { type: string; value?: unknown; reason?: string }): unknown {

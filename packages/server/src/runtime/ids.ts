@@ -1,6 +1,15 @@
-import { randomBytes } from "node:crypto";
+import { randomFillSync } from "node:crypto";
+
+// Random bytes are drawn a few kilobytes at a time: one call per id costs more than the id.
+const pool = Buffer.alloc(16 * 256);
+let used = pool.length;
 
 /** A random id with a readable prefix and 128 random bits, so it cannot be guessed. */
 export function randomId(prefix: string): string {
-  return `${prefix}_${randomBytes(16).toString("base64url")}`;
+  if (used === pool.length) {
+    randomFillSync(pool);
+    used = 0;
+  }
+  used += 16;
+  return `${prefix}_${pool.toString("base64url", used - 16, used)}`;
 }

@@ -1,9 +1,20 @@
 import { createHash } from "node:crypto";
 import type { JsonSchema } from "@hitl-kit/protocol";
 
-/** A stable hash of a JSON Schema: the same schema hashes alike whatever its key order. */
+const hashes = new WeakMap<object, string>();
+
+/**
+ * A stable hash of a JSON Schema: the same schema hashes alike whatever its key order.
+ * A tool's schema is one object for the runtime's life, so its hash is kept with it.
+ */
 export function schemaHash(schema: JsonSchema): string {
-  return createHash("sha256").update(stableStringify(schema)).digest("base64url").slice(0, 22);
+  const key = schema as object;
+  let hash = hashes.get(key);
+  if (hash === undefined) {
+    hash = createHash("sha256").update(stableStringify(schema)).digest("base64url").slice(0, 22);
+    hashes.set(key, hash);
+  }
+  return hash;
 }
 
 function stableStringify(value: unknown): string {

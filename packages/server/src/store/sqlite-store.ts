@@ -22,6 +22,7 @@ import type {
   ToolCallRecord,
   TurnState,
   WriteBatch,
+  WriteResult,
 } from "./records.js";
 
 /** Options of {@link sqliteStore}. */
@@ -287,6 +288,39 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     return { ok: true as const, events };
   });
 
+  // Group commit: the writes that arrive in one turn of the event loop (from any sessions)
+  // share one transaction, each in a savepoint of its own, so what one batch does or fails
+  // to do is its own. Committing costs SQLite a fixed amount and the pages it dirtied, and
+  // concurrent sessions share the sessions table's pages and its indexes'. A write is
+  // answered once its group is committed.
+  let queued: QueuedWrite[] = [];
+  const writeGroup = db.transaction((group: QueuedWrite[]) =>
+    group.map((item): WriteOutcome => {
+      try {
+        return { ok: true, result: write(item.sessionId, item.batch) };
+      } catch (error) {
+        return { ok: false, error };
+      }
+    }),
+  );
+  const commitQueued = () => {
+    const group = queued;
+    queued = [];
+    let outcomes: WriteOutcome[];
+    try {
+      outcomes = writeGroup(group);
+    } catch (error) {
+      // The commit itself failed (a full disk, say): nothing of the group was written.
+      for (const item of group) item.reject(error);
+      return;
+    }
+    group.forEach((item, index) => {
+      const outcome = outcomes[index]!;
+      if (outcome.ok) item.resolve(outcome.result);
+      else item.reject(outcome.error);
+    });
+  };
+
   /** Builds the projection of sessions stored before it existed: a fold of each one's log, once. */
   const fillProjections = () => {
     for (const { session_id: sessionId } of q.unprojected.all()) {
@@ -385,14 +419,26 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     async nextExpiry() {
       return q.nextExpiry.get()?.next ?? undefined;
     },
-    async write(sessionId, batch) {
-      return write(sessionId, batch);
+    write(sessionId, batch) {
+      return new Promise((resolve, reject) => {
+        if (queued.push({ sessionId, batch, resolve, reject }) === 1) setImmediate(commitQueued);
+      });
     },
     async close() {
+      if (queued.length > 0) commitQueued();
       if (db.open) db.close();
     },
   };
 }
+
+interface QueuedWrite {
+  sessionId: string;
+  batch: WriteBatch;
+  resolve: (result: WriteResult) => void;
+  reject: (error: unknown) => void;
+}
+
+type WriteOutcome = { ok: true; result: WriteResult } | { ok: false; error: unknown };
 
 function fromRow(row: SessionRow): SessionRecord {
   return {

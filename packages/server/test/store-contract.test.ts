@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { emptySnapshot, type InputRequest, type Message, reduceSession } from "@hitl-kit/protocol";
 import Database from "better-sqlite3";
@@ -420,6 +421,34 @@ describe("sqliteStore on disk", () => {
       ],
     );
     expect((await store.getSession("a"))?.transcriptLength).toBe(0);
+  });
+
+  it("checkpoints the WAL while writes go on, so the WAL starts over instead of growing", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const path = join(dir.path, "busy.sqlite");
+    const store = sqliteStore(path);
+    stores.push(store);
+    await store.createSession(session("s"));
+    // About 12 MiB of text in 600 commits: without checkpoints, a WAL of over 40 MiB.
+    const delta = "x".repeat(20_000);
+    let previous = 0;
+    let shrunk = false;
+    for (let index = 0; index < 600; index++) {
+      const messageId = `m${index}`;
+      await store.write("s", {
+        events: [
+          { type: "message.started", messageId, role: "assistant" },
+          { type: "text.delta", messageId, delta },
+          { type: "message.completed", messageId },
+        ],
+      });
+      const size = statSync(`${path}-wal`).size;
+      shrunk ||= size < previous;
+      previous = size;
+    }
+    expect(shrunk).toBe(true);
+    expect((await store.readEvents("s", 0, 2_000)).length).toBe(1_800);
   });
 
   it("keeps everything across a reopen of the file", async () => {

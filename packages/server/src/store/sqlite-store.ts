@@ -24,6 +24,7 @@ import type {
   WriteBatch,
   WriteResult,
 } from "./records.js";
+import { walCheckpointer } from "./wal-checkpointer.js";
 
 /** Options of {@link sqliteStore}. */
 export interface SqliteStoreOptions {
@@ -131,6 +132,20 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
   db.pragma("journal_mode = WAL");
   db.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
   db.pragma("busy_timeout = 5000");
+  db.pragma("temp_store = MEMORY");
+  // Checkpoints run in a worker thread (see wal-checkpointer.ts), not inside this thread's commits.
+  const checkpointer =
+    path === ":memory:"
+      ? undefined
+      : walCheckpointer(path, WAL_BYTES, {
+          catchUp: () => db.open && db.pragma("wal_checkpoint(PASSIVE)"),
+          fallback: () => db.open && db.pragma("wal_autocheckpoint = 1000"),
+        });
+  if (checkpointer) {
+    db.pragma("wal_autocheckpoint = 0");
+    // A WAL that starts over is cut back to this size, so its size on disk says how far behind the copy is.
+    db.pragma(`journal_size_limit = ${WAL_BYTES}`);
+  }
   db.exec(schema);
   migrate(db);
   const sessionColumns = "body, last_seq, owner, updated_at, transcript_len";
@@ -255,7 +270,8 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     return !deltas && (change.state !== state || stored === null) ? JSON.stringify(change.state) : undefined;
   };
 
-  const write = db.transaction((sessionId: string, batch: WriteBatch) => {
+  /** One write's statements; run inside a transaction (its own, or its group's). */
+  const apply = (sessionId: string, batch: WriteBatch) => {
     // One read of the session's row and one update of it: most writes (streamed text) only
     // append events, and parse nothing of the session.
     const row = q.writeState.get(sessionId);
@@ -286,39 +302,35 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     const projection = (events.length > 0 && project(sessionId, row.projection, events)) || row.projection;
     q.updateSession.run(status, body, row.last_seq + events.length, at, transcriptLength, projection, sessionId);
     return { ok: true as const, events };
-  });
+  };
+  const write = db.transaction(apply);
 
   // Group commit: the writes that arrive in one turn of the event loop (from any sessions)
-  // share one transaction, each in a savepoint of its own, so what one batch does or fails
-  // to do is its own. Committing costs SQLite a fixed amount and the pages it dirtied, and
-  // concurrent sessions share the sessions table's pages and its indexes'. A write is
-  // answered once its group is committed.
+  // share one transaction. Committing costs SQLite a fixed amount and the pages it dirtied,
+  // and concurrent sessions share the sessions table's pages and its indexes'. A write is
+  // answered once its group is committed. Should one write throw (data that cannot be
+  // stored), the group is rolled back and each write runs again in a transaction of its
+  // own, so what one batch does or fails to do is its own.
   let queued: QueuedWrite[] = [];
-  const writeGroup = db.transaction((group: QueuedWrite[]) =>
-    group.map((item): WriteOutcome => {
-      try {
-        return { ok: true, result: write(item.sessionId, item.batch) };
-      } catch (error) {
-        return { ok: false, error };
-      }
-    }),
-  );
+  const writeGroup = db.transaction((group: QueuedWrite[]) => group.map((item) => apply(item.sessionId, item.batch)));
   const commitQueued = () => {
     const group = queued;
     queued = [];
-    let outcomes: WriteOutcome[];
+    let results: WriteResult[];
     try {
-      outcomes = writeGroup(group);
-    } catch (error) {
-      // The commit itself failed (a full disk, say): nothing of the group was written.
-      for (const item of group) item.reject(error);
+      results = writeGroup(group);
+    } catch {
+      for (const item of group) {
+        try {
+          item.resolve(write(item.sessionId, item.batch));
+        } catch (error) {
+          item.reject(error);
+        }
+      }
       return;
     }
-    group.forEach((item, index) => {
-      const outcome = outcomes[index]!;
-      if (outcome.ok) item.resolve(outcome.result);
-      else item.reject(outcome.error);
-    });
+    checkpointer?.committed();
+    group.forEach((item, index) => item.resolve(results[index]!));
   };
 
   /** Builds the projection of sessions stored before it existed: a fold of each one's log, once. */
@@ -426,10 +438,14 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     },
     async close() {
       if (queued.length > 0) commitQueued();
+      await checkpointer?.close();
       if (db.open) db.close();
     },
   };
 }
+
+/** The WAL's size at which a checkpoint starts: SQLite's own default (1,000 pages). */
+const WAL_BYTES = 4 * 1024 * 1024;
 
 interface QueuedWrite {
   sessionId: string;
@@ -437,8 +453,6 @@ interface QueuedWrite {
   resolve: (result: WriteResult) => void;
   reject: (error: unknown) => void;
 }
-
-type WriteOutcome = { ok: true; result: WriteResult } | { ok: false; error: unknown };
 
 function fromRow(row: SessionRow): SessionRecord {
   return {

@@ -1,0 +1,120 @@
+import { statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
+
+/**
+ * Copies the SQLite WAL back into the database file from a worker thread, so the store's
+ * thread never waits for it. SQLite's own checkpoint runs inside the commit that crosses
+ * 1,000 pages of WAL and syncs the file to disk there: under load that blocked the event
+ * loop for half of its time. The store turns that off (`wal_autocheckpoint = 0`) and calls
+ * {@link WalCheckpointer.committed} after each commit; once the WAL passes `walBytes`, a
+ * second connection in a worker runs a passive checkpoint, which never blocks writers.
+ */
+export interface WalCheckpointer {
+  /** Called after each commit: checks the WAL's size every few commits and starts a checkpoint when it is due. */
+  committed(): void;
+  /** Waits for a checkpoint under way and stops the worker. */
+  close(): Promise<void>;
+}
+
+/** What the store does around the worker's checkpoints. */
+export interface CheckpointHooks {
+  /**
+   * Runs on the store's thread once the worker has copied the WAL: a checkpoint of what was
+   * committed meanwhile (a few pages). The WAL starts over only when a checkpoint has
+   * caught up with its end, which the worker, racing commits made every tick, seldom sees.
+   */
+  catchUp(): void;
+  /** Called when the worker cannot run: SQLite's own checkpoints take over again. */
+  fallback(): void;
+}
+
+/** How many commits pass between two looks at the WAL's size. */
+const COMMITS_PER_LOOK = 32;
+
+/** The worker: one connection, a passive checkpoint per message. */
+const workerSource = `
+const { parentPort, workerData } = require("node:worker_threads");
+const Database = require(workerData.driver);
+const db = new Database(workerData.path);
+db.pragma("busy_timeout = 5000");
+parentPort.on("message", () => {
+  let reply;
+  try {
+    db.pragma("wal_checkpoint(PASSIVE)");
+    reply = { ok: true };
+  } catch (error) {
+    reply = { ok: false, message: String(error && error.message || error) };
+  }
+  parentPort.postMessage(reply);
+});
+parentPort.once("close", () => db.close());
+`;
+
+/**
+ * @param walBytes the WAL's size at which the worker starts a checkpoint
+ * @param hooks what the store runs on its own thread
+ * @param hardBytes the WAL's size at which the store's thread checkpoints itself, waiting
+ *   for the disk, because the worker has fallen that far behind: writes faster than the
+ *   disk takes them slow down instead of growing the WAL without end.
+ */
+export function walCheckpointer(
+  path: string,
+  walBytes: number,
+  hooks: CheckpointHooks,
+  hardBytes = 16 * walBytes,
+): WalCheckpointer {
+  const driver = createRequire(import.meta.url).resolve("better-sqlite3");
+  let worker: Worker | undefined;
+  let running: Promise<void> | undefined;
+  let commits = 0;
+  let failedOnce = false;
+
+  const checkpoint = () => {
+    worker ??= new Worker(workerSource, { eval: true, workerData: { driver, path } });
+    // The worker keeps no event loop alive between checkpoints: a store left open does not hold the process.
+    worker.unref();
+    const current = worker;
+    running = new Promise<void>((resolve) => {
+      const done = () => {
+        current.off("message", copied);
+        current.off("error", failed);
+        running = undefined;
+        resolve();
+      };
+      const copied = () => {
+        done();
+        hooks.catchUp();
+      };
+      // A worker that cannot run leaves checkpointing to SQLite again, in the commits.
+      const failed = () => {
+        failedOnce = true;
+        worker = undefined;
+        done();
+        hooks.fallback();
+      };
+      current.on("message", copied);
+      current.once("error", failed);
+      current.postMessage("checkpoint");
+    });
+  };
+
+  return {
+    committed() {
+      if (failedOnce || ++commits % COMMITS_PER_LOOK !== 0) return;
+      let size = 0;
+      try {
+        size = statSync(`${path}-wal`).size;
+      } catch {
+        return;
+      }
+      if (size >= hardBytes) hooks.catchUp();
+      else if (size >= walBytes && !running) checkpoint();
+    },
+    async close() {
+      await running;
+      await worker?.terminate();
+      worker = undefined;
+    },
+  };
+}

@@ -156,6 +156,10 @@ describe.each(implementations)("%s", (_name, create) => {
     expect(await store.getToolCalls("s", "turn_1", 2)).toEqual([]);
     expect(await store.getToolCalls("s", "turn_2", 1)).toEqual([]);
     expect((await store.getOpenRequests("s")).map((record) => record.requestId)).toEqual(["r1"]);
+    // A step's calls come back in call order, whatever their ids.
+    const ids = ["call_z", "call_1", "call_m"];
+    await store.write("s", { toolCalls: ids.map((toolCallId, index) => ({ ...call, toolCallId, step: 2, index })) });
+    expect((await store.getToolCalls("s", "turn_1", 2)).map((record) => record.toolCallId)).toEqual(ids);
   });
 
   it("applies a batch whole, or not at all when a guard fails", async () => {

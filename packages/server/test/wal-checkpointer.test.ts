@@ -18,6 +18,7 @@ function walDatabase(limit: number) {
   const db = new Database(path);
   db.pragma("journal_mode = WAL");
   db.pragma("wal_autocheckpoint = 0");
+  db.pragma("busy_timeout = 5000");
   db.pragma(`journal_size_limit = ${limit}`);
   db.exec("CREATE TABLE t (body TEXT NOT NULL)");
   return { db, path, insert: db.prepare("INSERT INTO t (body) VALUES (?)") };
@@ -31,9 +32,9 @@ describe("walCheckpointer", () => {
     const { db, path, insert } = walDatabase(256 * 1024);
     let caughtUp = 0;
     const checkpointer = walCheckpointer(path, 256 * 1024, {
-      catchUp: () => {
+      catchUp: (wait) => {
         caughtUp++;
-        db.pragma("wal_checkpoint(PASSIVE)");
+        db.pragma(`wal_checkpoint(${wait ? "FULL" : "PASSIVE"})`);
       },
       fallback: () => expect.unreachable("the worker runs"),
     });
@@ -59,7 +60,7 @@ describe("walCheckpointer", () => {
     const checkpointer = walCheckpointer(
       path,
       64 * 1024,
-      { catchUp: () => db.pragma("wal_checkpoint(PASSIVE)"), fallback: () => {} },
+      { catchUp: (wait) => db.pragma(`wal_checkpoint(${wait ? "FULL" : "PASSIVE"})`), fallback: () => {} },
       1024 * 1024,
     );
     const row = "x".repeat(8_000);

@@ -10,7 +10,11 @@ import { continueTranscriptCheck, unansweredCalls } from "./transcript.js";
 import { TranscriptCache } from "./transcript-cache.js";
 import { uniqueToolCallIds } from "./unique-tool-call-ids.js";
 
-type Move = { kind: "stop" } | { kind: "again" } | { kind: "model" } | { kind: "execute"; calls: ToolCallRecord[] };
+type Move =
+  | { kind: "stop" }
+  | { kind: "again" }
+  | { kind: "model"; session: SessionRecord }
+  | { kind: "execute"; calls: ToolCallRecord[] };
 
 /**
  * Drives turns forward from the durable state: runs ready tools, parks, closes steps and
@@ -59,7 +63,8 @@ export class TurnDriver {
         const move = await core.lock.run(sessionId, () => this.#nextMove(sessionId));
         if (move.kind === "stop") return;
         if (move.kind === "execute") await this.#execute(sessionId, move.calls, signal);
-        if (move.kind === "model") await this.#modelStep(sessionId, signal);
+        // A step that parks or ends the turn says so: no further look at the session.
+        if (move.kind === "model" && (await this.#modelStep(move.session, signal)) === "stop") return;
       }
     } catch (error) {
       await core.lock.run(sessionId, async () => {
@@ -84,7 +89,7 @@ export class TurnDriver {
     // `resuming` goes on as `running` does; the model step's write records the change.
     if (session.status !== "running" && session.status !== "resuming") return { kind: "stop" };
     if (!session.stepOpen) {
-      if (session.step < (core.options.maxSteps ?? 16)) return { kind: "model" };
+      if (session.step < (core.options.maxSteps ?? 16)) return { kind: "model", session };
       const error = { code: "max_steps", message: `The turn made ${session.step} model calls without finishing.` };
       await core.mustCommit(sessionId, {
         events: [{ type: "turn.failed", turnId: session.turnId!, error }],
@@ -165,9 +170,10 @@ export class TurnDriver {
     );
   }
 
-  async #modelStep(sessionId: string, signal: AbortSignal): Promise<void> {
+  /** Calls the model for the session's next step and writes what it did; answers whether the turn goes on. */
+  async #modelStep(session: SessionRecord, signal: AbortSignal): Promise<"again" | "stop"> {
     const { core } = this;
-    const session = await core.requireSession(sessionId);
+    const { sessionId } = session;
     const { messages: transcript, check } = await this.#transcripts.get(sessionId, session.transcriptLength, (from) =>
       core.store.readTranscript(sessionId, from),
     );
@@ -180,7 +186,7 @@ export class TurnDriver {
         session: { status: "idle" },
       });
       core.logger.error(`hitl-kit: session ${sessionId}: ${error.message}`);
-      return;
+      return "stop";
     }
     const { system, callOptions } = core.options;
     const prompt: LanguageModelV4Message[] = [
@@ -214,7 +220,7 @@ export class TurnDriver {
           `which is empty or already used; it runs as ${call.id}.`,
       );
     }
-    await core.lock.run(sessionId, async () => {
+    return core.lock.run(sessionId, async () => {
       const current = await core.requireSession(sessionId);
       const started: EventInput[] = [];
       let messageId = output.messageId;
@@ -260,6 +266,7 @@ export class TurnDriver {
         session: { step: current.step + 1, stepOpen: !finished, status },
       });
       if (parks) this.onParked();
+      return status === "running" ? "again" : "stop";
     });
   }
 }

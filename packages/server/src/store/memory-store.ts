@@ -153,7 +153,9 @@ export function memoryStore(): SessionStore {
     },
     async getToolCalls(sessionId, turnId, step) {
       const calls = [...(sessions.get(sessionId)?.toolCalls.values() ?? [])];
-      return clone(calls.filter((call) => call.turnId === turnId && call.step === step));
+      return clone(
+        calls.filter((call) => call.turnId === turnId && call.step === step).sort((a, b) => a.index - b.index),
+      );
     },
     async getRequest(sessionId, requestId) {
       const request = sessions.get(sessionId)?.requests.get(requestId);

@@ -175,7 +175,7 @@ export interface SessionStore {
   streamingMessageIds(sessionId: string): Promise<string[]>;
   /** The model transcript from message `from` (default 0) on. */
   readTranscript(sessionId: string, from?: number): Promise<LanguageModelV4Message[]>;
-  /** The tool calls of one step of a turn: what the runtime settles, runs and answers the model with. */
+  /** The tool calls of one step of a turn, in call order (`index`): what the runtime settles, runs and answers the model with. */
   getToolCalls(sessionId: string, turnId: string, step: number): Promise<ToolCallRecord[]>;
   getRequest(sessionId: string, requestId: string): Promise<RequestRecord | undefined>;
   getOpenRequests(sessionId: string): Promise<RequestRecord[]>;

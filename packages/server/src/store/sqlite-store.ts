@@ -138,7 +138,7 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     path === ":memory:"
       ? undefined
       : walCheckpointer(path, WAL_BYTES, {
-          catchUp: () => db.open && db.pragma("wal_checkpoint(PASSIVE)"),
+          catchUp: (wait) => db.open && db.pragma(`wal_checkpoint(${wait ? "FULL" : "PASSIVE"})`),
           fallback: () => db.open && db.pragma("wal_autocheckpoint = 1000"),
         });
   if (checkpointer) {
@@ -414,7 +414,10 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
       return q.readTranscript.all(sessionId, from).map((row) => JSON.parse(row.message) as LanguageModelV4Message);
     },
     async getToolCalls(sessionId, turnId, step) {
-      return q.getCalls.all(sessionId, turnId, step).map((row) => JSON.parse(row.body) as ToolCallRecord);
+      return q.getCalls
+        .all(sessionId, turnId, step)
+        .map((row) => JSON.parse(row.body) as ToolCallRecord)
+        .sort(byIndex);
     },
     async getRequest(sessionId, requestId) {
       return readRequest(sessionId, requestId);
@@ -453,6 +456,8 @@ interface QueuedWrite {
   resolve: (result: WriteResult) => void;
   reject: (error: unknown) => void;
 }
+
+const byIndex = (a: ToolCallRecord, b: ToolCallRecord) => a.index - b.index;
 
 function fromRow(row: SessionRow): SessionRecord {
   return {

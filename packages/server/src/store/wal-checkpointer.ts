@@ -20,11 +20,13 @@ export interface WalCheckpointer {
 /** What the store does around the worker's checkpoints. */
 export interface CheckpointHooks {
   /**
-   * Runs on the store's thread once the worker has copied the WAL: a checkpoint of what was
-   * committed meanwhile (a few pages). The WAL starts over only when a checkpoint has
-   * caught up with its end, which the worker, racing commits made every tick, seldom sees.
+   * A checkpoint on the store's thread. Once the worker has copied the WAL, a passive one
+   * copies what was committed meanwhile (a few pages): the WAL starts over only when a
+   * checkpoint has caught up with its end, which the worker, racing commits made every
+   * tick, seldom sees. Past the hard bound, one that waits (`wait`) for a checkpoint the
+   * worker has under way, then copies everything.
    */
-  catchUp(): void;
+  catchUp(wait: boolean): void;
   /** Called when the worker cannot run: SQLite's own checkpoints take over again. */
   fallback(): void;
 }
@@ -84,7 +86,7 @@ export function walCheckpointer(
       };
       const copied = () => {
         done();
-        hooks.catchUp();
+        hooks.catchUp(false);
       };
       // A worker that cannot run leaves checkpointing to SQLite again, in the commits.
       const failed = () => {
@@ -108,7 +110,7 @@ export function walCheckpointer(
       } catch {
         return;
       }
-      if (size >= hardBytes) hooks.catchUp();
+      if (size >= hardBytes) hooks.catchUp(true);
       else if (size >= walBytes && !running) checkpoint();
     },
     async close() {

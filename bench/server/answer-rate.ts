@@ -1,4 +1,5 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createParser } from "eventsource-parser";
 import { now, percentile } from "../timer.js";
@@ -11,7 +12,18 @@ export interface AnswerRate {
   perSecondSpread: [number, number];
   p50: number;
   p99: number;
+  /** CPU time per answer, median over the windows: the server's process, and this (client) process. */
+  serverCpuMs: number;
+  clientCpuMs: number;
 }
+
+/** A process's CPU time (user + system) so far, in ms, from /proc (Linux). */
+function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  // utime and stime, fields 14 and 15 of stat(5), counted from field 3 after the command.
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+}
+const clockTicks = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
 
 const warmUpMs = 1_000;
 const windowMs = 3_000;
@@ -35,6 +47,7 @@ async function startServerProcess() {
   });
   return {
     url,
+    pid: child.pid!,
     stop: () =>
       new Promise<void>((resolve) => {
         child.once("exit", () => resolve());
@@ -55,6 +68,8 @@ export async function measureAnswerRate(concurrency: number): Promise<AnswerRate
   const latencies: number[] = [];
   let answered = 0;
   let measuring = false;
+  let stopping = false;
+  const failures: unknown[] = [];
   const aborts: AbortController[] = [];
   const loop = async () => {
     const created = await fetch(`${server.url}/sessions`, { method: "POST", headers: json, body: "{}" });
@@ -82,7 +97,11 @@ export async function measureAnswerRate(concurrency: number): Promise<AnswerRate
           }
           sent = 0;
         }
-        if (type === "input.requested") void answer(event.requests![0]!.requestId);
+        if (type === "input.requested") {
+          answer(event.requests![0]!.requestId).catch((error: unknown) => {
+            if (!stopping) failures.push(error);
+          });
+        }
       },
     });
     await fetch(`${server.url}/sessions/${sessionId}/messages`, {
@@ -100,22 +119,34 @@ export async function measureAnswerRate(concurrency: number): Promise<AnswerRate
   const loops = Array.from({ length: concurrency }, loop);
   await new Promise((resolve) => setTimeout(resolve, warmUpMs));
   const rates: number[] = [];
+  const serverCpu: number[] = [];
+  const clientCpu: number[] = [];
   for (let window = 0; window < windows; window++) {
     answered = 0;
     measuring = true;
     const start = now();
+    const serverStart = processCpuMs(server.pid);
+    const clientStart = process.cpuUsage();
     await new Promise((resolve) => setTimeout(resolve, windowMs));
     measuring = false;
     rates.push(answered / ((now() - start) / 1000));
+    serverCpu.push((processCpuMs(server.pid) - serverStart) / answered);
+    const client = process.cpuUsage(clientStart);
+    clientCpu.push((client.user + client.system) / 1000 / answered);
   }
+  stopping = true;
   for (const abort of aborts) abort.abort();
   await Promise.allSettled(loops);
   await server.stop();
+  // A lost answer stops that session's loop: the rate would be wrong, so the case fails.
+  if (failures.length > 0) throw new Error(`${failures.length} answers failed`, { cause: failures[0] });
   return {
     concurrency,
     perSecond: percentile(rates, 0.5),
     perSecondSpread: [Math.min(...rates), Math.max(...rates)],
     p50: percentile(latencies, 0.5),
     p99: percentile(latencies, 0.99),
+    serverCpuMs: percentile(serverCpu, 0.5),
+    clientCpuMs: percentile(clientCpu, 0.5),
   };
 }

@@ -179,24 +179,22 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
 
   /** Picks up one session a previous process left running. */
   const recover = (sessionId: string) =>
-    lock
-      .run(sessionId, async () => {
-        const session = await core.requireSession(sessionId);
-        // A crash mid-stream leaves a message cut off. Its step is not in the transcript, so the
-        // driver runs it again and streams a new message; the cut-off one is abandoned, and
-        // clients drop it rather than show its text twice. It is completed first, so a client
-        // that skips event types it does not know shows it complete, as it always did.
-        const open = session.stepOpen ? [] : await core.streamingMessageIds(sessionId);
-        if (open.length > 0) {
-          await core.mustCommit(sessionId, {
-            events: open.flatMap((messageId) => [
-              { type: "message.completed" as const, messageId },
-              { type: "message.abandoned" as const, messageId },
-            ]),
-          });
-        }
-      })
-      .then(() => driver.kick(sessionId));
+    lock.run(sessionId, async () => {
+      const session = await core.requireSession(sessionId);
+      // A crash mid-stream leaves a message cut off. Its step is not in the transcript, so the
+      // driver runs it again and streams a new message; the cut-off one is abandoned, and
+      // clients drop it rather than show its text twice. It is completed first, so a client
+      // that skips event types it does not know shows it complete, as it always did. The
+      // driver's first write carries these events.
+      const open = session.stepOpen ? [] : await core.streamingMessageIds(sessionId);
+      driver.kick(
+        sessionId,
+        open.flatMap((messageId) => [
+          { type: "message.completed" as const, messageId },
+          { type: "message.abandoned" as const, messageId },
+        ]),
+      );
+    });
 
   const ready = (async () => {
     // Many sessions at once, a bounded number at a time: each is a few store reads and writes.

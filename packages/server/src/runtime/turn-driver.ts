@@ -1,6 +1,6 @@
 import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import type { EventInput } from "@hitl-kit/protocol";
-import type { SessionRecord, ToolCallRecord } from "../store/records.js";
+import type { SessionRecord, ToolCallRecord, WriteBatch } from "../store/records.js";
 import { eventCoalescer } from "./event-coalescer.js";
 import { randomId } from "./ids.js";
 import { type StepOutput, streamModelStep } from "./model-step.js";
@@ -24,17 +24,26 @@ type Move =
 export class TurnDriver {
   readonly #running = new Map<string, { done: Promise<void>; abort: AbortController }>();
   readonly #transcripts = new TranscriptCache();
+  readonly #before = new Map<string, EventInput[]>();
 
   constructor(
     private readonly core: RuntimeCore,
     private readonly onParked: () => void,
   ) {}
 
-  /** Starts driving a session unless it is being driven already. */
-  kick(sessionId: string): void {
+  /**
+   * Starts driving a session unless it is being driven already. `before` are events the
+   * drive's first write carries ahead of its own (recovery's closing of a cut-off message),
+   * so a recovered session costs one write, not two; a drive that writes nothing writes
+   * them alone when it ends.
+   */
+  kick(sessionId: string, before: EventInput[] = []): void {
     if (this.#running.has(sessionId)) return;
+    if (before.length > 0) this.#before.set(sessionId, before);
     const abort = new AbortController();
-    const done = this.#drive(sessionId, abort.signal).finally(() => this.#running.delete(sessionId));
+    const done = this.#drive(sessionId, abort.signal)
+      .finally(() => this.#writeBefore(sessionId))
+      .finally(() => this.#running.delete(sessionId));
     this.#running.set(sessionId, { done, abort });
   }
 
@@ -53,6 +62,25 @@ export class TurnDriver {
   /** Resolves when no session is being driven. */
   async idle(): Promise<void> {
     while (this.#running.size > 0) await Promise.all([...this.#running.values()].map((entry) => entry.done));
+  }
+
+  /** Commits a batch of the drive, with the events it was kicked with ahead of the first one. */
+  async #commit(sessionId: string, batch: WriteBatch): Promise<void> {
+    const before = this.#before.get(sessionId);
+    if (!before) return this.core.mustCommit(sessionId, batch);
+    await this.core.mustCommit(sessionId, { ...batch, events: [...before, ...(batch.events ?? [])] });
+    this.#before.delete(sessionId);
+  }
+
+  async #writeBefore(sessionId: string): Promise<void> {
+    if (!this.#before.has(sessionId)) return;
+    await this.core.lock
+      .run(sessionId, () => this.#commit(sessionId, {}))
+      .catch((error: unknown) => {
+        // Left for the next start: the message is still open in the log, and recovery closes it then.
+        this.#before.delete(sessionId);
+        this.core.logger.warn(`hitl-kit: session ${sessionId}: could not close a cut-off message:`, error);
+      });
   }
 
   async #drive(sessionId: string, signal: AbortSignal): Promise<void> {
@@ -77,7 +105,7 @@ export class TurnDriver {
               { type: "turn.failed", error: describeFailure(error) },
               failureText(error),
             );
-        await core.mustCommit(sessionId, batch);
+        await this.#commit(sessionId, batch);
       });
       if (!signal.aborted) core.logger.warn(`hitl-kit: turn of session ${sessionId} failed:`, error);
     }
@@ -91,7 +119,7 @@ export class TurnDriver {
     if (!session.stepOpen) {
       if (session.step < (core.options.maxSteps ?? 16)) return { kind: "model", session };
       const error = { code: "max_steps", message: `The turn made ${session.step} model calls without finishing.` };
-      await core.mustCommit(sessionId, {
+      await this.#commit(sessionId, {
         events: [{ type: "turn.failed", turnId: session.turnId!, error }],
         session: { status: "idle" },
       });
@@ -103,7 +131,7 @@ export class TurnDriver {
       // Only a crashed process leaves a call executing: it may or may not have finished, so
       // it is not run twice; it gets an error result that says so.
       const message = "The server restarted while this tool was running; it may or may not have completed.";
-      await core.mustCommit(sessionId, {
+      await this.#commit(sessionId, {
         toolCalls: interrupted.map((call) => ({ ...call, state: "done", outcome: "error", output: { message } })),
         events: interrupted.map((call) => ({
           type: "tool.result",
@@ -117,20 +145,20 @@ export class TurnDriver {
     const ready = calls.filter((call) => call.state === "ready");
     if (ready.length > 0) {
       const executing = ready.map((call) => ({ ...call, state: "executing" as const }));
-      await core.mustCommit(sessionId, { toolCalls: executing });
+      await this.#commit(sessionId, { toolCalls: executing });
       return { kind: "execute", calls: executing };
     }
     const parked = calls.filter((call) => call.state === "parked");
     if (parked.length > 0) {
       const requestIds = parked.map((call) => call.requestId!);
-      await core.mustCommit(sessionId, {
+      await this.#commit(sessionId, {
         events: [{ type: "turn.waiting", turnId: session.turnId!, requestIds }],
         session: { status: "waiting" },
       });
       this.onParked();
       return { kind: "stop" };
     }
-    await core.mustCommit(sessionId, core.closeStep(calls)!);
+    await this.#commit(sessionId, core.closeStep(calls)!);
     return { kind: "again" };
   }
 
@@ -161,7 +189,7 @@ export class TurnDriver {
           output = { message: error instanceof Error ? error.message : String(error) };
         }
         await core.lock.run(sessionId, () =>
-          core.mustCommit(sessionId, {
+          this.#commit(sessionId, {
             toolCalls: [{ ...call, state: "done", outcome, output }],
             events: [{ type: "tool.result", toolCallId: call.toolCallId, outcome, output }],
           }),
@@ -181,7 +209,7 @@ export class TurnDriver {
     if (invalid) {
       this.#transcripts.forget(sessionId);
       const error = { code: "transcript_invalid", message: `Refused to call the model: ${invalid}` };
-      await core.mustCommit(sessionId, {
+      await this.#commit(sessionId, {
         events: [{ type: "turn.failed", turnId: session.turnId!, error }],
         session: { status: "idle" },
       });
@@ -195,7 +223,7 @@ export class TurnDriver {
     ];
     // Streamed text reaches the store in batches (a few ms apart), not a transaction per token;
     // what waits when the model is done is written with the step.
-    const coalescer = eventCoalescer((events) => core.mustCommit(sessionId, { events }));
+    const coalescer = eventCoalescer((events) => this.#commit(sessionId, { events }));
     let streamed: StepOutput;
     try {
       streamed = await streamModelStep({
@@ -210,7 +238,7 @@ export class TurnDriver {
     }
     const streamedEvents = await coalescer.drain();
     if (signal.aborted) {
-      await core.mustCommit(sessionId, { events: streamedEvents });
+      await this.#commit(sessionId, { events: streamedEvents });
       throw signal.reason;
     }
     const { output, renamed } = uniqueToolCallIds(streamed, check.called, () => randomId("call"));
@@ -244,7 +272,7 @@ export class TurnDriver {
       const parked = plan.calls.filter((call) => call.state === "parked");
       const parks = parked.length > 0 && plan.calls.every((call) => call.state === "parked" || call.state === "done");
       const status = finished ? "idle" : parks ? "waiting" : "running";
-      await core.mustCommit(sessionId, {
+      await this.#commit(sessionId, {
         events: [
           ...streamedEvents,
           ...started,

@@ -330,7 +330,7 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
       return;
     }
     checkpointer?.committed();
-    group.forEach((item, index) => item.resolve(results[index]!));
+    for (const [index, item] of group.entries()) item.resolve(results[index]!);
   };
 
   /** Builds the projection of sessions stored before it existed: a fold of each one's log, once. */

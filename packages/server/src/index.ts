@@ -21,7 +21,15 @@ export {
   type ResolutionView,
   type RespondResult,
 } from "./runtime/agent-runtime.js";
-export { type Execute, type ImplementedTool, implement, type Resolve, type ToolContext } from "./runtime/implement.js";
+export {
+  type AskOptions,
+  type AskResult,
+  type Execute,
+  type ImplementedTool,
+  implement,
+  type Resolve,
+  type ToolContext,
+} from "./runtime/implement.js";
 export type { AgentRuntimeOptions } from "./runtime/runtime-core.js";
 export type { RuntimeTool } from "./runtime/tool-registry.js";
 export { findTranscriptError } from "./runtime/transcript.js";

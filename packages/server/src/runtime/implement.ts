@@ -16,7 +16,36 @@ export interface ToolContext {
   approval?: { approved: true; reason?: string };
   /** Aborted when the turn is cancelled. */
   signal: AbortSignal;
+  /**
+   * Asks the person while the tool runs, and waits for the answer: a request parked as
+   * durably as a client tool's, shown by the same widgets (the registry entry named after
+   * this tool, or the fallback form drawn from `schema`). It settles once — answered,
+   * declined, cancelled or expired — and the tool goes on with what it got. If the process
+   * stops meanwhile, the call ends with its one error result when the server starts again
+   * (as any call that was running does) and the request is cancelled.
+   * @example
+   * const seats = await ctx.ask({ prompt: "How many seats?", schema: z.object({ seats: z.number().int().min(1) }) });
+   * if (seats.action !== "accept") return { booked: false };
+   */
+  ask<S extends SchemaLike>(question: AskOptions<S>): Promise<AskResult<Infer<S>>>;
 }
+
+/** What a running server tool asks the person: see {@link ToolContext.ask}. */
+export interface AskOptions<S extends SchemaLike = SchemaLike> {
+  /** The question, shown above the answer's form. */
+  prompt?: string;
+  /** The answer's schema: a Standard Schema (zod, valibot, …) or a JSON Schema. */
+  schema: S;
+  /** Milliseconds until the request expires; default: the runtime's `expireAfter` for this tool. */
+  expireAfter?: number;
+}
+
+/** How the person settled a question: the checked answer, or why there is none. */
+export type AskResult<T> =
+  | { action: "accept"; value: T; reason?: string }
+  | { action: "decline"; reason?: string }
+  | { action: "cancel"; reason?: string }
+  | { action: "expire" };
 
 /** Runs a server tool; what it returns (JSON) is the call's one result. A throw makes an `error` result. */
 export type Execute<Input> = (input: Input, context: ToolContext) => unknown;

@@ -3,6 +3,7 @@ import {
   type EventInput,
   type InputResponse,
   ProtocolError,
+  type SchemaLike,
   toJsonSchema,
   validate,
 } from "@hitl-kit/protocol";
@@ -39,6 +40,7 @@ export async function planSettlement(
   call: ToolCallRecord,
   tool: RegisteredTool | undefined,
   cause: SettlementCause,
+  askSchema?: SchemaLike,
 ): Promise<Settlement> {
   const at = new Date().toISOString();
   const reason = "reason" in cause ? cause.reason : undefined;
@@ -71,6 +73,9 @@ export async function planSettlement(
     outcome,
     output,
   });
+
+  // A running tool's question: settling it answers the tool; the call keeps running.
+  if (record.asked) return settleAsked(record, cause, at, askSchema, resolved);
 
   switch (cause.action) {
     case "expire": {
@@ -128,4 +133,35 @@ export async function planSettlement(
   }
   if (tool.resolve) return resolved(accepted, { state: "ready", answer: checked.value });
   return resolved(accepted, finished("ok", checked.value), [result("ok", checked.value)]);
+}
+
+/**
+ * Settles a question a running tool asked (`ctx.ask`): only the request and its
+ * `input.resolved`; the tool gets the answer and writes the call's result itself. The
+ * answer is checked against the tool's own schema while the tool waits in this process,
+ * else against the JSON Schema the request was parked with.
+ */
+async function settleAsked(
+  record: RequestRecord,
+  cause: SettlementCause,
+  at: string,
+  askSchema: SchemaLike | undefined,
+  resolved: (resolution: Resolution, extra: Partial<ToolCallRecord>) => Settlement,
+): Promise<Settlement> {
+  const reason = "reason" in cause && cause.reason !== undefined ? { reason: cause.reason } : {};
+  if (cause.action !== "accept") return resolved({ action: cause.action, at, ...reason }, {});
+  if (cause.value === undefined) {
+    throw new ProtocolError("invalid_answer", "Accepting this request needs a value.", [
+      { path: [], message: "Required" },
+    ]);
+  }
+  const checked = await validate(askSchema ?? record.request.answerSchema, cause.value);
+  if (!checked.ok) {
+    throw new ProtocolError(
+      "invalid_answer",
+      `The answer does not fit what ${record.request.toolName} asked for.`,
+      checked.issues,
+    );
+  }
+  return resolved({ action: "accept", at, value: checked.value, ...reason }, {});
 }

@@ -1,7 +1,15 @@
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4FunctionTool } from "@ai-sdk/provider";
-import { type EventInput, ProtocolError, toJsonSchema } from "@hitl-kit/protocol";
-import type { SessionRecord, SessionStore, ToolCallRecord, WriteBatch, WriteResult } from "../store/records.js";
+import { type EventInput, ProtocolError, type SchemaLike, toJsonSchema } from "@hitl-kit/protocol";
+import type {
+  Resolution,
+  SessionRecord,
+  SessionStore,
+  ToolCallRecord,
+  WriteBatch,
+  WriteResult,
+} from "../store/records.js";
 import { EventHub } from "./event-hub.js";
+import type { AskResult } from "./implement.js";
 import { type PlanSettlementInput, planSettlement, type Settlement } from "./plan-settlement.js";
 import { SessionLock } from "./session-lock.js";
 import { type RegisteredTool, type RuntimeTool, registerTools } from "./tool-registry.js";
@@ -40,9 +48,16 @@ export interface AgentRuntimeOptions {
   logger?: Pick<Console, "warn" | "error">;
 }
 
+/** A question a running tool waits on in this process (`ctx.ask`), by request id. */
+export interface PendingAsk {
+  schema: SchemaLike;
+  settle(answer: AskResult<unknown>): void;
+}
+
 /** The state and helpers the runtime's parts share. */
 export class RuntimeCore {
   readonly hub = new EventHub();
+  readonly asks = new Map<string, PendingAsk>();
   readonly lock = new SessionLock();
   readonly tools: Map<string, RegisteredTool>;
   readonly modelTools: LanguageModelV4FunctionTool[];
@@ -64,7 +79,15 @@ export class RuntimeCore {
   /** Writes a batch and, when it applied, publishes its events to this process's streams. */
   async commit(sessionId: string, batch: WriteBatch): Promise<WriteResult> {
     const result = await this.store.write(sessionId, batch);
-    if (result.ok) this.hub.publish(sessionId, result.events);
+    if (!result.ok) return result;
+    this.hub.publish(sessionId, result.events);
+    // Whatever settled a running tool's question (an answer, expiry, a cancelled turn), the tool hears it once written.
+    for (const request of batch.requests ?? []) {
+      const waiting = request.asked && request.state === "settled" && this.asks.get(request.requestId);
+      if (!waiting) continue;
+      this.asks.delete(request.requestId);
+      waiting.settle(askResult(request.resolution!));
+    }
     return result;
   }
 
@@ -94,7 +117,8 @@ export class RuntimeCore {
       items.map(({ record, cause }) => {
         const call = calls.find((candidate) => candidate.toolCallId === record.toolCallId);
         if (!call) throw new Error(`Request ${record.requestId} has no tool call ${record.toolCallId}.`);
-        return planSettlement(record, call, this.tools.get(record.request.toolName), cause);
+        const tool = this.tools.get(record.request.toolName);
+        return planSettlement(record, call, tool, cause, this.asks.get(record.requestId)?.schema);
       }),
     );
     const settled = new Map(settlements.map(({ call }) => [call.toolCallId, call]));
@@ -153,4 +177,11 @@ export class RuntimeCore {
   streamingMessageIds(sessionId: string): Promise<string[]> {
     return this.store.streamingMessageIds(sessionId);
   }
+}
+
+/** A settled question as the asking tool receives it. */
+function askResult({ action, value, reason }: Resolution): AskResult<unknown> {
+  const because = reason === undefined ? {} : { reason };
+  if (action === "accept") return { action, value, ...because };
+  return action === "expire" ? { action } : { action, ...because };
 }

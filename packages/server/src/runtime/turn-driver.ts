@@ -1,11 +1,13 @@
 import type { LanguageModelV4Message } from "@ai-sdk/provider";
-import type { EventInput } from "@hitl-kit/protocol";
+import { type EventInput, type Infer, type InputRequest, type SchemaLike, toJsonSchema } from "@hitl-kit/protocol";
 import type { SessionRecord, ToolCallRecord, WriteBatch } from "../store/records.js";
 import { eventCoalescer } from "./event-coalescer.js";
 import { randomId } from "./ids.js";
+import type { AskOptions, AskResult } from "./implement.js";
 import { type StepOutput, streamModelStep } from "./model-step.js";
 import { planStep } from "./plan-step.js";
 import type { RuntimeCore } from "./runtime-core.js";
+import { schemaHash } from "./schema-hash.js";
 import { continueTranscriptCheck, unansweredCalls } from "./transcript.js";
 import { TranscriptCache } from "./transcript-cache.js";
 import { uniqueToolCallIds } from "./unique-tool-call-ids.js";
@@ -25,6 +27,8 @@ export class TurnDriver {
   readonly #running = new Map<string, { done: Promise<void>; abort: AbortController }>();
   readonly #transcripts = new TranscriptCache();
   readonly #before = new Map<string, EventInput[]>();
+  /** Calls that asked a question in this process (`ctx.ask`), until they finish. */
+  readonly #asked = new Set<string>();
 
   constructor(
     private readonly core: RuntimeCore,
@@ -129,16 +133,26 @@ export class TurnDriver {
     const interrupted = calls.filter((call) => call.state === "executing");
     if (interrupted.length > 0) {
       // Only a crashed process leaves a call executing: it may or may not have finished, so
-      // it is not run twice; it gets an error result that says so.
+      // it is not run twice; it gets an error result that says so, and a question it was
+      // waiting on is cancelled.
       const message = "The server restarted while this tool was running; it may or may not have completed.";
+      const questions = await this.#settleQuestions(
+        sessionId,
+        interrupted.map((call) => call.toolCallId),
+        "The server restarted while the tool waited for this answer.",
+      );
       await this.#commit(sessionId, {
+        requests: questions.requests,
         toolCalls: interrupted.map((call) => ({ ...call, state: "done", outcome: "error", output: { message } })),
-        events: interrupted.map((call) => ({
-          type: "tool.result",
-          toolCallId: call.toolCallId,
-          outcome: "error",
-          output: { message },
-        })),
+        events: [
+          ...questions.events,
+          ...interrupted.map((call) => ({
+            type: "tool.result" as const,
+            toolCallId: call.toolCallId,
+            outcome: "error" as const,
+            output: { message },
+          })),
+        ],
       });
       return { kind: "again" };
     }
@@ -171,7 +185,14 @@ export class TurnDriver {
     await Promise.all(
       calls.map(async (call) => {
         const tool = core.tools.get(call.toolName);
-        const context = { sessionId, turnId: call.turnId, toolCallId: call.toolCallId, signal };
+        const context = {
+          sessionId,
+          turnId: call.turnId,
+          toolCallId: call.toolCallId,
+          signal,
+          ask: <S extends SchemaLike>(question: AskOptions<S>) =>
+            this.#ask(sessionId, call, question, signal) as Promise<AskResult<Infer<S>>>,
+        };
         let outcome: "ok" | "error" = "ok";
         let output: unknown;
         try {
@@ -188,14 +209,101 @@ export class TurnDriver {
           outcome = "error";
           output = { message: error instanceof Error ? error.message : String(error) };
         }
-        await core.lock.run(sessionId, () =>
-          this.#commit(sessionId, {
+        await core.lock.run(sessionId, async () => {
+          // A question the tool left unanswered (it did not wait, or it failed) ends with the call.
+          const unanswered = this.#asked.delete(call.toolCallId)
+            ? await this.#settleQuestions(
+                sessionId,
+                [call.toolCallId],
+                signal.aborted ? "The person stopped the turn." : "The tool finished without this answer.",
+              )
+            : { requests: [], events: [] };
+          await this.#commit(sessionId, {
+            requests: unanswered.requests,
             toolCalls: [{ ...call, state: "done", outcome, output }],
-            events: [{ type: "tool.result", toolCallId: call.toolCallId, outcome, output }],
-          }),
-        );
+            events: [...unanswered.events, { type: "tool.result", toolCallId: call.toolCallId, outcome, output }],
+          });
+        });
       }),
     );
+  }
+
+  /** Settles as cancelled the open questions (`ctx.ask`) of the given calls. */
+  async #settleQuestions(sessionId: string, toolCallIds: string[], reason: string) {
+    const { core } = this;
+    const ids = new Set(toolCallIds);
+    const open = (await core.store.getOpenRequests(sessionId)).filter(
+      (record) => record.asked && ids.has(record.toolCallId),
+    );
+    if (open.length === 0) return { requests: [], events: [] };
+    const session = await core.requireSession(sessionId);
+    const { settlements } = await core.planSettlements(
+      session,
+      open.map((record) => ({ record, cause: { requestId: record.requestId, action: "cancel" as const, reason } })),
+    );
+    return {
+      requests: settlements.map((settlement) => settlement.request),
+      events: settlements.flatMap((settlement) => settlement.events),
+    };
+  }
+
+  /**
+   * Parks a question of a running tool (`ctx.ask`) and waits for its settlement, which
+   * {@link RuntimeCore.commit} hands over once written. A cancelled turn rejects the wait
+   * (the tool's call then ends as any aborted call does) and settles the request as cancelled.
+   */
+  async #ask(
+    sessionId: string,
+    call: ToolCallRecord,
+    question: AskOptions,
+    signal: AbortSignal,
+  ): Promise<AskResult<unknown>> {
+    signal.throwIfAborted();
+    const { core } = this;
+    const answerSchema = toJsonSchema(question.schema);
+    const after = question.expireAfter ?? expiryAfter(core.options.expireAfter, call);
+    const expiresAt = after === undefined ? undefined : Date.now() + after;
+    const requestId = randomId("req");
+    const request: InputRequest = {
+      requestId,
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      kind: "input",
+      ...(question.prompt === undefined ? {} : { prompt: question.prompt }),
+      input: call.input,
+      answerSchema,
+      ...(expiresAt === undefined ? {} : { expiresAt: new Date(expiresAt).toISOString() }),
+    };
+    this.#asked.add(call.toolCallId);
+    const answered = new Promise<AskResult<unknown>>((resolve, reject) => {
+      core.asks.set(requestId, { schema: question.schema, settle: resolve });
+      const stop = () => {
+        core.asks.delete(requestId);
+        reject(signal.reason);
+      };
+      signal.addEventListener("abort", stop, { once: true });
+    });
+    // A turn cancelled while the request is written rejects the wait before anyone awaits it.
+    answered.catch(() => {});
+    await core.lock.run(sessionId, () =>
+      this.#commit(sessionId, {
+        requests: [
+          {
+            requestId,
+            toolCallId: call.toolCallId,
+            turnId: call.turnId,
+            request,
+            schemaHash: schemaHash(answerSchema),
+            state: "open",
+            asked: true,
+            ...(expiresAt === undefined ? {} : { expiresAt }),
+          },
+        ],
+        events: [{ type: "input.requested", requests: [request] }],
+      }),
+    );
+    this.onParked();
+    return answered;
   }
 
   /** Calls the model for the session's next step and writes what it did; answers whether the turn goes on. */
@@ -299,11 +407,14 @@ export class TurnDriver {
   }
 }
 
-function expiryOf(
-  option: number | ((call: { toolName: string; input: unknown }) => number | undefined) | undefined,
-  call: { toolName: string; input: unknown },
-) {
-  const after = typeof option === "function" ? option(call) : option;
+type ExpireAfter = number | ((call: { toolName: string; input: unknown }) => number | undefined) | undefined;
+
+function expiryAfter(option: ExpireAfter, call: { toolName: string; input: unknown }) {
+  return typeof option === "function" ? option(call) : option;
+}
+
+function expiryOf(option: ExpireAfter, call: { toolName: string; input: unknown }) {
+  const after = expiryAfter(option, call);
   return after === undefined ? undefined : Date.now() + after;
 }
 

@@ -115,6 +115,11 @@ export interface RequestRecord {
   resolution?: Resolution;
   /** Epoch milliseconds, when the request expires. */
   expiresAt?: number;
+  /**
+   * Asked by a running server tool (`ctx.ask`): settling it answers the tool, which goes
+   * on; the call gets its result from the tool, not from the settlement.
+   */
+  asked?: true;
 }
 
 /**

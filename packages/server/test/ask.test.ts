@@ -1,0 +1,195 @@
+import { join } from "node:path";
+import { defineTool } from "@hitl-kit/protocol";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { type AskResult, createAgentRuntime, implement } from "../src/index.js";
+import { sqliteStore } from "../src/store/sqlite-store.js";
+import { checkOneResultPerCall, quiet, startServer, tempDir } from "./harness.js";
+import { lastToolResults, recordingModel } from "./recording-model.js";
+
+const book = defineTool({
+  name: "book_table",
+  description: "Book a table; asks the person how many seats.",
+  inputSchema: z.object({ restaurant: z.string() }),
+});
+
+/** What the tool heard from each question, in order. */
+let heard: AskResult<unknown>[] = [];
+const booking = (options: { questions?: number; expireAfter?: number } = {}) =>
+  implement(book, async ({ restaurant }, ctx) => {
+    for (let index = 0; index < (options.questions ?? 1); index++) {
+      const answer = await ctx.ask({
+        prompt: index === 0 ? `How many seats at ${restaurant}?` : "Which time?",
+        schema: index === 0 ? z.object({ seats: z.number().int().min(1).max(12) }) : z.object({ time: z.string() }),
+        ...(options.expireAfter === undefined ? {} : { expireAfter: options.expireAfter }),
+      });
+      heard.push(answer);
+      if (answer.action !== "accept") return { booked: false, because: answer.action };
+    }
+    return { booked: true };
+  });
+
+const script = [{ toolCalls: [{ toolName: "book_table", input: { restaurant: "Nora" } }] }, { text: "Done." }];
+
+let server: ReturnType<typeof startServer> | undefined;
+const dirs: ReturnType<typeof tempDir>[] = [];
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  heard = [];
+  for (const dir of dirs.splice(0)) dir.cleanup();
+});
+
+/** Starts a turn whose tool asks, and waits until the question is open. */
+async function asking(options: Parameters<typeof booking>[0] = {}) {
+  const started = await startAsking(options);
+  return { ...started, pending: await openQuestion(started.id) };
+}
+
+async function startAsking(options: Parameters<typeof booking>[0] = {}) {
+  const recording = recordingModel(script);
+  server = startServer(recording.model, { tools: [booking(options)] });
+  const id = await server.session();
+  await server.call("POST", `/sessions/${id}/messages`, { text: "book Nora" });
+  return { id, prompts: recording.prompts };
+}
+
+async function openQuestion(id: string, count = 1) {
+  let pending: Awaited<ReturnType<NonNullable<typeof server>["snapshot"]>>["pending"] = [];
+  await vi.waitFor(async () => {
+    pending = (await server!.snapshot(id)).pending;
+    expect(pending).toHaveLength(1);
+    expect((await server!.events(id)).filter((event) => event.type === "input.requested")).toHaveLength(count);
+  });
+  return pending[0]!;
+}
+
+describe("a server tool that asks while it runs (ctx.ask)", () => {
+  it("parks the question as a request, hands the checked answer to the tool, and the call gets its one result", async () => {
+    const { id, pending, prompts } = await asking();
+    expect(pending).toMatchObject({ toolName: "book_table", kind: "input", prompt: "How many seats at Nora?" });
+    expect(pending.answerSchema).toMatchObject({ type: "object", properties: { seats: { type: "integer" } } });
+    const snapshot = await server!.snapshot(id);
+    expect(snapshot.status).toBe("running");
+
+    const answered = await server!.call("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: pending.requestId, action: "accept", value: { seats: 4 } }],
+    });
+    expect(answered.status).toBe(202);
+    await server!.runtime.idle();
+    expect(heard).toEqual([{ action: "accept", value: { seats: 4 } }]);
+    const events = await server!.events(id);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    expect(events.filter((event) => event.type === "tool.result")).toMatchObject([
+      { outcome: "ok", output: { booked: true } },
+    ]);
+    expect(lastToolResults(prompts[1])).toMatchObject([{ output: { type: "json", value: { booked: true } } }]);
+    expect((await server!.snapshot(id)).status).toBe("idle");
+  });
+
+  it("refuses an answer that fails the tool's schema with 422 and keeps the question open", async () => {
+    const { id, pending } = await asking();
+    const refused = await server!.call("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: pending.requestId, action: "accept", value: { seats: 40 } }],
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.code).toBe("invalid_answer");
+    expect((await server!.snapshot(id)).pending.map((request) => request.requestId)).toEqual([pending.requestId]);
+    expect(heard).toEqual([]);
+    await server!.call("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: pending.requestId, action: "accept", value: { seats: 2 } }],
+    });
+    await server!.runtime.idle();
+    expect(heard).toEqual([{ action: "accept", value: { seats: 2 } }]);
+  });
+
+  it("asks again in the same call, one request per question", async () => {
+    const { id, pending } = await asking({ questions: 2 });
+    await server!.call("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: pending.requestId, action: "accept", value: { seats: 3 } }],
+    });
+    const second = await openQuestion(id, 2);
+    expect(second.prompt).toBe("Which time?");
+    expect(second.toolCallId).toBe(pending.toolCallId);
+    await server!.call("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: second.requestId, action: "accept", value: { time: "19:30" } }],
+    });
+    await server!.runtime.idle();
+    expect(heard).toEqual([
+      { action: "accept", value: { seats: 3 } },
+      { action: "accept", value: { time: "19:30" } },
+    ]);
+    expect(checkOneResultPerCall(await server!.events(id))).toEqual([]);
+  });
+
+  it("tells the tool of a decline, and of an expiry", async () => {
+    const declined = await asking();
+    await server!.call("POST", `/sessions/${declined.id}/responses`, {
+      responses: [{ requestId: declined.pending.requestId, action: "decline", reason: "not tonight" }],
+    });
+    await server!.runtime.idle();
+    expect(heard).toEqual([{ action: "decline", reason: "not tonight" }]);
+    await server!.close();
+    server = undefined;
+    heard = [];
+
+    // The question may expire before anyone looks at it: no waiting for it to be open.
+    const expiring = await startAsking({ expireAfter: 50 });
+    await vi.waitFor(() => expect(heard).toEqual([{ action: "expire" }]));
+    await server!.runtime.idle();
+    const events = await server!.events(expiring.id);
+    expect(events.filter((event) => event.type === "input.resolved")).toMatchObject([{ action: "expire" }]);
+    expect(events.filter((event) => event.type === "tool.result")).toMatchObject([
+      { outcome: "ok", output: { booked: false, because: "expire" } },
+    ]);
+  });
+
+  it("settles the question and the call once when the person stops the turn", async () => {
+    const { id, pending } = await asking();
+    expect((await server!.call("POST", `/sessions/${id}/cancel`, {})).status).toBeLessThan(300);
+    await server!.runtime.idle();
+    const events = await server!.events(id);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    expect(events.filter((event) => event.type === "input.resolved")).toMatchObject([
+      { requestId: pending.requestId, action: "cancel" },
+    ]);
+    expect(events.at(-1)?.type).toBe("turn.cancelled");
+    // The answer comes too late: the request is settled, and the answer is refused as such.
+    const late = await server!.call("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: pending.requestId, action: "accept", value: { seats: 2 } }],
+    });
+    expect(late.status).toBe(409);
+  });
+
+  it("after a restart while the tool waits, cancels the question and gives the call its one error result", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const path = join(dir.path, "ask.sqlite");
+    const first = createAgentRuntime({
+      model: recordingModel(script).model,
+      tools: [booking()],
+      store: sqliteStore(path),
+      logger: quiet,
+    });
+    const { sessionId } = await first.createSession();
+    await first.sendMessage(sessionId, "book Nora");
+    await vi.waitFor(async () => expect((await first.getSnapshot(sessionId)).pending).toHaveLength(1));
+    // The process stops here: nothing of the first runtime runs again.
+
+    const recording = recordingModel([{ text: "The booking may not have gone through." }]);
+    const store = sqliteStore(path);
+    const second = createAgentRuntime({ model: recording.model, tools: [booking()], store, logger: quiet });
+    await second.ready;
+    await second.idle();
+    const events = await second.readEvents(sessionId, 0);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    expect(events.filter((event) => event.type === "input.resolved")).toMatchObject([{ action: "cancel" }]);
+    expect(events.filter((event) => event.type === "tool.result")).toMatchObject([{ outcome: "error" }]);
+    const snapshot = await second.getSnapshot(sessionId);
+    expect(snapshot.pending).toEqual([]);
+    expect(snapshot.status).toBe("idle");
+    expect(heard).toEqual([]);
+    await second.close();
+    await store.close();
+  });
+});

@@ -40,7 +40,7 @@ describe("walCheckpointer", () => {
     });
     const row = "x".repeat(8_000);
     let largest = 0;
-    // About 16 MiB in 2,000 commits, one per turn of the event loop as the store commits.
+    // 2,000 commits of an 8 KB row, one per turn of the event loop as the store commits.
     for (let index = 0; index < 2_000; index++) {
       insert.run(row);
       checkpointer.committed();
@@ -48,9 +48,10 @@ describe("walCheckpointer", () => {
       await tick();
     }
     await checkpointer.close();
+    // The worker copied the WAL (the store's thread then caught up after each of its replies)…
     expect(caughtUp).toBeGreaterThan(0);
-    // Without checkpoints the WAL would hold every commit: over 16 MiB.
-    expect(largest).toBeLessThan(8 * 1024 * 1024);
+    // …and the WAL stayed far below what every commit would take: over 60 MiB.
+    expect(largest).toBeLessThan(12 * 1024 * 1024);
     expect(db.prepare("SELECT COUNT(*) AS n FROM t").get()).toEqual({ n: 2_000 });
     db.close();
   });
@@ -73,6 +74,7 @@ describe("walCheckpointer", () => {
     }
     await checkpointer.close();
     // The hard bound, plus what 32 commits (the commits between two looks at the size) add.
+    console.log("LARGEST", largest);
     expect(largest).toBeLessThan(1024 * 1024 + 32 * 12 * 1024);
     db.close();
   });

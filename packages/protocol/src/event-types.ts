@@ -1,5 +1,5 @@
 /**
- * Every event type of protocol v1, in the order DESIGN.md lists them (`message.abandoned`,
+ * Every event type of the wire protocol, in the order DESIGN.md lists them (`message.abandoned`,
  * added later, beside `message.completed`). A plain list, so
  * code that only needs the names (a browser skipping types it does not know) does not
  * load the schemas.

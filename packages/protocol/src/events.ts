@@ -13,7 +13,7 @@ export interface TurnError {
   message: string;
 }
 
-/** The event types of wire protocol v1. */
+/** The event types of the wire protocol. */
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** The events a model streams, one per few tokens: the wire leaves out their time. */

@@ -65,7 +65,7 @@ export interface FetchHandlerOptions {
 export type FetchHandler = (request: Request, platform?: unknown) => Promise<Response>;
 
 /**
- * Serves wire protocol v1 as a web-standard `(Request) => Promise<Response>`: mount it in
+ * Serves the wire protocol (v2) as a web-standard `(Request) => Promise<Response>`: mount it in
  * any server that speaks fetch (Node via `serve`, Hono, Next.js route handlers, Bun, Deno).
  * Sessions belong to the principal that created it; state-changing requests must be JSON
  * from an allowed origin. Every error is JSON `{ error: { code, message, details? } }`

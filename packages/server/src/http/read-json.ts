@@ -4,7 +4,7 @@ import { type CommandBodies, ProtocolError, parseCommandBody } from "@hitl-kit/p
 export const MAX_JSON_DEPTH = 64;
 
 /**
- * Reads a command's JSON body of at most `maxBytes`, then checks it against protocol v1.
+ * Reads a command's JSON body of at most `maxBytes`, then checks it against the wire protocol.
  * The body must be declared `application/json`: no HTML form and no `no-cors` fetch can
  * declare it, so this is half of the CSRF defence. An empty body reads as `{}`.
  * @throws {ProtocolError} `unsupported_media_type`, `payload_too_large` or `bad_request`, each saying what to fix

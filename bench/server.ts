@@ -41,7 +41,7 @@ const loadBefore = loadavg()[0]!;
 const latency = await run("latency", 35_000);
 const rates = await run("rates", 90_000);
 const history = await run("history", 120_000);
-const recovery = await run("recovery", 120_000);
+const recovery = await run("recovery", 300_000);
 const parked = await run("parked", 45_000);
 const streams = await run("streams", 35_000);
 
@@ -127,16 +127,18 @@ rows.push({
 });
 const recovered = value(recovery);
 rows.push({
-  case: "recovery of 10,000 sessions cut off mid-stream: all picked up (ready)",
-  ours: fmt(recovered && recovered.readyMs / 1000, "s"),
+  case: "recovery of 10,000 sessions cut off mid-stream: every turn resumed and parked again (spread)",
+  ours: recovered
+    ? `${fmt(recovered.parkedMs / 1000, "s")} (${fmt(recovered.parkedSpread[0] / 1000)}–${fmt(recovered.parkedSpread[1] / 1000)})`
+    : "—",
   anchor: "—",
   ratio: "—",
   target: "< 3 s",
-  met: verdict(recovered ? recovered.readyMs < 3000 : undefined),
+  met: verdict(recovered ? recovered.parkedMs < 3000 && recovered.parked === recovered.sessions : undefined),
 });
 rows.push({
-  case: "… and every resumed turn parked again",
-  ours: recovered ? `${fmt(recovered.parkedMs / 1000, "s")} (${recovered.parked.toLocaleString("en-US")} parked)` : "—",
+  case: "… of which every session picked up (ready)",
+  ours: recovered ? `${fmt(recovered.readyMs / 1000, "s")} (${recovered.parked.toLocaleString("en-US")} parked)` : "—",
   anchor: "—",
   ratio: "—",
   target: "—",
@@ -182,9 +184,10 @@ const failed = Object.entries({ latency, rates, history, recovery, parked, strea
 );
 printTable("Server", rows, [
   "SQLite store on a temp file, scripted model that parks on a client tool at every step; HTTP on 127.0.0.1",
-  "answers per second: the server in its own process, the clients in this one; 1 s warm-up, then three 3 s windows (median, spread)",
+  "answers per second: the server in its own process, the clients in this one; 1 s warm-up, then ten 1 s windows (median, spread)",
   "history reads: the fetch handler in process, median of 15 after 3 warm-ups; each turn a user message and a reply in 20 deltas",
-  `10,000 sessions parked in ${fmt(memory?.seconds, "s")}; heap growth ${fmt(memory?.heapGrowth, "MiB")} (the rest is SQLite's page cache and allocator slack)`,
+  "recovery: one warm-up restart, then ten, each on a fresh copy of the crashed file (median, spread); at most 32 sessions recovered at a time",
+  `10,000 sessions parked in ${fmt(memory?.seconds, "s")} after 2,000 warm-up parks; heap growth ${fmt(memory?.heapGrowth, "MiB")}, most of it the transcript cache (up to 50,000 messages)`,
   `load average (1 min) on this machine: ${fmt(loadBefore)} before the run, ${fmt(loadavg()[0])} after (it has ${availableParallelism()} cores); CPU per answer holds up better than answers per second on a busy machine`,
   ...failed,
 ]);

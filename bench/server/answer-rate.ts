@@ -26,8 +26,8 @@ function processCpuMs(pid: number): number {
 const clockTicks = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
 
 const warmUpMs = 1_000;
-const windowMs = 3_000;
-const windows = 3;
+const windowMs = 1_000;
+const windows = 10;
 
 /** Starts the benchmark runtime in its own process; resolves with its URL and a stop function. */
 async function startServerProcess() {
@@ -61,7 +61,7 @@ const json = { "content-type": "application/json" };
 /**
  * `concurrency` sessions, each parked, answered, parked again by the model and answered
  * again, as fast as the server turns them round, over HTTP and SSE from this process to
- * the server's: after a warm-up, three windows are counted.
+ * the server's: after a warm-up, ten one-second windows are counted.
  */
 export async function measureAnswerRate(concurrency: number): Promise<AnswerRate> {
   const server = await startServerProcess();

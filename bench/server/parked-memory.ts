@@ -4,8 +4,9 @@ import { inBatches, startRuntime } from "./fixture.js";
 /** RSS growth while 10,000 sessions sit parked (SQLite store, scripted model, in-process handler). */
 export async function measureParkedMemory(count = 10_000) {
   const bench = startRuntime();
-  // Warm up every code path first, so the growth is what parked sessions cost.
-  await inBatches(Array.from({ length: 200 }), 50, () => bench.park());
+  // Warm up every code path first, so the growth is what parked sessions cost: 2,000 parks
+  // also start the WAL checkpointer and fill SQLite's page caches (RSS before shows them).
+  await inBatches(Array.from({ length: 2_000 }), 50, () => bench.park());
   await bench.runtime.idle();
   collectGarbage();
   collectGarbage();

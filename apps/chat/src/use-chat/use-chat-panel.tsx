@@ -44,65 +44,72 @@ export function UseChatPanel({ id, messages: initial, transport }: UseChatPanelP
           hitl-kit client
         </a>
       </header>
-      <div className="chat-panel__log" role="log" aria-label="Conversation">
-        {chat.messages.map((message) => (
-          <article
-            key={message.id}
-            className="chat-message"
-            data-role={message.role}
-            aria-label={message.role === "user" ? "You" : "Assistant"}
-          >
-            <div className="chat-message__body">
-              {message.parts.map((part, index) => {
-                if (part.type === "text") {
-                  return (
-                    // biome-ignore lint/suspicious/noArrayIndexKey: parts only grow at the end
-                    <p className="chat-message__text" key={index}>
-                      {part.text}
-                    </p>
-                  );
-                }
-                if (part.type === "data-hitl-request") {
-                  return (
-                    <div className="chat-message__widget" key={part.id} data-tool={part.data.request.toolName}>
-                      <HitlRequestPart message={message} data={part.data} chat={chat} widgets={chatWidgets} />
-                    </div>
-                  );
-                }
-                if (
-                  isToolUIPart(part) &&
-                  !message.parts.some(
-                    (p) => p.type === "data-hitl-request" && p.data.request.toolCallId === part.toolCallId,
-                  )
-                ) {
-                  return (
-                    <details
-                      className="chat-tool"
-                      key={part.toolCallId}
-                      data-state={part.state}
-                      data-tool={getToolName(part)}
-                    >
-                      <summary>
-                        <span className="chat-tool__icon" aria-hidden="true" />
-                        <span className="chat-tool__name">{getToolName(part)}</span>
-                        <span className="chat-tool__state">{part.state}</span>
-                      </summary>
-                      <div className="chat-tool__body">
-                        <ValueView value={part.state === "output-available" ? part.output : part.input} />
+      <div className="chat-transcript" role="log" aria-label="Conversation">
+        <div className="chat-transcript__content">
+          {chat.messages.map((message) => (
+            <article
+              key={message.id}
+              className="chat-message"
+              data-role={message.role}
+              aria-label={message.role === "user" ? "You" : "Assistant"}
+            >
+              {message.role === "user" ? null : (
+                <div className="chat-message__avatar" aria-hidden="true">
+                  AI
+                </div>
+              )}
+              <div className="chat-message__body">
+                {message.parts.map((part, index) => {
+                  if (part.type === "text") {
+                    return (
+                      // biome-ignore lint/suspicious/noArrayIndexKey: parts only grow at the end
+                      <p className="chat-message__text" key={index}>
+                        {part.text}
+                      </p>
+                    );
+                  }
+                  if (part.type === "data-hitl-request") {
+                    return (
+                      <div className="chat-message__widget" key={part.id} data-tool={part.data.request.toolName}>
+                        <HitlRequestPart message={message} data={part.data} chat={chat} widgets={chatWidgets} />
                       </div>
-                    </details>
-                  );
-                }
-                return null;
-              })}
-            </div>
-          </article>
-        ))}
-        {chat.error ? (
-          <p className="chat-composer__error" role="alert">
-            {chat.error.message}
-          </p>
-        ) : null}
+                    );
+                  }
+                  if (
+                    isToolUIPart(part) &&
+                    !message.parts.some(
+                      (p) => p.type === "data-hitl-request" && p.data.request.toolCallId === part.toolCallId,
+                    )
+                  ) {
+                    return (
+                      <details
+                        className="chat-tool"
+                        key={part.toolCallId}
+                        data-state={part.state}
+                        data-tool={getToolName(part)}
+                      >
+                        <summary>
+                          <span className="chat-tool__icon" aria-hidden="true" />
+                          <span className="chat-tool__name">{getToolName(part)}</span>
+                          <span className="chat-tool__state">{part.state}</span>
+                        </summary>
+                        <div className="chat-tool__body">
+                          <ValueView value={part.state === "output-available" ? part.output : part.input} />
+                        </div>
+                      </details>
+                    );
+                  }
+                  return null;
+                })}
+              </div>
+            </article>
+          ))}
+          {chat.error ? (
+            <p className="chat-composer__error" role="alert">
+              {chat.error.message}
+            </p>
+          ) : null}
+        </div>
       </div>
       <form className="chat-composer" onSubmit={send}>
         <div className="chat-composer__box">
@@ -113,7 +120,7 @@ export function UseChatPanel({ id, messages: initial, transport }: UseChatPanelP
             rows={1}
             onChange={(event) => setInput(event.target.value)}
           />
-          <button type="submit" className="chat-button" disabled={busy}>
+          <button type="submit" className="chat-button chat-button--send" disabled={busy}>
             Send
           </button>
         </div>

@@ -122,7 +122,16 @@ export function prepareConsumer(log: (line: string) => void = () => {}): Consume
     type: "module",
     dependencies: {
       ...ours(...packages),
-      ...pinned("react", "react-dom", "zod", "better-sqlite3", "@tanstack/react-query", "@ai-sdk/anthropic", "ai"),
+      ...pinned(
+        "react",
+        "react-dom",
+        "zod",
+        "better-sqlite3",
+        "@tanstack/react-query",
+        "@ai-sdk/anthropic",
+        "ai",
+        "@ai-sdk/react",
+      ),
     },
     devDependencies: pinned(
       "typescript",

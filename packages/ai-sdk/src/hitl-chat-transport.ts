@@ -69,14 +69,14 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
   return {
     resumeStreamIsReplay: true,
 
-    async sendMessages({ trigger, chatId, messages, abortSignal, headers }) {
-      if (trigger === "regenerate-message") {
+    async sendMessages({ trigger, chatId, messages, messageId, abortSignal, headers }) {
+      const last = messages.at(-1);
+      if (trigger === "regenerate-message" || (last?.role === "user" && messageId !== undefined)) {
         throw new Error(
-          "A hitl-kit session keeps one history: a reply cannot be regenerated. Send a new message instead.",
+          "A hitl-kit session keeps one history: a reply cannot be regenerated, nor an earlier message edited. Send a new message instead.",
         );
       }
       const extra = headers ? new Headers(headers) : undefined;
-      const last = messages.at(-1);
       if (last?.role === "user") {
         const text = last.parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
         if (text.trim() === "") throw new Error("hitl-kit sends text messages; this message has no text.");

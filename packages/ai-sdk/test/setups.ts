@@ -28,7 +28,7 @@ export type Reply = FakeReply;
 export const setups = [
   {
     name: "scripted model",
-    async start(replies: Reply[]) {
+    async start(replies: Reply[], options: { chunkDelayMs?: number } = {}) {
       const model = scriptedModel(
         replies.map((reply) => ({
           ...(reply.text ? { text: reply.text } : {}),
@@ -36,18 +36,19 @@ export const setups = [
             ? { toolCalls: reply.toolCalls.map((call) => ({ toolName: call.name, input: call.input })) }
             : {}),
         })),
+        options,
       );
       return { model, providerRequests: () => [] as { status: number; error?: string }[], close: async () => {} };
     },
   },
   {
     name: "Anthropic Messages API (@ai-sdk/anthropic, local)",
-    start: (replies: Reply[]) =>
+    start: (replies: Reply[], _options?: { chunkDelayMs?: number }) =>
       fake(startFakeAnthropic({ replies }), (baseURL) => createAnthropic({ baseURL, apiKey: "test" })("claude-test")),
   },
   {
     name: "OpenAI Chat Completions API (@ai-sdk/openai, local)",
-    start: (replies: Reply[]) =>
+    start: (replies: Reply[], _options?: { chunkDelayMs?: number }) =>
       fake(startFakeOpenAI({ replies }), (baseURL) => createOpenAI({ baseURL, apiKey: "test" }).chat("gpt-test")),
   },
 ];
@@ -69,8 +70,8 @@ export interface ChunkLog {
  * A hitl-kit server in process (runtime, memory store, the real fetch handler with a fixed
  * caller) and what makes `Chat`s on it through the transport.
  */
-export async function startApp(setup: Setup, replies: Reply[]) {
-  const model = await setup.start(replies);
+export async function startApp(setup: Setup, replies: Reply[], options: { chunkDelayMs?: number } = {}) {
+  const model = await setup.start(replies, options);
   const store = memoryStore();
   const runtime = createAgentRuntime({ model: model.model, tools: serverTools, store, logger: quiet });
   const handler = createFetchHandler(runtime, { identify: () => "ada", rateLimit: false, heartbeatMs: 60_000 });

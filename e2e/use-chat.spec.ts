@@ -49,3 +49,24 @@ test("the poster flow through useChat, with a reload while parked", async ({ cha
   await expect(chat.widget("publish_poster")).toHaveAttribute("data-state", "resolved");
   await expect(page.getByRole("alert")).toHaveCount(0);
 });
+
+test("through useChat, a denial reaches the model with its reason, after a server restart while parked", async ({
+  chat,
+  page,
+  demo,
+}) => {
+  await page.goto(`${demo.url}/use-chat/`);
+  await chat.send("refund 1500");
+  await expect(chat.widget("refund_charge")).toHaveAttribute("data-state", "pending");
+  await demo.restart();
+  await page.reload();
+
+  const approval = chat.widget("refund_charge");
+  await expect(approval).toHaveAttribute("data-state", "pending");
+  await approval.getByRole("textbox", { name: /Reason/ }).fill("Check with finance first");
+  await approval.getByRole("button", { name: "Don't refund" }).click();
+  await expect(approval).toHaveAttribute("data-state", "declined");
+  await expect(chat.conversation).toContainText("Check with finance first");
+  await expect(page.getByRole("main", { name: "Chat" })).toHaveAttribute("data-status", "ready");
+  await expect(page.getByRole("alert")).toHaveCount(0);
+});

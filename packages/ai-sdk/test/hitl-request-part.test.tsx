@@ -52,6 +52,18 @@ function ChatApp({ transport }: { transport: ReturnType<Awaited<ReturnType<typeo
       <button type="button" onClick={() => void chat.sendMessage({ text: "make me a poster" })}>
         send
       </button>
+      <button
+        type="button"
+        onClick={() => {
+          // An answer that skips the widget's check: only the server refuses it.
+          const part = chat.messages.at(-1)?.parts.find((p) => p.type === "tool-pick_template");
+          if (part && "toolCallId" in part) {
+            void chat.addToolOutput({ tool: "pick_template", toolCallId: part.toolCallId, output: { templateId: 7 } });
+          }
+        }}
+      >
+        answer badly
+      </button>
     </main>
   );
 }
@@ -83,6 +95,24 @@ describe("<HitlRequestPart> in a useChat app", () => {
     await screen.findByText("Chose b");
     expect(screen.getByRole("group", { name: "Templates" }).dataset.state).toBe("resolved");
     expect(app.log.refused).toEqual([]);
+  });
+
+  it("shows the server's refusal of an answer on the widget, which stays answerable", async () => {
+    app = await startApp(scripted, [
+      { text: "Pick one.", toolCalls: [{ name: "pick_template", input: { templates: ["a", "b"] } }] },
+      { text: "Made it with a." },
+    ]);
+    render(<ChatApp transport={app.transport()} />);
+    fireEvent.click(screen.getByRole("button", { name: "send" }));
+    const picker = await screen.findByRole("group", { name: "Templates" });
+    fireEvent.click(screen.getByRole("button", { name: "answer badly" }));
+    await waitFor(() => expect(picker.dataset.state).toBe("error"));
+    const [session] = await app.runtime.listSessions();
+    expect((await app.runtime.getSnapshot(session!.sessionId)).pending).toHaveLength(1);
+
+    fireEvent.click(screen.getByRole("button", { name: "a" }));
+    await screen.findByText("Made it with a.");
+    expect(screen.getByRole("group", { name: "Templates" }).dataset.state).toBe("resolved");
   });
 
   it("renders the fallback form for an approval, and Deny declines it once", async () => {

@@ -8,6 +8,9 @@ export interface ChatAnswers {
       | { tool: never; toolCallId: string; state: "output-error"; errorText: string },
   ) => unknown;
   addToolApprovalResponse: (options: { id: string; approved: boolean; reason?: string }) => unknown;
+  /** The chat's status and error: an answer the server refused shows on its widget. */
+  status?: string;
+  error?: Error | undefined;
 }
 
 /** A widget's three verbs for one request, as the chat's answers the transport sends. */

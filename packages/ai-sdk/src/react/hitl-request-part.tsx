@@ -1,4 +1,4 @@
-import { validate } from "@hitl-kit/protocol";
+import { type ValidationIssue, validate } from "@hitl-kit/protocol";
 import { FallbackWidget, type WidgetProps, type WidgetRegistry } from "@hitl-kit/react";
 import type { UIMessage } from "ai";
 import { type ComponentType, memo, useMemo, useState } from "react";
@@ -64,14 +64,28 @@ export const HitlRequestPart = memo(function HitlRequestPart({
     [data.request, verbs],
   );
   const Widget = widgets?.get(data.request.toolName) ?? fallback;
-  const status = error && view.status === "pending" ? "error" : view.status;
+  // The server refused the answer (the chat's request failed while this one was on its way): answerable again.
+  const refused: WidgetProps["error"] =
+    view.status === "submitting" && chat.status === "error" && chat.error ? refusalOf(chat.error) : undefined;
+  const shown = refused ?? (view.status === "pending" ? error : undefined);
+  const status = shown ? "error" : view.status;
   return (
     <Widget
       request={data.request}
       status={status}
       {...props}
-      {...(status === "error" && error ? { error } : {})}
+      {...(shown ? { error: shown } : {})}
       {...(view.resolution ? { resolution: view.resolution } : {})}
     />
   );
 });
+
+/** A refused answer as a widget's error: the wire code (`invalid_answer`, …) and, for a 422, each issue. */
+function refusalOf(error: Error): NonNullable<WidgetProps["error"]> {
+  const { code, details } = error as { code?: unknown; details?: unknown };
+  return {
+    code: typeof code === "string" ? code : "error",
+    message: error.message,
+    ...(code === "invalid_answer" && Array.isArray(details) ? { issues: details as ValidationIssue[] } : {}),
+  };
+}

@@ -1,5 +1,5 @@
-import type { ProtocolEvent, SessionSnapshot } from "@hitl-kit/protocol";
 import { type ChatTransport, isToolUIPart, type UIMessage, type UIMessageChunk } from "ai";
+import { chunkStream, followEvents, type StreamEnd } from "./chunk-stream.js";
 import { collectResponses } from "./collect-responses.js";
 import { EventChunker } from "./event-chunker.js";
 import { replyIdOf } from "./request-part.js";
@@ -27,11 +27,6 @@ export interface HitlChatTransport<Message extends UIMessage = UIMessage> extend
   /** The hitl-kit session id of a chat, once it has one. */
   sessionIdOf(chatId: string): Promise<string | undefined>;
 }
-
-type Terminal = Extract<ProtocolEvent, { type: "turn.waiting" | "turn.completed" | "turn.failed" | "turn.cancelled" }>;
-
-/** Where a stream stops: at the end of the turn running after `seq`, or at `seq` itself. */
-type StreamEnd = { kind: "turn-end"; after: number } | { kind: "at"; seq: number; status: SessionSnapshot["status"] };
 
 /**
  * A `ChatTransport` that runs `useChat` on a hitl-kit server. The server is the only source
@@ -121,7 +116,7 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
           : { kind: "at", seq: snapshot.lastSeq, status: snapshot.status };
       return chunkStream(async (emit, signal) => {
         for (const chunk of replay) emit(chunk);
-        await follow(sessionId, snapshot.lastSeq, end, chunker, emit, signal, extra);
+        await followEvents(http, sessionId, snapshot.lastSeq, end, chunker, emit, signal, extra);
       }, abortSignal);
     },
 
@@ -154,7 +149,7 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
     return chunkStream(async (emit, signal) => {
       let started = mode === "continue";
       if (started) emit({ type: "start" });
-      await follow(sessionId, from, end, chunker, emit, signal, extra, (event) => {
+      await followEvents(http, sessionId, from, end, chunker, emit, signal, extra, (event) => {
         if (started) return true;
         // A message's reply starts at the person's message; what came before (calls a new
         // message cancelled) belongs to the previous reply.
@@ -166,85 +161,4 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
       });
     }, abortSignal);
   }
-
-  /** Emits the chunks of the events after `from` until `end`, then the turn's last chunk. */
-  async function follow(
-    sessionId: string,
-    from: number,
-    end: StreamEnd,
-    chunker: EventChunker,
-    emit: (chunk: UIMessageChunk) => void,
-    signal: AbortSignal,
-    extra: HeadersInit | undefined,
-    accept: (event: ProtocolEvent) => boolean = () => true,
-  ): Promise<void> {
-    let terminal: Terminal | undefined;
-    let seq = from;
-    if (!(end.kind === "at" && end.seq <= from)) {
-      for await (const event of http.events(sessionId, from, signal, extra)) {
-        seq = event.seq;
-        if (accept(event)) {
-          for (const chunk of chunker.chunks(event)) emit(chunk);
-          if (event.type === "turn.started") terminal = undefined;
-          if (isTerminal(event)) terminal = event;
-        }
-        if (end.kind === "turn-end" ? terminal !== undefined && seq > end.after : seq >= end.seq) break;
-      }
-    }
-    emit(lastChunk(terminal, end.kind === "at" ? end.status : "idle"));
-  }
-}
-
-function isTerminal(event: ProtocolEvent): event is Terminal {
-  return (
-    event.type === "turn.waiting" ||
-    event.type === "turn.completed" ||
-    event.type === "turn.failed" ||
-    event.type === "turn.cancelled"
-  );
-}
-
-/** How a reply stops: `finish` when it waits or ends, `error` when the turn failed. */
-function lastChunk(terminal: Terminal | undefined, status: SessionSnapshot["status"]): UIMessageChunk {
-  switch (terminal?.type) {
-    case "turn.failed":
-      return { type: "error", errorText: `${terminal.error.message} (${terminal.error.code})` };
-    case "turn.waiting":
-      return { type: "finish", finishReason: "tool-calls" };
-    case "turn.cancelled":
-      return { type: "finish", finishReason: "other" };
-    case "turn.completed":
-      return { type: "finish", finishReason: "stop" };
-    default:
-      return { type: "finish", finishReason: status === "waiting" ? "tool-calls" : "stop" };
-  }
-}
-
-/** A chunk stream fed by `produce`; the chat's abort signal, or cancelling the stream, stops it. */
-function chunkStream(
-  produce: (emit: (chunk: UIMessageChunk) => void, signal: AbortSignal) => Promise<void>,
-  abortSignal: AbortSignal | undefined,
-): ReadableStream<UIMessageChunk> {
-  const stop = new AbortController();
-  const forward = () => stop.abort(abortSignal?.reason);
-  abortSignal?.addEventListener("abort", forward, { once: true });
-  return new ReadableStream<UIMessageChunk>({
-    start(controller) {
-      produce((chunk) => controller.enqueue(chunk), stop.signal).then(
-        () => {
-          abortSignal?.removeEventListener("abort", forward);
-          stop.abort();
-          controller.close();
-        },
-        (error: unknown) => {
-          abortSignal?.removeEventListener("abort", forward);
-          stop.abort();
-          controller.error(error);
-        },
-      );
-    },
-    cancel() {
-      stop.abort();
-    },
-  });
 }

@@ -12,11 +12,22 @@ export function memorySessionMap(): SessionMap {
 
 /** The default: `localStorage` where there is one (keyed by the handler's url), memory elsewhere. */
 export function storedSessionMap(url: string): SessionMap {
-  const storage = globalThis.localStorage as Storage | undefined;
+  const storage = usableLocalStorage();
   if (!storage) return memorySessionMap();
   const key = (chatId: string) => `hitl-kit:ai-sdk:${url}:${chatId}`;
   return {
     get: (chatId) => storage.getItem(key(chatId)) ?? undefined,
     set: (chatId, sessionId) => storage.setItem(key(chatId), sessionId),
   };
+}
+
+/** `localStorage` when it works: absent on servers, and a Node without a storage file may throw on use. */
+function usableLocalStorage(): Storage | undefined {
+  try {
+    const storage = globalThis.localStorage as Storage | undefined;
+    storage?.getItem("hitl-kit:ai-sdk:probe");
+    return storage;
+  } catch {
+    return undefined;
+  }
 }

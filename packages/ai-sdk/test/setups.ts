@@ -31,6 +31,7 @@ export const setups = [
     async start(replies: Reply[], options: { chunkDelayMs?: number } = {}) {
       const model = scriptedModel(
         replies.map((reply) => ({
+          ...(reply.reasoning ? { reasoning: reply.reasoning } : {}),
           ...(reply.text ? { text: reply.text } : {}),
           ...(reply.toolCalls
             ? { toolCalls: reply.toolCalls.map((call) => ({ toolName: call.name, input: call.input })) }

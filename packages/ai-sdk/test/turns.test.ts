@@ -48,6 +48,37 @@ describe.each(setups)("turns through the transport ($name)", (setup) => {
     expect(app.log.refused).toEqual([]);
   });
 
+  it("loadMessages rebuilds from the server the messages the live stream built", async () => {
+    await start([
+      { reasoning: "They want a poster.", text: "Pick one.", toolCalls: [pick] },
+      { text: "Publishing.", toolCalls: [publish] },
+      { text: "Not published." },
+    ]);
+    const sessions = memorySessionMap();
+    const chat = app.chat({ transport: app.transport(sessions) });
+    await chat.sendMessage({ text: "make me a poster" });
+    const [picked] = toolParts(chat.lastMessage);
+    await chat.addToolOutput({ tool: "pick_template", toolCallId: picked!.toolCallId, output: { templateId: "a" } });
+    await vi.waitFor(() => expect(toolParts(chat.lastMessage).at(-1)).toMatchObject({ state: "approval-requested" }));
+    const approval = toolParts(chat.lastMessage).at(-1)!;
+    const approvalId = approval.state === "approval-requested" ? approval.approval.id : "";
+    await chat.addToolApprovalResponse({ id: approvalId, approved: false, reason: "not yet" });
+    await vi.waitFor(() => expect(chat.lastMessage?.parts.at(-1)).toMatchObject({ text: "Not published." }));
+    await vi.waitFor(() => expect(chat.status).toBe("ready"));
+
+    const loaded = await app.transport(sessions).loadMessages(chat.id);
+    const plain = (value: unknown) => JSON.parse(JSON.stringify(value));
+    expect(plain(loaded.at(-1)!.parts)).toEqual(plain(chat.lastMessage!.parts));
+    expect(loaded.map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect(loaded.at(-1)!.id).toBe(chat.lastMessage!.id);
+    if (setup.name !== "OpenAI Chat Completions API (@ai-sdk/openai, local)") {
+      expect(chat.lastMessage?.parts).toContainEqual(
+        expect.objectContaining({ type: "reasoning", text: "They want a poster." }),
+      );
+    }
+    expect(app.log.refused).toEqual([]);
+  });
+
   it("a failed turn ends the chat's request with an error", async () => {
     await start([{ text: "Pick one.", toolCalls: [pick] }]);
     const chat = app.chat();

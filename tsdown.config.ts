@@ -1,7 +1,7 @@
 import { defineConfig, type UserConfig } from "tsdown";
 
 /**
- * `npm run build`: the five packages to `packages/<name>/dist` — ES modules that mirror
+ * `npm run build`: the six packages to `packages/<name>/dist` — ES modules that mirror
  * `src` (so a bundler drops what an app does not import, module by module), `.d.ts` with
  * declaration maps, source maps, and the widgets' CSS as one file. Dependencies and peers
  * stay external.
@@ -26,6 +26,7 @@ export default defineConfig([
   library("client", ["src/index.ts"], browser),
   library("react", ["src/index.ts", "src/query-options.ts"], browser),
   library("widgets", ["src/index.ts", "src/styles.css"], browser),
+  library("ai-sdk", ["src/index.ts", "src/react/index.ts"], browser),
   library("server", ["src/index.ts", "src/store/sqlite-store.ts"], {
     platform: "node",
     target: "node20.19",

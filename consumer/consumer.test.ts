@@ -144,6 +144,32 @@ describe("the packed packages, installed in a new project outside the workspace"
     expect(report.sqlite).toMatch(/better-sqlite3/);
   });
 
+  it("run useChat's transport from the packed @hitl-kit/ai-sdk against the packed server, chunks checked by the AI SDK", () => {
+    const script = `
+      import { createAgentRuntime, createFetchHandler, memoryStore, scriptedModel } from "@hitl-kit/server";
+      import { hitlChatTransport } from "@hitl-kit/ai-sdk";
+      import { uiMessageChunkSchema } from "ai";
+      const model = scriptedModel([{ text: "Pick one.", toolCalls: [{ toolName: "ask_question", input: { question: "Which?" } }] }]);
+      const { askQuestion } = await import("@hitl-kit/protocol");
+      const runtime = createAgentRuntime({ model, tools: [askQuestion()], store: memoryStore() });
+      const handler = createFetchHandler(runtime, { identify: () => "ada" });
+      const transport = hitlChatTransport({ url: "http://127.0.0.1/api/agent", fetch: (url, init) => handler(new Request(url, init)) });
+      const stream = await transport.sendMessages({
+        trigger: "submit-message", chatId: "c1", messageId: undefined, abortSignal: undefined,
+        messages: [{ id: "m1", role: "user", parts: [{ type: "text", text: "hello" }] }],
+      });
+      const types = [];
+      for await (const chunk of stream) {
+        if (!(await uiMessageChunkSchema().validate(chunk)).success) throw new Error("refused " + JSON.stringify(chunk));
+        types.push(chunk.type);
+      }
+      await runtime.close();
+      console.log(JSON.stringify(types));
+    `;
+    const types = JSON.parse(run(process.execPath, ["--input-type=module", "-e", script], consumer.app));
+    expect(types).toEqual(expect.arrayContaining(["start", "tool-input-available", "data-hitl-request", "finish"]));
+  });
+
   it("ship useAgent, the registry and the fallback form within the 20 KB budget, zod-free", async () => {
     const shipped = await measureShipped(consumer.minimal);
     expect(shipped.client.gzipped).toBeLessThanOrEqual(clientBudgetBytes);

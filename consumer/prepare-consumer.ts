@@ -22,7 +22,7 @@ export const root = fileURLToPath(new URL("..", import.meta.url));
 const template = fileURLToPath(new URL("project", import.meta.url));
 
 /** The packages we ship, in dependency order. */
-export const packages = ["protocol", "client", "react", "widgets", "server"] as const;
+export const packages = ["protocol", "client", "react", "widgets", "server", "ai-sdk"] as const;
 
 /** A prepared consumer: built packages installed from their tarballs, outside the workspace. */
 export interface Consumer {
@@ -122,7 +122,16 @@ export function prepareConsumer(log: (line: string) => void = () => {}): Consume
     type: "module",
     dependencies: {
       ...ours(...packages),
-      ...pinned("react", "react-dom", "zod", "better-sqlite3", "@tanstack/react-query", "@ai-sdk/anthropic"),
+      ...pinned(
+        "react",
+        "react-dom",
+        "zod",
+        "better-sqlite3",
+        "@tanstack/react-query",
+        "@ai-sdk/anthropic",
+        "ai",
+        "@ai-sdk/react",
+      ),
     },
     devDependencies: pinned(
       "typescript",
@@ -145,7 +154,8 @@ export function prepareConsumer(log: (line: string) => void = () => {}): Consume
     name: "hitl-kit-consumer-minimal",
     private: true,
     type: "module",
-    dependencies: { ...ours(...packages), ...pinned("react", "react-dom") },
+    // Without @hitl-kit/ai-sdk, whose required peer `ai` brings the AI SDK's own dependencies.
+    dependencies: { ...ours("protocol", "client", "react", "widgets", "server"), ...pinned("react", "react-dom") },
   });
   run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], consumer.minimal);
   try {

@@ -18,6 +18,7 @@ export const readmes = [
   "packages/client/README.md",
   "packages/react/README.md",
   "packages/widgets/README.md",
+  "packages/ai-sdk/README.md",
 ];
 
 const fence = /^```(tsx?)(?=[ \t\n])([^\n]*)\n([\s\S]*?)^```$/gm;

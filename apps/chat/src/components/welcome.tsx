@@ -31,6 +31,10 @@ export function Welcome() {
           </li>
         ))}
       </ul>
+      <p>
+        Already on the AI SDK? <a href="/use-chat/">The same flow through useChat</a> runs on this server with{" "}
+        <code>hitlChatTransport</code>.
+      </p>
     </section>
   );
 }

@@ -1,0 +1,130 @@
+import { useChat } from "@ai-sdk/react";
+import { type HitlChatTransport, type HitlDataTypes, hitlAnswersComplete } from "@hitl-kit/ai-sdk";
+import { HitlRequestPart } from "@hitl-kit/ai-sdk/react";
+import { ValueView } from "@hitl-kit/react";
+import { getToolName, isToolUIPart, type UIMessage } from "ai";
+import { type FormEvent, useState } from "react";
+import { chatWidgets } from "../widgets/chat-widgets.js";
+
+/** The demo's messages: hitl-kit's request parts as typed data parts. */
+export type ChatMessage = UIMessage<unknown, HitlDataTypes>;
+
+/** Props of {@link UseChatPanel}. */
+export interface UseChatPanelProps {
+  id: string;
+  messages: ChatMessage[];
+  transport: HitlChatTransport<ChatMessage>;
+}
+
+/**
+ * An ordinary `useChat` UI: messages, parts and a composer. Tool calls that wait for the
+ * person render their registered widget through `<HitlRequestPart>`.
+ */
+export function UseChatPanel({ id, messages: initial, transport }: UseChatPanelProps) {
+  const chat = useChat<ChatMessage>({
+    id,
+    messages: initial,
+    transport,
+    resume: true,
+    sendAutomaticallyWhen: hitlAnswersComplete,
+  });
+  const [input, setInput] = useState("");
+  const busy = chat.status === "submitted" || chat.status === "streaming";
+  const send = (event: FormEvent) => {
+    event.preventDefault();
+    if (input.trim() === "" || busy) return;
+    void chat.sendMessage({ text: input });
+    setInput("");
+  };
+  return (
+    <main className="chat-panel" aria-label="Chat" data-status={chat.status}>
+      <header className="chat-panel__header">
+        <h1 className="chat-panel__title">Poster assistant · useChat</h1>
+        <a className="chat-button" href="/">
+          hitl-kit client
+        </a>
+      </header>
+      <div className="chat-transcript" role="log" aria-label="Conversation">
+        <div className="chat-transcript__content">
+          {chat.messages.map((message) => (
+            <article
+              key={message.id}
+              className="chat-message"
+              data-role={message.role}
+              aria-label={message.role === "user" ? "You" : "Assistant"}
+            >
+              {message.role === "user" ? null : (
+                <div className="chat-message__avatar" aria-hidden="true">
+                  AI
+                </div>
+              )}
+              <div className="chat-message__body">
+                {message.parts.map((part, index) => {
+                  if (part.type === "text") {
+                    return (
+                      // biome-ignore lint/suspicious/noArrayIndexKey: parts only grow at the end
+                      <p className="chat-message__text" key={index}>
+                        {part.text}
+                      </p>
+                    );
+                  }
+                  if (part.type === "data-hitl-request") {
+                    return (
+                      <div className="chat-message__widget" key={part.id} data-tool={part.data.request.toolName}>
+                        <HitlRequestPart message={message} data={part.data} chat={chat} widgets={chatWidgets} />
+                      </div>
+                    );
+                  }
+                  if (
+                    isToolUIPart(part) &&
+                    !message.parts.some(
+                      (p) => p.type === "data-hitl-request" && p.data.request.toolCallId === part.toolCallId,
+                    )
+                  ) {
+                    return (
+                      <details
+                        className="chat-tool"
+                        key={part.toolCallId}
+                        data-state={part.state}
+                        data-tool={getToolName(part)}
+                      >
+                        <summary>
+                          <span className="chat-tool__icon" aria-hidden="true" />
+                          <span className="chat-tool__name">{getToolName(part)}</span>
+                          <span className="chat-tool__state">{part.state}</span>
+                        </summary>
+                        <div className="chat-tool__body">
+                          <ValueView value={part.state === "output-available" ? part.output : part.input} />
+                        </div>
+                      </details>
+                    );
+                  }
+                  return null;
+                })}
+              </div>
+            </article>
+          ))}
+          {chat.error ? (
+            <p className="chat-composer__error" role="alert">
+              {chat.error.message}
+            </p>
+          ) : null}
+        </div>
+      </div>
+      <form className="chat-composer" onSubmit={send}>
+        <div className="chat-composer__box">
+          <textarea
+            className="chat-composer__input"
+            aria-label="Message"
+            value={input}
+            rows={1}
+            onChange={(event) => setInput(event.target.value)}
+          />
+          <button type="submit" className="chat-button chat-button--send" disabled={busy}>
+            Send
+          </button>
+        </div>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,164 @@
+import { type ChatTransport, isToolUIPart, type UIMessage, type UIMessageChunk } from "ai";
+import { chunkStream, followEvents, type StreamEnd } from "./chunk-stream.js";
+import { collectResponses } from "./collect-responses.js";
+import { EventChunker } from "./event-chunker.js";
+import { replyIdOf } from "./request-part.js";
+import { SessionHttp, type SessionHttpOptions } from "./session-http.js";
+import { type SessionMap, storedSessionMap } from "./session-map.js";
+import { exchangesOf, replyChunks, replyIdOfExchange, snapshotToUIMessages } from "./snapshot-chunks.js";
+
+/** Options of {@link hitlChatTransport}. */
+export interface HitlChatTransportOptions extends SessionHttpOptions {
+  /**
+   * Where the hitl-kit session of each chat id is remembered. Default: `localStorage` in a
+   * browser (so a reload finds the session again), memory elsewhere. A chat whose id is a
+   * session id of the caller uses that session and needs no entry.
+   */
+  sessions?: SessionMap;
+}
+
+/** The transport, plus what loads a chat's starting messages from the server. */
+export interface HitlChatTransport<Message extends UIMessage = UIMessage> extends ChatTransport<Message> {
+  /**
+   * The chat's messages as the server holds them, for `useChat({ messages })` after a
+   * reload; an empty list when the chat has no session yet.
+   */
+  loadMessages(chatId: string): Promise<Message[]>;
+  /** The hitl-kit session id of a chat, once it has one. */
+  sessionIdOf(chatId: string): Promise<string | undefined>;
+}
+
+/**
+ * A `ChatTransport` that runs `useChat` on a hitl-kit server. The server is the only source
+ * of truth: a new user message becomes `POST /messages`, and the answers the person gave
+ * in the chat (`addToolOutput`, `addToolApprovalResponse`) become one `POST /responses` —
+ * only for requests the server still has open, so an edited history changes nothing. The
+ * session's events stream back as UI message chunks, and `reconnectToStream` rebuilds the
+ * open reply from the server, so `useChat({ resume: true })` shows a parked request after a
+ * reload.
+ * @example
+ * const transport = hitlChatTransport({ url: "/api/agent" });
+ * const chat = useChat({ id: chatId, transport, resume: true, sendAutomaticallyWhen: hitlAnswersComplete });
+ */
+export function hitlChatTransport<Message extends UIMessage = UIMessage>(
+  options: HitlChatTransportOptions,
+): HitlChatTransport<Message> {
+  const http = new SessionHttp(options);
+  const sessions = options.sessions ?? storedSessionMap(options.url);
+
+  /** The chat's session and its snapshot; a new session when `create` is set and it has none. */
+  async function open(chatId: string, create: boolean, headers?: HeadersInit) {
+    const known = await sessions.get(chatId);
+    for (const sessionId of known ? [known, chatId] : [chatId]) {
+      const snapshot = await http.snapshot(sessionId, headers);
+      if (snapshot) return { sessionId, snapshot };
+    }
+    if (!create) return undefined;
+    const sessionId = await http.createSession(headers);
+    await sessions.set(chatId, sessionId);
+    const snapshot = await http.snapshot(sessionId, headers);
+    if (!snapshot) throw new Error(`The hitl-kit session ${sessionId} vanished right after it was created.`);
+    return { sessionId, snapshot };
+  }
+
+  return {
+    resumeStreamIsReplay: true,
+
+    async sendMessages({ trigger, chatId, messages, messageId, abortSignal, headers }) {
+      const last = messages.at(-1);
+      if (trigger === "regenerate-message" || (last?.role === "user" && messageId !== undefined)) {
+        throw new Error(
+          "A hitl-kit session keeps one history: a reply cannot be regenerated, nor an earlier message edited. Send a new message instead.",
+        );
+      }
+      const extra = headers ? new Headers(headers) : undefined;
+      if (last?.role === "user") {
+        const text = last.parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
+        if (text.trim() === "") throw new Error("hitl-kit sends text messages; this message has no text.");
+        const { sessionId, snapshot } = (await open(chatId, true, extra))!;
+        await http.sendMessage(sessionId, text, extra);
+        return stream(sessionId, snapshot.lastSeq, new EventChunker(), "message", abortSignal, extra);
+      }
+      const session = await open(chatId, false, extra);
+      if (!session) throw new Error(`The chat ${chatId} has no hitl-kit session; send a message first.`);
+      const { sessionId, snapshot } = session;
+      const responses = collectResponses(messages, snapshot.pending);
+      if (responses.length === 0) {
+        throw new Error(
+          "Nothing to send: the last message is not a new user message, and no answered tool call matches a request the server still has open (it may have been answered elsewhere). Load the chat again with transport.loadMessages(chatId).",
+        );
+      }
+      await http.respond(sessionId, responses, extra);
+      const toolCallIds = (last?.parts ?? []).flatMap((part) => (isToolUIPart(part) ? [part.toolCallId] : []));
+      const requests = [...snapshot.pending, ...snapshot.resolved.map((resolved) => resolved.request)];
+      const chunker = new EventChunker({ toolCallIds, requests });
+      return stream(sessionId, snapshot.lastSeq, chunker, "continue", abortSignal, extra);
+    },
+
+    async reconnectToStream({ chatId, abortSignal, headers }) {
+      const extra = headers ? new Headers(headers) : undefined;
+      const session = await open(chatId, false, extra);
+      if (!session || session.snapshot.status === "idle") return null;
+      const { sessionId, snapshot } = session;
+      const exchange = exchangesOf(snapshot).at(-1);
+      if (!exchange) return null;
+      const replay = replyChunks(exchange.steps, snapshot, replyIdOfExchange(exchange));
+      const chunker = new EventChunker({
+        toolCallIds: exchange.steps.flatMap((step) =>
+          step.parts.flatMap((part) => (part.type === "tool" ? [part.toolCallId] : [])),
+        ),
+        requests: [...snapshot.pending, ...snapshot.resolved.map((resolved) => resolved.request)],
+        streamingMessageIds: exchange.steps.flatMap((step) => (step.status === "streaming" ? [step.id] : [])),
+      });
+      const end: StreamEnd =
+        snapshot.status === "running"
+          ? { kind: "turn-end", after: snapshot.lastSeq }
+          : { kind: "at", seq: snapshot.lastSeq, status: snapshot.status };
+      return chunkStream(async (emit, signal) => {
+        for (const chunk of replay) emit(chunk);
+        await followEvents(http, sessionId, snapshot.lastSeq, end, chunker, emit, signal, extra);
+      }, abortSignal);
+    },
+
+    async loadMessages(chatId) {
+      const session = await open(chatId, false);
+      return session ? snapshotToUIMessages<Message>(session.snapshot) : [];
+    },
+
+    async sessionIdOf(chatId) {
+      return (await open(chatId, false))?.sessionId;
+    },
+  };
+
+  /** The chunks of what a command set off: events after `from`, until the turn stops. */
+  async function stream(
+    sessionId: string,
+    from: number,
+    chunker: EventChunker,
+    mode: "message" | "continue",
+    abortSignal: AbortSignal | undefined,
+    extra: HeadersInit | undefined,
+  ): Promise<ReadableStream<UIMessageChunk>> {
+    // Read after the command: a running turn ends with its own event; otherwise the stream ends where the log is now.
+    const after = await http.snapshot(sessionId, extra);
+    if (!after) throw new Error(`The hitl-kit session ${sessionId} is gone.`);
+    const end: StreamEnd =
+      after.status === "running"
+        ? { kind: "turn-end", after: after.lastSeq }
+        : { kind: "at", seq: after.lastSeq, status: after.status };
+    return chunkStream(async (emit, signal) => {
+      let started = mode === "continue";
+      if (started) emit({ type: "start" });
+      await followEvents(http, sessionId, from, end, chunker, emit, signal, extra, (event) => {
+        if (started) return true;
+        // A message's reply starts at the person's message; what came before (calls a new
+        // message cancelled) belongs to the previous reply.
+        if (event.type === "message.started" && event.role === "user") {
+          started = true;
+          emit({ type: "start", messageId: replyIdOf(event.messageId) });
+        }
+        return false;
+      });
+    }, abortSignal);
+  }
+}

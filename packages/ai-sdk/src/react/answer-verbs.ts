@@ -1,0 +1,46 @@
+import type { InputRequest } from "@hitl-kit/protocol";
+
+/** The part of `useChat()`'s helpers (or a `Chat`) that answers tool calls. */
+export interface ChatAnswers {
+  addToolOutput: (
+    options:
+      | { tool: never; toolCallId: string; output: unknown; state?: "output-available" }
+      | { tool: never; toolCallId: string; state: "output-error"; errorText: string },
+  ) => unknown;
+  addToolApprovalResponse: (options: { id: string; approved: boolean; reason?: string }) => unknown;
+  /** The chat's status and error: an answer the server refused shows on its widget. */
+  status?: string;
+  error?: Error | undefined;
+}
+
+/** A widget's three verbs for one request, as the chat's answers the transport sends. */
+export interface AnswerVerbs {
+  respond: (value: unknown) => void;
+  decline: (reason?: string) => void;
+  cancel: () => void;
+}
+
+/**
+ * The verbs for a request: an approval answers through `addToolApprovalResponse` (approve,
+ * or deny with the reason; cancelling denies too), an input request through `addToolOutput`
+ * (the answer as the output; declining or cancelling as an `output-error`, which the server
+ * settles as cancelled).
+ */
+export function answerVerbs(chat: ChatAnswers, request: InputRequest): AnswerVerbs {
+  const { requestId, toolCallId, toolName } = request;
+  const tool = toolName as never;
+  if (request.kind === "approval") {
+    return {
+      respond: () => void chat.addToolApprovalResponse({ id: requestId, approved: true }),
+      decline: (reason) =>
+        void chat.addToolApprovalResponse({ id: requestId, approved: false, ...(reason ? { reason } : {}) }),
+      cancel: () => void chat.addToolApprovalResponse({ id: requestId, approved: false, reason: "Cancelled." }),
+    };
+  }
+  return {
+    respond: (output) => void chat.addToolOutput({ tool, toolCallId, output }),
+    decline: (reason) =>
+      void chat.addToolOutput({ tool, toolCallId, state: "output-error", errorText: reason || "Declined." }),
+    cancel: () => void chat.addToolOutput({ tool, toolCallId, state: "output-error", errorText: "Cancelled." }),
+  };
+}

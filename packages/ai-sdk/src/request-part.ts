@@ -1,0 +1,34 @@
+import type { InputRequest, ResolutionAction } from "@hitl-kit/protocol";
+
+/** The name of the data part that carries a parked request: parts of type `data-hitl-request`. */
+export const REQUEST_PART = "hitl-request";
+
+/**
+ * What a `data-hitl-request` part holds: the parked request (its prompt, input and answer
+ * schema, as the server sent it) and whether it is still open. Its part id is the request id.
+ */
+export type HitlRequestData =
+  | { request: InputRequest; state: "open"; resolution?: never }
+  | {
+      request: InputRequest;
+      state: "settled";
+      resolution: { action: ResolutionAction; value?: unknown; reason?: string };
+    };
+
+/** The data part types the transport streams, for `UIMessage<Metadata, HitlDataTypes>`. */
+export type HitlDataTypes = { [REQUEST_PART]: HitlRequestData };
+
+/** The text of a result that is not `ok`, for `errorText`. */
+export function errorTextOf(outcome: string, output: unknown): string {
+  if (typeof output === "string") return output;
+  if (typeof output === "object" && output !== null) {
+    if ("message" in output && typeof output.message === "string") return output.message;
+    if ("reason" in output && typeof output.reason === "string") return output.reason;
+  }
+  return `The tool call ended ${outcome}.`;
+}
+
+/** The UI message id of the assistant's reply to the user message `userMessageId`. */
+export function replyIdOf(userMessageId: string): string {
+  return `${userMessageId}.reply`;
+}

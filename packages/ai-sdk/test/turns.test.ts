@@ -1,0 +1,143 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { hitlChatTransport, memorySessionMap } from "../src/index.js";
+import { type Reply, setups, startApp, toolParts } from "./setups.js";
+
+const publish = { name: "publish_poster", input: { title: "Spring" } };
+const pick = { name: "pick_template", input: { templates: ["a", "b"] } };
+
+describe.each(setups)("turns through the transport ($name)", (setup) => {
+  let app: Awaited<ReturnType<typeof startApp>>;
+  afterEach(async () => {
+    await app?.close();
+  });
+
+  async function start(replies: Reply[]) {
+    app = await startApp(setup, replies);
+    return app;
+  }
+
+  it("an approval granted runs the tool and shows its output", async () => {
+    await start([{ text: "Publishing.", toolCalls: [publish] }, { text: "Published." }]);
+    const chat = app.chat();
+    await chat.sendMessage({ text: "publish my poster" });
+    const [part] = toolParts(chat.lastMessage);
+    await chat.addToolApprovalResponse({
+      id: part!.state === "approval-requested" ? part!.approval.id : "",
+      approved: true,
+    });
+    await vi.waitFor(() => expect(chat.lastMessage?.parts.at(-1)).toMatchObject({ text: "Published." }));
+    await vi.waitFor(() => expect(chat.status).toBe("ready"));
+    expect(toolParts(chat.lastMessage)).toMatchObject([
+      { state: "output-available", output: { url: "https://posters.example/Spring" }, approval: { approved: true } },
+    ]);
+    expect(app.log.refused).toEqual([]);
+  });
+
+  it("a message sent while a request is open cancels it with one result, and the new reply streams", async () => {
+    await start([{ text: "Pick one.", toolCalls: [pick] }, { text: "Sure, something else." }]);
+    const sessions = memorySessionMap();
+    const chat = app.chat({ transport: app.transport(sessions) });
+    await chat.sendMessage({ text: "make me a poster" });
+    await chat.sendMessage({ text: "actually, never mind" });
+    expect(chat.status).toBe("ready");
+    expect(chat.lastMessage?.parts.at(-1)).toMatchObject({ type: "text", text: "Sure, something else." });
+    const sessionId = (await app.transport(sessions).sessionIdOf(chat.id))!;
+    const { events, problems } = await app.events(sessionId);
+    expect(problems).toEqual([]);
+    expect(events.filter((event) => event.type === "tool.result")).toMatchObject([{ outcome: "cancelled" }]);
+    expect(app.log.refused).toEqual([]);
+  });
+
+  it("loadMessages rebuilds from the server the messages the live stream built", async () => {
+    await start([
+      { reasoning: "They want a poster.", text: "Pick one.", toolCalls: [pick] },
+      { text: "Publishing.", toolCalls: [publish] },
+      { text: "Not published." },
+    ]);
+    const sessions = memorySessionMap();
+    const chat = app.chat({ transport: app.transport(sessions) });
+    await chat.sendMessage({ text: "make me a poster" });
+    const [picked] = toolParts(chat.lastMessage);
+    await chat.addToolOutput({ tool: "pick_template", toolCallId: picked!.toolCallId, output: { templateId: "a" } });
+    await vi.waitFor(() => expect(toolParts(chat.lastMessage).at(-1)).toMatchObject({ state: "approval-requested" }));
+    const approval = toolParts(chat.lastMessage).at(-1)!;
+    const approvalId = approval.state === "approval-requested" ? approval.approval.id : "";
+    await chat.addToolApprovalResponse({ id: approvalId, approved: false, reason: "not yet" });
+    await vi.waitFor(() => expect(chat.lastMessage?.parts.at(-1)).toMatchObject({ text: "Not published." }));
+    await vi.waitFor(() => expect(chat.status).toBe("ready"));
+
+    const loaded = await app.transport(sessions).loadMessages(chat.id);
+    const plain = (value: unknown) => JSON.parse(JSON.stringify(value));
+    expect(plain(loaded.at(-1)!.parts)).toEqual(plain(chat.lastMessage!.parts));
+    expect(loaded.map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect(loaded.at(-1)!.id).toBe(chat.lastMessage!.id);
+    if (setup.name !== "OpenAI Chat Completions API (@ai-sdk/openai, local)") {
+      expect(chat.lastMessage?.parts).toContainEqual(
+        expect.objectContaining({ type: "reasoning", text: "They want a poster." }),
+      );
+    }
+    expect(app.log.refused).toEqual([]);
+  });
+
+  it("a failed turn ends the chat's request with an error", async () => {
+    await start([{ text: "Pick one.", toolCalls: [pick] }]);
+    const chat = app.chat();
+    await chat.sendMessage({ text: "make me a poster" });
+    const [part] = toolParts(chat.lastMessage);
+    await chat.addToolOutput({ tool: "pick_template", toolCallId: part!.toolCallId, output: { templateId: "a" } });
+    await vi.waitFor(() => expect(chat.status).toBe("error"));
+    expect(chat.error?.message).toBeTruthy();
+    expect(app.log.chunks.at(-1)).toMatchObject({ type: "error" });
+    expect(app.log.refused).toEqual([]);
+  });
+});
+
+describe("what the transport refuses", () => {
+  let app: Awaited<ReturnType<typeof startApp>>;
+  afterEach(async () => {
+    await app?.close();
+  });
+
+  it("regenerating a reply or editing an earlier message, with an error that says why", async () => {
+    app = await startApp(setups[0]!, [{ text: "Hello." }, { text: "Again." }]);
+    const chat = app.chat();
+    await chat.sendMessage({ text: "hi" });
+    await chat.regenerate();
+    expect(chat.error?.message).toMatch(/cannot be regenerated/);
+    await chat.sendMessage({ text: "hi, edited", messageId: chat.messages[0]!.id });
+    expect(chat.error?.message).toMatch(/nor an earlier message edited/);
+  });
+
+  it("a message without text", async () => {
+    app = await startApp(setups[0]!, [{ text: "Hello." }]);
+    const chat = app.chat();
+    await chat.sendMessage({ files: [{ type: "file", mediaType: "image/png", url: "data:image/png;base64,AA==" }] });
+    expect(chat.error?.message).toMatch(/sends text messages/);
+  });
+
+  it("a url that is missing", () => {
+    expect(() => hitlChatTransport({ url: "" })).toThrow(/needs the url/);
+  });
+});
+
+describe("resuming a reply that is still streaming", () => {
+  it("replays what streamed so far and follows the rest, each word once", async () => {
+    const words = Array.from({ length: 40 }, (_, index) => `w${index}`).join(" ");
+    const app = await startApp(setups[0]!, [{ text: words }], { chunkDelayMs: 15 });
+    try {
+      const sessions = memorySessionMap();
+      const first = app.chat({ transport: app.transport(sessions) });
+      const sending = first.sendMessage({ text: "talk" });
+      await vi.waitFor(() => expect(first.lastMessage?.parts.some((part) => part.type === "text")).toBe(true));
+      const later = app.chat({ id: first.id, transport: app.transport(sessions) });
+      await later.resumeStream();
+      await sending;
+      const text = (later.lastMessage?.parts ?? []).flatMap((part) => (part.type === "text" ? [part.text] : []));
+      expect(text).toEqual([words]);
+      expect(later.status).toBe("ready");
+      expect(app.log.refused).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+});

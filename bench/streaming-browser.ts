@@ -47,6 +47,21 @@ const cases: BrowserCase[] = [
   },
 ];
 
+// `--only <case>`: run one case (while working on it).
+const only = process.argv.indexOf("--only");
+if (only !== -1) {
+  const name = process.argv[only + 1];
+  if (!cases.some((item) => item.name === name))
+    throw new Error(`--only needs a case: ${cases.map((item) => item.name).join(", ")}.`);
+  cases.splice(0, cases.length, ...cases.filter((item) => item.name === name));
+}
+// `--runs <n>`: that many runs of each case, after one warm-up (a first look, not a table to publish).
+const runsAt = process.argv.indexOf("--runs");
+if (runsAt !== -1) {
+  const runs = Number(process.argv[runsAt + 1]);
+  if (!Number.isInteger(runs) || runs < 1) throw new Error("--runs needs a whole number of runs, 1 or more.");
+  for (const item of cases) Object.assign(item, { runs, warmups: 1 });
+}
 // `--quick`: a tenth of each reply, one run and no warm-up: checks the harness, measures nothing.
 if (process.argv.includes("--quick")) {
   for (const item of cases) {
@@ -59,8 +74,7 @@ if (process.argv.includes("--quick")) {
 /** One kept run: the page's measures and the main thread's busy time. */
 type BrowserRun = RunResult & { case: string; variant: Variant; busyMs: number };
 
-// The page, as an app ships: Vite's production build (React's profiling build, so the
-// Profiler counts commits; both sides alike).
+// The page, as an app ships: Vite's production build.
 const outDir = here("results/browser-page");
 await build({
   root: here("render/page"),
@@ -69,7 +83,6 @@ await build({
   plugins: [react()],
   resolve: {
     conditions: ["@hitl-kit/source", ...defaultClientConditions],
-    alias: { "react-dom/client": "react-dom/profiling" },
   },
   build: { outDir, emptyOutDir: true },
 });
@@ -195,7 +208,7 @@ function row(
 }
 const worstLongTask = (run: BrowserRun) => Math.max(0, ...(run.longTasks ?? [Number.NaN]));
 const longTaskCount = (run: BrowserRun) => run.longTasks?.length ?? Number.NaN;
-const bytes = wireBytes(cases[0]!.shape.deltas);
+const bytes = wireBytes(20_000);
 const caseOf = (name: string) => cases.find((item) => item.name === name)!;
 
 const rows: string[][] = [
@@ -257,7 +270,7 @@ printGrid(
     `median (p25–p75) of ${cases.map((item) => `${item.runs} runs after ${item.warmups} warm-up for ${item.name}`).join("; ")}; every variant in the same page, interleaved run by run (order rotated); the reply's DOM text checked equal every run`,
     "the 100 deltas/s case streams 2,000 words at 100 deltas/s (20 s per run) with 5 runs, not 60 s and 10, to keep the whole benchmark near ten minutes",
     "busy = Chromium's TaskDuration of the page's main thread (CDP Performance metrics) from send to the whole text; long tasks from PerformanceObserver('longtask'); frames missed = animation-frame gaps beyond one 60 Hz frame",
-    "React's profiling build on both sides (Profiler counts commits); hitl-kit renders with <MessageText>, useChat renders each text part in one element, as its docs do; rows memoized on both sides; the text has a blank line every 60 words",
+    "React's production build on both sides (commits counted through the DevTools hook); hitl-kit renders with <MessageText>, useChat renders each text part in one element, as its docs do; rows memoized on both sides; the text has a blank line every 60 words",
     `${count(kept.length)} runs kept, ${seconds.toFixed(0)} s in all`,
   ],
 );

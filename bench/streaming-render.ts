@@ -33,8 +33,6 @@ await esbuild.build({
   jsx: "automatic",
   conditions: ["@hitl-kit/source"],
   define: { "process.env.NODE_ENV": '"production"' },
-  // React's production build with the Profiler on, so commits can be counted (both sides alike).
-  alias: { "react-dom/client": "react-dom/profiling" },
   external: ["happy-dom"],
   logLevel: "error",
 });
@@ -80,7 +78,7 @@ printGrid(
   rows,
   [
     `median (p25–p75) of ${cases.map((item) => `${item.runs} runs (${item.warmups} warm-up) for ${item.name}`).join(", ")}; both sides in one process, interleaved run by run; the reply's DOM text checked equal every run`,
-    "React 19 production build; the wire server runs in the same process (its CPU is in the CPU rows, the same bytes for every variant)",
+    "React 19 production build (commits counted through the DevTools hook); the wire server runs in the same process (its CPU is in the CPU rows, the same bytes for every variant)",
     "hitl-kit renders with <MessageText> (finished paragraphs keep their nodes); useChat renders each text part in one element, as its docs do; rows are memoized on both sides",
     "happy-dom does no layout: the browser table (streaming-browser) is the one with the targets",
   ],

@@ -4,6 +4,7 @@
  * Bundled by streaming-render.ts with React's production build.
  */
 import "./dom-env.js";
+import "./commit-hook.js";
 import { go, prepare, type RunResult, teardown } from "./harness.js";
 import { runIdOf, type StreamShape, type Variant, variants } from "./stream-case.js";
 import { wireHandler } from "./wire-server.js";

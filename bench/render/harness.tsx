@@ -8,8 +8,9 @@ import { useChat } from "@ai-sdk/react";
 import type { Message } from "@hitl-kit/protocol";
 import { MessageText, useAgent } from "@hitl-kit/react";
 import { DefaultChatTransport, type UIMessage } from "ai";
-import { memo, Profiler, useEffect, useState } from "react";
+import { memo, useEffect, useState } from "react";
 import { createRoot, type Root } from "react-dom/client";
+import { commitTimes } from "./commit-hook.js";
 import {
   FRAME_MS,
   historyRole,
@@ -35,7 +36,7 @@ export interface RunSpec {
 export interface RunResult {
   /** From `send` to the reply's whole text in the DOM. */
   ms: number;
-  /** React commits of the chat (Profiler `onRender`) during the run. */
+  /** React commits during the run (as React DevTools counts them). */
   commits: number;
   /** The most commits between two animation frames while the reply streams (from its first text on). */
   maxCommitsPerFrame: number;
@@ -52,7 +53,6 @@ interface Live {
   root: Root;
   container: HTMLElement;
   send: () => void;
-  commits: number[];
   ready: Promise<void>;
   shape: StreamShape;
 }
@@ -153,7 +153,6 @@ export function prepare(spec: RunSpec): Promise<void> {
   document.body.appendChild(container);
   const root = createRoot(container);
   let send: (() => void) | undefined;
-  const commits: number[] = [];
   let markReady: () => void = () => {};
   const ready = new Promise<void>((resolve) => (markReady = resolve));
   const onSend = (given: () => void) => {
@@ -165,15 +164,13 @@ export function prepare(spec: RunSpec): Promise<void> {
     parts: [{ type: "text", text: historyText(index) }],
   }));
   root.render(
-    <Profiler id="chat" onRender={() => commits.push(performance.now())}>
-      {spec.variant === "hitl-kit" ? (
-        <HitlChat spec={spec} onSend={onSend} onReady={markReady} />
-      ) : (
-        <AiSdkChat spec={spec} history={history} onSend={onSend} onReady={markReady} />
-      )}
-    </Profiler>,
+    spec.variant === "hitl-kit" ? (
+      <HitlChat spec={spec} onSend={onSend} onReady={markReady} />
+    ) : (
+      <AiSdkChat spec={spec} history={history} onSend={onSend} onReady={markReady} />
+    ),
   );
-  live = { root, container, send: () => send?.(), commits, ready, shape };
+  live = { root, container, send: () => send?.(), ready, shape };
   return ready;
 }
 
@@ -188,7 +185,7 @@ function textLength(element: Element): number {
 /** Sends, and resolves when the reply's whole text is in the DOM. */
 export async function go(): Promise<RunResult> {
   if (!live) throw new Error("go() needs prepare() first.");
-  const { container, commits, shape } = live;
+  const { container, shape } = live;
   const expected = replyText(shape.deltas);
   const frames: number[] = [];
   let watching = true;
@@ -207,7 +204,7 @@ export async function go(): Promise<RunResult> {
   longTaskObserver?.observe({ type: "longtask" });
   await new Promise((resolve) => requestAnimationFrame(resolve));
   requestAnimationFrame(frame);
-  commits.length = 0;
+  const firstCommit = commitTimes.length;
   const started = performance.now();
   let streamingFrom = Number.POSITIVE_INFINITY;
   const result = await new Promise<{ ms: number; text: string }>((resolve) => {
@@ -233,7 +230,7 @@ export async function go(): Promise<RunResult> {
     for (const entry of longTaskObserver.takeRecords()) longTasks.push(entry.duration);
     longTaskObserver.disconnect();
   }
-  const during = commits.filter((time) => time >= started);
+  const during = commitTimes.slice(firstCommit).filter((time) => time >= started);
   let maxCommitsPerFrame = 0;
   let frameIndex = 0;
   let inFrame = 0;

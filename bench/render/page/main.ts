@@ -1,3 +1,4 @@
+import "../commit-hook.js";
 import { go, prepare, teardown } from "../harness.js";
 
 /** The page's API for the Playwright runner (streaming-browser.ts). */

@@ -3,10 +3,14 @@ import type { ProtocolEvent } from "@hitl-kit/protocol";
 /** One frame of a 60 Hz display, in milliseconds. */
 export const FRAME_MS = 1000 / 60;
 /**
- * How long a queued event may wait for an animation frame that does not come (a hidden
- * tab pauses `requestAnimationFrame`): the stream keeps being applied, slowly, in the background.
+ * How often a queued event checks whether the page went hidden, where no animation frame
+ * comes (a hidden tab pauses `requestAnimationFrame`): there the stream keeps being
+ * applied, slowly, in the background. A visible page waits for its frame, however late,
+ * so a long task cannot make two renders land in one frame.
  */
 const HIDDEN_FRAME_MS = 100;
+
+const isHidden = () => typeof document !== "undefined" && document.visibilityState === "hidden";
 
 /** Hands events on at most once per frame; see {@link eventPacer}. */
 export interface EventPacer {
@@ -39,7 +43,12 @@ export function defaultFrameScheduler(): FrameScheduler {
         callback();
       };
       const frame = raf(run);
-      const timer = setTimeout(run, HIDDEN_FRAME_MS);
+      let timer: ReturnType<typeof setTimeout>;
+      const checkHidden = () => {
+        if (isHidden()) run();
+        else timer = setTimeout(checkHidden, HIDDEN_FRAME_MS);
+      };
+      timer = setTimeout(checkHidden, HIDDEN_FRAME_MS);
       return () => {
         done = true;
         cancelAnimationFrame(frame);

@@ -10,7 +10,7 @@ import { MessageText, useAgent } from "@hitl-kit/react";
 import { DefaultChatTransport, type UIMessage } from "ai";
 import { memo, useEffect, useState } from "react";
 import { createRoot, type Root } from "react-dom/client";
-import { commitTimes } from "./commit-hook.js";
+import { commits } from "./commit-hook.js";
 import {
   FRAME_MS,
   historyRole,
@@ -204,7 +204,7 @@ export async function go(): Promise<RunResult> {
   longTaskObserver?.observe({ type: "longtask" });
   await new Promise((resolve) => requestAnimationFrame(resolve));
   requestAnimationFrame(frame);
-  const firstCommit = commitTimes.length;
+  const firstCommit = commits.length;
   const started = performance.now();
   let streamingFrom = Number.POSITIVE_INFINITY;
   const result = await new Promise<{ ms: number; text: string }>((resolve) => {
@@ -230,20 +230,12 @@ export async function go(): Promise<RunResult> {
     for (const entry of longTaskObserver.takeRecords()) longTasks.push(entry.duration);
     longTaskObserver.disconnect();
   }
-  const during = commitTimes.slice(firstCommit).filter((time) => time >= started);
-  let maxCommitsPerFrame = 0;
-  let frameIndex = 0;
-  let inFrame = 0;
-  for (const time of during) {
-    if (time < streamingFrom) continue;
-    let moved = false;
-    while (frameIndex < frames.length && frames[frameIndex]! <= time) {
-      frameIndex++;
-      moved = true;
-    }
-    inFrame = moved ? 1 : inFrame + 1;
-    maxCommitsPerFrame = Math.max(maxCommitsPerFrame, inFrame);
+  const during = commits.slice(firstCommit).filter((commit) => commit.time >= started);
+  const perFrame = new Map<number, number>();
+  for (const commit of during) {
+    if (commit.time >= streamingFrom) perFrame.set(commit.frame, (perFrame.get(commit.frame) ?? 0) + 1);
   }
+  const maxCommitsPerFrame = Math.max(0, ...perFrame.values());
   let missedFrames = 0;
   for (let index = 1; index < frames.length; index++) {
     missedFrames += Math.max(0, Math.round((frames[index]! - frames[index - 1]!) / FRAME_MS) - 1);

@@ -8,6 +8,7 @@
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { availableParallelism, loadavg } from "node:os";
 import { extname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
@@ -21,6 +22,8 @@ import { wireBytes, wireHandler } from "./render/wire-server.js";
 import { count, fmt, printGrid, ratio, verdict } from "./table.js";
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+/** The machine's load when the runs start: a shared machine's other work stretches every task, long tasks most. */
+const loadBefore = loadavg()[0]!;
 
 interface BrowserCase {
   name: string;
@@ -271,6 +274,6 @@ printGrid(
     "the 100 deltas/s case streams 2,000 words at 100 deltas/s (20 s per run) with 5 runs, not 60 s and 10, to keep the whole benchmark near ten minutes",
     "busy = Chromium's TaskDuration of the page's main thread (CDP Performance metrics) from send to the whole text; long tasks from PerformanceObserver('longtask'); frames missed = animation-frame gaps beyond one 60 Hz frame",
     "React's production build on both sides (commits counted through the DevTools hook); hitl-kit renders with <MessageText>, useChat renders each text part in one element, as its docs do; rows memoized on both sides; the text has a blank line every 60 words",
-    `${count(kept.length)} runs kept, ${seconds.toFixed(0)} s in all`,
+    `${count(kept.length)} runs kept, ${seconds.toFixed(0)} s in all; load average ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end, on ${availableParallelism()} cores`,
   ],
 );

@@ -5,6 +5,7 @@
  * bytes are the same text at the same pacing, each side in its own wire format
  * (render/wire-server.ts). Chromium's table (streaming-browser.ts) is the one with targets.
  */
+import { availableParallelism, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
 import { runNodeJson } from "./child.js";
@@ -15,6 +16,8 @@ import { wireBytes } from "./render/wire-server.js";
 import { fmt, printGrid, ratio, verdict } from "./table.js";
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+/** The machine's load when the runs start: a shared machine's other work stretches every task, long tasks most. */
+const loadBefore = loadavg()[0]!;
 
 const cases: HappyDomCase[] = [
   { name: "burst", shape: { deltas: 20_000, rate: 0, history: 0 }, warmups: 2, runs: 10 },
@@ -81,5 +84,6 @@ printGrid(
     "React 19 production build (commits counted through the DevTools hook); the wire server runs in the same process (its CPU is in the CPU rows, the same bytes for every variant)",
     "hitl-kit renders with <MessageText> (finished paragraphs keep their nodes); useChat renders each text part in one element, as its docs do; rows are memoized on both sides",
     "happy-dom does no layout: the browser table (streaming-browser) is the one with the targets",
+    `load average ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end, on ${availableParallelism()} cores`,
   ],
 );

@@ -5,6 +5,7 @@
  * the reply's DOM text. Measures time to the whole text, long tasks, missed frames, React
  * commits and main-thread busy time (Chromium's `TaskDuration`), and prints the targets.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -183,6 +184,9 @@ try {
   server.close();
 }
 const seconds = (performance.now() - started) / 1000;
+// Every run as measured, for whoever wants more than the table's medians.
+mkdirSync(here("results"), { recursive: true });
+writeFileSync(here("results/streaming-browser-runs.json"), `${JSON.stringify(kept, null, 1)}\n`);
 
 const runsOf = (name: string, variant: Variant) => kept.filter((run) => run.case === name && run.variant === variant);
 const spread = (name: string, variant: Variant, pick: (run: BrowserRun) => number): Spread | undefined =>
@@ -224,6 +228,16 @@ const rows: string[][] = [
     met: (_a, _b, runs) => runs.every((run) => run.longTasks !== undefined && run.longTasks.length === 0),
   }),
   row("20k-delta burst: long tasks per run", "burst", longTaskCount, ""),
+  [
+    "20k-delta burst: runs with a long task",
+    ...variants.map((variant) => {
+      const runs = runsOf("burst", variant);
+      return `${runs.filter((run) => (run.longTasks?.length ?? 0) > 0).length} of ${runs.length}`;
+    }),
+    "—",
+    "—",
+    "—",
+  ],
   row("20k-delta burst: main-thread busy", "burst", (run) => run.busyMs, "ms"),
   row("20k-delta burst: React commits", "burst", (run) => run.commits, ""),
   row("20k-delta burst: frames missed", "burst", (run) => run.missedFrames, ""),
@@ -273,6 +287,7 @@ printGrid(
     `median (p25–p75) of ${cases.map((item) => `${item.runs} runs after ${item.warmups} warm-up for ${item.name}`).join("; ")}; every variant in the same page, interleaved run by run (order rotated); the reply's DOM text checked equal every run`,
     "the 100 deltas/s case streams 2,000 words at 100 deltas/s (20 s per run) with 5 runs, not 60 s and 10, to keep the whole benchmark near ten minutes",
     "busy = Chromium's TaskDuration of the page's main thread (CDP Performance metrics) from send to the whole text; long tasks from PerformanceObserver('longtask'); frames missed = animation-frame gaps beyond one 60 Hz frame",
+    "every run's measures are written to bench/results/streaming-browser-runs.json",
     "React's production build on both sides (commits counted through the DevTools hook); hitl-kit renders with <MessageText>, useChat renders each text part in one element, as its docs do; rows memoized on both sides; the text has a blank line every 60 words",
     `${count(kept.length)} runs kept, ${seconds.toFixed(0)} s in all; load average ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end, on ${availableParallelism()} cores`,
   ],

@@ -36,6 +36,7 @@ afterEach(() => {
 /** A client on the SSE transport whose stream the test writes bytes into. */
 function streamingClient() {
   let write: (text: string) => void = () => {};
+  let queued: () => number = () => 0;
   const opened = new Promise<void>((resolve) => {
     write = () => resolve();
   });
@@ -46,13 +47,19 @@ function streamingClient() {
       start(controller) {
         const open = write;
         write = (text) => controller.enqueue(bytes.encode(text));
+        queued = () => 1 - (controller.desiredSize ?? 1);
         open("");
       },
     });
     return new Response(body, { headers: { "content-type": "text/event-stream" } });
   };
   const client = createAgentClient({ url: "http://test.local/api", sessionId, fetch });
-  return { client, opened, write: (text: string) => write(text) };
+  /** Resolves once the client has read every chunk written (the parser yields between slices of a backlog). */
+  const drained = async () => {
+    while (queued() > 0) await settle();
+    await settle();
+  };
+  return { client, opened, write: (text: string) => write(text), drained };
 }
 
 function Transcript() {
@@ -70,7 +77,7 @@ const settle = () => act(() => new Promise<void>((resolve) => setTimeout(resolve
 
 describe("streaming render", () => {
   it("commits at most once per frame under a burst, and shows the whole text", async () => {
-    const { client, opened, write } = streamingClient();
+    const { client, opened, write, drained } = streamingClient();
     const commits: number[] = [];
     let frameIndex = 0;
     const view = render(
@@ -86,7 +93,7 @@ describe("streaming render", () => {
     // Three bursts, written in many chunks while no frame runs: each must land in one commit.
     for (const burst of [words.slice(0, 1000), words.slice(1000, 2000), words.slice(2000)]) {
       for (const word of burst) write(frame({ type: "text.delta", messageId: "m", delta: word }));
-      await settle();
+      await drained();
       commits.length = 0;
       frameIndex++;
       await act(async () => runFrame());

@@ -1,18 +1,28 @@
 /**
  * `npm run bench`: prints the machine, then runs each benchmark in its own process (so
- * heaps and RSS never mix), each killed if it outlives its limit (two minutes; ten for
- * bundle-size). The tables also go to
- * `bench/results/latest.md`.
+ * heaps and RSS never mix), each killed if it outlives its limit (two minutes; five for
+ * streaming-render, fifteen for streaming-browser, ten for bundle-size and server). The tables also go to
+ * `bench/results/latest.md`. Name benchmarks to run only those: `npm run bench -- streaming-browser`.
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 
-const benchmarks = ["streaming-render", "parse-path", "bundle-size", "server"];
+const all = ["streaming-render", "streaming-browser", "parse-path", "bundle-size", "server"];
+/** `npm run bench -- streaming-browser` runs only the benchmarks named. */
+const named = process.argv.slice(2);
+const unknown = named.filter((name) => !all.includes(name));
+if (unknown.length > 0) throw new Error(`Unknown benchmark ${unknown.join(", ")}: pick from ${all.join(", ")}.`);
+const benchmarks = named.length > 0 ? named : all;
 const limitMs = 120_000;
 /** bundle-size builds, packs and installs the packages first (reused when npm test did). */
-const limitsMs: Record<string, number> = { "bundle-size": 600_000, server: 600_000 };
+const limitsMs: Record<string, number> = {
+  "streaming-render": 300_000,
+  "streaming-browser": 900_000,
+  "bundle-size": 600_000,
+  server: 600_000,
+};
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 /** The machine, as the README's Performance section states it. */

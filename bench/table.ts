@@ -49,3 +49,21 @@ export function printTable(title: string, rows: readonly Row[], notes: readonly 
   if (notes.length > 0) out.push("", ...notes.map((note) => `- ${note}`));
   console.log(`${out.join("\n")}\n`);
 }
+
+/** Prints a table with any columns as Markdown (the streaming tables have one per client). */
+export function printGrid(
+  title: string,
+  header: readonly string[],
+  rows: readonly string[][],
+  notes: readonly string[] = [],
+): void {
+  const widths = header.map((name, column) =>
+    Math.max(name.length, ...rows.map((line) => (line[column] ?? "").length)),
+  );
+  const line = (values: readonly string[]) =>
+    `| ${header.map((_, column) => (values[column] ?? "").padEnd(widths[column]!)).join(" | ")} |`;
+  const out = [`### ${title}`, "", line(header), line(widths.map((width) => "-".repeat(width)))];
+  for (const values of rows) out.push(line(values));
+  if (notes.length > 0) out.push("", ...notes.map((note) => `- ${note}`));
+  console.log(`${out.join("\n")}\n`);
+}

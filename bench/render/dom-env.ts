@@ -18,6 +18,7 @@ for (const name of [
   "Event",
   "CustomEvent",
   "MutationObserver",
+  "NodeFilter",
   "getComputedStyle",
 ]) {
   if (name === "navigator") Object.defineProperty(globalThis, name, { value: window.navigator, configurable: true });

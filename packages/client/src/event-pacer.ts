@@ -3,37 +3,92 @@ import type { ProtocolEvent } from "@hitl-kit/protocol";
 /** One frame of a 60 Hz display, in milliseconds. */
 export const FRAME_MS = 1000 / 60;
 /**
- * A quarter frame: a queued event waits at most this long, so applying and rendering it
- * still fit in the frame even when the machine is busy (half a frame measured up to 1.2
- * frames of hidden text on a loaded 2-core machine).
+ * How often a queued event checks whether the page went hidden, where no animation frame
+ * comes (a hidden tab pauses `requestAnimationFrame`): there the stream keeps being
+ * applied, slowly, in the background. A visible page waits for its frame, however late,
+ * so a long task cannot make two renders land in one frame.
  */
-const PACE_MS = FRAME_MS / 4;
+const HIDDEN_FRAME_MS = 100;
+
+const isHidden = () => typeof document !== "undefined" && document.visibilityState === "hidden";
 
 /** Hands events on at most once per frame; see {@link eventPacer}. */
 export interface EventPacer {
-  /** Queues an event: delivered now when the last delivery was a quarter frame ago or more, else then. */
+  /** Queues an event, to be delivered with the others of its frame. */
   push(event: ProtocolEvent): void;
   /** Delivers whatever is queued, now (before a reconnect reads `lastSeq`, or a failure is reported). */
   flush(): void;
-  /** Drops the queue and the timer (the stream was closed for good). */
+  /** Drops the queue and the pending frame (the stream was closed for good). */
   stop(): void;
 }
 
+/** Runs `callback` at the next frame; returns the function that cancels it. */
+export type FrameScheduler = (callback: () => void) => () => void;
+
 /**
- * Paces a stream's events to the display: a lone event is delivered at once, but events
- * arriving faster than that are queued and delivered together, in order, a quarter frame
- * after the last delivery. The client applies each batch as one state change, so a UI
- * renders a few times per frame instead of once per token, and text waits less than one
- * frame before it can be shown.
+ * The next animation frame where there is one (a browser), with a timer beside it for a
+ * hidden tab; elsewhere (Node, tests) a timer that keeps deliveries at least a frame apart,
+ * so a lone event waits only for the current task to end.
  */
-export function eventPacer(deliver: (events: ProtocolEvent[]) => void): EventPacer {
-  let queue: ProtocolEvent[] = [];
+export function defaultFrameScheduler(): FrameScheduler {
+  const raf = globalThis.requestAnimationFrame as typeof requestAnimationFrame | undefined;
+  if (typeof raf === "function") {
+    return (callback) => {
+      let done = false;
+      const run = () => {
+        if (done) return;
+        done = true;
+        cancelAnimationFrame(frame);
+        clearTimeout(timer);
+        callback();
+      };
+      const frame = raf(run);
+      let timer: ReturnType<typeof setTimeout>;
+      const checkHidden = () => {
+        if (isHidden()) run();
+        else timer = setTimeout(checkHidden, HIDDEN_FRAME_MS);
+      };
+      timer = setTimeout(checkHidden, HIDDEN_FRAME_MS);
+      return () => {
+        done = true;
+        cancelAnimationFrame(frame);
+        clearTimeout(timer);
+      };
+    };
+  }
   let last = Number.NEGATIVE_INFINITY;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  return (callback) => {
+    const timer = setTimeout(
+      () => {
+        last = performance.now();
+        callback();
+      },
+      Math.max(0, last + FRAME_MS - performance.now()),
+    );
+    return () => clearTimeout(timer);
+  };
+}
+
+/**
+ * Paces a stream's events to the display: every event is queued and the queue is delivered
+ * as one batch, in order, at the next animation frame. The client applies a batch as one
+ * state change, so a UI commits at most once per frame at any rate — one token at a time
+ * or a backlog of thousands — and no event waits longer than one frame.
+ *
+ * No event type skips the queue, `input.requested` included: it waits under a frame (below
+ * what a person notices), and delivering it early would spend a second render in that
+ * frame. Only {@link EventPacer.flush} delivers at once: before a reconnect reads `lastSeq`,
+ * and before a failure or the stream's end is reported.
+ */
+export function eventPacer(
+  deliver: (events: ProtocolEvent[]) => void,
+  schedule: FrameScheduler = defaultFrameScheduler(),
+): EventPacer {
+  let queue: ProtocolEvent[] = [];
+  let cancel: (() => void) | undefined;
   const flush = () => {
-    if (timer !== undefined) clearTimeout(timer);
-    timer = undefined;
-    last = performance.now();
+    cancel?.();
+    cancel = undefined;
     const events = queue;
     queue = [];
     if (events.length > 0) deliver(events);
@@ -41,17 +96,12 @@ export function eventPacer(deliver: (events: ProtocolEvent[]) => void): EventPac
   return {
     push(event) {
       queue.push(event);
-      if (timer !== undefined) return;
-      const sinceLast = performance.now() - last;
-      if (sinceLast >= PACE_MS) flush();
-      else timer = setTimeout(flush, PACE_MS - sinceLast);
+      cancel ??= schedule(flush);
     },
-    flush() {
-      if (queue.length > 0 || timer !== undefined) flush();
-    },
+    flush,
     stop() {
-      if (timer !== undefined) clearTimeout(timer);
-      timer = undefined;
+      cancel?.();
+      cancel = undefined;
       queue = [];
     },
   };

@@ -4,9 +4,12 @@ import { type BackoffOptions, backoffDelay, sleep } from "./backoff.js";
 import { type CommandError, toCommandError } from "./command-result.js";
 import { eventPacer } from "./event-pacer.js";
 import { errorOfResponse } from "./http-json.js";
+import { nextTask, SLICE_MS } from "./next-task.js";
 import type { EventSink, StreamOptions } from "./transport.js";
 
 const knownTypes = new Set<string>(EVENT_TYPES);
+/** The most text fed to the SSE parser at once (a chunk can hold a whole backlog). */
+const FEED_CHARS = 16_384;
 
 /** Opens one SSE request for the events after `lastSeq`. */
 export type ConnectStream = (lastSeq: number, signal: AbortSignal) => Promise<Response>;
@@ -95,12 +98,25 @@ async function readOnce(
       }
     },
   });
+  // A backlog is fed in slices, with a new task every SLICE_MS, so parsing thousands of
+  // buffered events never blocks the page in one long task.
+  let sliceStart = performance.now();
   try {
     for (;;) {
+      const waitStart = performance.now();
       const { done, value } = await reader.read();
       if (done) return { kind: "dropped", progressed };
-      parser.feed(decoder.decode(value, { stream: true }));
-      if (fatal) return { kind: "fatal", error: fatal };
+      if (performance.now() - waitStart > 1) sliceStart = performance.now(); // the read waited: a new task
+      const text = decoder.decode(value, { stream: true });
+      for (let at = 0; at < text.length; at += FEED_CHARS) {
+        parser.feed(at === 0 && text.length <= FEED_CHARS ? text : text.slice(at, at + FEED_CHARS));
+        if (fatal) return { kind: "fatal", error: fatal };
+        if (performance.now() - sliceStart > SLICE_MS) {
+          await nextTask();
+          if (signal.aborted) return { kind: "dropped", progressed };
+          sliceStart = performance.now();
+        }
+      }
     }
   } catch {
     return { kind: "dropped", progressed };

@@ -1,4 +1,5 @@
 import type { ClientAction } from "./client-action.js";
+import { coalesceDeltas } from "./coalesce-deltas.js";
 import { toCommandError } from "./command-result.js";
 import type { Transport } from "./transport.js";
 
@@ -86,7 +87,9 @@ export class SessionConnection {
       lastSeq: host.lastSeq,
       sink: {
         event: (event) => live && host.dispatch({ type: "event", event }),
-        events: (events) => live && host.dispatch(...events.map((event) => ({ type: "event" as const, event }))),
+        events: (events) =>
+          live &&
+          host.dispatch(...coalesceDeltas(events, host.lastSeq()).map((event) => ({ type: "event" as const, event }))),
         connection: (connection) => live && host.dispatch({ type: "connection.changed", connection }),
         fail: (error) => {
           if (!live) return;

@@ -1,6 +1,6 @@
 import type { ProtocolEvent } from "@hitl-kit/protocol";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { eventPacer, FRAME_MS } from "../src/event-pacer.js";
+import { defaultFrameScheduler, eventPacer, FRAME_MS, type FrameScheduler } from "../src/event-pacer.js";
 
 const delta = (seq: number): ProtocolEvent => ({
   seq,
@@ -10,38 +10,93 @@ const delta = (seq: number): ProtocolEvent => ({
   messageId: "m",
   delta: "w ",
 });
+const seqs = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index);
+
+/** Frames that run only when the test says so, like a display's. */
+function manualFrames() {
+  let callbacks: (() => void)[] = [];
+  const schedule: FrameScheduler = (callback) => {
+    callbacks.push(callback);
+    return () => {
+      callbacks = callbacks.filter((queued) => queued !== callback);
+    };
+  };
+  const frame = () => {
+    const due = callbacks;
+    callbacks = [];
+    for (const callback of due) callback();
+  };
+  return { schedule, frame, waiting: () => callbacks.length };
+}
 
 describe("eventPacer", () => {
   let batches: number[][];
   beforeEach(() => {
-    vi.useFakeTimers();
     batches = [];
   });
-  afterEach(() => vi.useRealTimers());
-  const pacer = () => eventPacer((events) => batches.push(events.map((event) => event.seq)));
+  const record = (events: ProtocolEvent[]) => batches.push(events.map((event) => event.seq));
 
-  it("delivers a lone event at once", () => {
-    pacer().push(delta(1));
-    expect(batches).toEqual([[1]]);
+  it("delivers everything pushed within a frame as one batch at that frame, in order", () => {
+    const frames = manualFrames();
+    const paced = eventPacer(record, frames.schedule);
+    for (let seq = 1; seq <= 20_000; seq++) paced.push(delta(seq));
+    expect(batches).toEqual([]);
+    expect(frames.waiting()).toBe(1);
+    frames.frame();
+    expect(batches).toEqual([seqs(1, 20_000)]);
+    for (let seq = 20_001; seq <= 20_003; seq++) paced.push(delta(seq));
+    frames.frame();
+    frames.frame();
+    expect(batches).toEqual([seqs(1, 20_000), seqs(20_001, 20_003)]);
   });
 
-  it("delivers a burst as one batch, in order, within a frame", () => {
-    const paced = pacer();
-    for (let seq = 1; seq <= 50; seq++) paced.push(delta(seq));
-    expect(batches).toEqual([[1]]);
-    vi.advanceTimersByTime(FRAME_MS);
-    expect(batches).toEqual([[1], Array.from({ length: 49 }, (_, index) => index + 2)]);
+  it("delivers at most one batch per frame at a token rate, none lost", () => {
+    const frames = manualFrames();
+    const paced = eventPacer(record, frames.schedule);
+    // 100 deltas/s on a 60 Hz display: one or two deltas land in each frame.
+    let seq = 0;
+    for (let frame = 0; frame < 60; frame++) {
+      const due = Math.floor(((frame + 1) * 100) / 60);
+      while (seq < due) paced.push(delta(++seq));
+      frames.frame();
+    }
+    expect(batches.length).toBeLessThanOrEqual(60);
+    expect(batches.flat()).toEqual(seqs(1, 100));
   });
 
   it("flushes what is queued at once, and drops it when stopped", () => {
-    const paced = pacer();
+    const frames = manualFrames();
+    const paced = eventPacer(record, frames.schedule);
     paced.push(delta(1));
     paced.push(delta(2));
     paced.flush();
-    expect(batches).toEqual([[1], [2]]);
+    expect(batches).toEqual([[1, 2]]);
+    expect(frames.waiting()).toBe(0);
     paced.push(delta(3));
     paced.stop();
-    vi.advanceTimersByTime(FRAME_MS);
-    expect(batches).toEqual([[1], [2]]);
+    frames.frame();
+    expect(batches).toEqual([[1, 2]]);
+  });
+});
+
+describe("defaultFrameScheduler without requestAnimationFrame", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it("delivers a lone event after the current task, and bursts a frame apart", () => {
+    expect(globalThis.requestAnimationFrame).toBeUndefined();
+    const batches: number[][] = [];
+    const paced = eventPacer((events) => batches.push(events.map((event) => event.seq)), defaultFrameScheduler());
+    paced.push(delta(1));
+    expect(batches).toEqual([]);
+    vi.advanceTimersByTime(0);
+    expect(batches).toEqual([[1]]);
+    for (let seq = 2; seq <= 50; seq++) paced.push(delta(seq));
+    vi.advanceTimersByTime(FRAME_MS / 2);
+    expect(batches).toEqual([[1]]);
+    vi.advanceTimersByTime(FRAME_MS / 2);
+    expect(batches).toEqual([[1], seqs(2, 50)]);
   });
 });

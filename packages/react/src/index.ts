@@ -1,5 +1,6 @@
 export { AgentProvider, type AgentProviderProps } from "./agent-provider.js";
 export type { AgentView } from "./agent-view.js";
+export { MessageText, type MessageTextProps, splitTextBlocks, type TextBlocks } from "./message-text.js";
 export { ParkedRequest, type ParkedRequestProps } from "./parked-request.js";
 export { ParkedRequests, type ParkedRequestsProps } from "./parked-requests.js";
 export * from "./schema-form/index.js";

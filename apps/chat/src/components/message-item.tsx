@@ -1,6 +1,6 @@
 import type { AgentClient } from "@hitl-kit/client";
 import type { Message } from "@hitl-kit/protocol";
-import { ParkedRequest, type WidgetRegistry } from "@hitl-kit/react";
+import { MessageText, ParkedRequest, type WidgetRegistry } from "@hitl-kit/react";
 import { memo } from "react";
 import { ToolActivity } from "./tool-activity.js";
 
@@ -13,7 +13,8 @@ export interface MessageItemProps {
 }
 
 /**
- * One message of the transcript: text as text (never HTML), reasoning folded away, and
+ * One message of the transcript: text as text (never HTML, in blocks that keep their DOM
+ * nodes while the message grows: see `MessageText`), reasoning folded away, and
  * each tool call in place — a call that asked the person renders its widget with
  * `<ParkedRequest>`, so an answered widget stays visible and shows what was chosen.
  * It re-renders only when its message changes.
@@ -31,11 +32,7 @@ export const MessageItem = memo(function MessageItem({ message, client, widgets 
         {message.parts.map((part, index) => {
           const key = part.type === "tool" ? part.toolCallId : `${part.type}-${index}`;
           if (part.type === "text") {
-            return (
-              <p className="chat-message__text" key={key}>
-                {part.text}
-              </p>
-            );
+            return <MessageText className="chat-message__text" key={key} text={part.text} />;
           }
           if (part.type === "reasoning") {
             return (

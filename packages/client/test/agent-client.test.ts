@@ -160,10 +160,11 @@ describe("AgentClient against the real fetch handler", () => {
     expect(client.getSnapshot().error).toMatchObject({ code: "turn_running", source: "send" });
 
     expect(await client.stop()).toMatchObject({ ok: true, status: 202 });
-    const stopped = await waitFor(
-      client,
-      (s) => s.session.status === "idle" && s.lastSeq > 0 && s.status !== "submitting",
-    );
+    // Everything the server wrote, up to the cancelled turn, has reached the client.
+    await server!.runtime.idle();
+    const { lastSeq } = await server!.runtime.getSnapshot(client.getSnapshot().sessionId!);
+    const stopped = await waitFor(client, (s) => s.lastSeq === lastSeq && s.status !== "submitting");
+    expect(stopped.session.status).toBe("idle");
     expect(stopped.messages.at(-1)?.status).toBe("complete");
     expect(textOf(stopped).length).toBeLessThan(words.length);
   });

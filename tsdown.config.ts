@@ -26,7 +26,7 @@ export default defineConfig([
   library("client", ["src/index.ts"], browser),
   library("react", ["src/index.ts", "src/query-options.ts"], browser),
   library("widgets", ["src/index.ts", "src/styles.css"], browser),
-  library("server", ["src/index.ts", "src/store/sqlite-store.ts"], {
+  library("server", ["src/index.ts", "src/store/sqlite-store.ts", "src/store/postgres-store.ts"], {
     platform: "node",
     target: "node20.19",
     fixedExtension: false,

@@ -1,9 +1,9 @@
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4FunctionTool } from "@ai-sdk/provider";
 import { type EventInput, ProtocolError, toJsonSchema } from "@hitl-kit/protocol";
 import type { SessionRecord, SessionStore, ToolCallRecord, WriteBatch, WriteResult } from "../store/records.js";
-import { EventHub } from "./event-hub.js";
+import { type Coordination, localCoordination, type SessionLocker } from "./coordination.js";
+import type { EventHub } from "./event-hub.js";
 import { type PlanSettlementInput, planSettlement, type Settlement } from "./plan-settlement.js";
-import { SessionLock } from "./session-lock.js";
 import { type RegisteredTool, type RuntimeTool, registerTools } from "./tool-registry.js";
 import { toolResultMessage } from "./transcript.js";
 
@@ -13,7 +13,10 @@ export interface AgentRuntimeOptions {
   model: LanguageModelV4;
   /** Client tool definitions and implemented server tools. */
   tools?: readonly RuntimeTool[];
-  /** Where sessions live: `sqliteStore(path)` for durability, `memoryStore()` for tests. */
+  /**
+   * Where sessions live: `sqliteStore(path)` for one process, `postgresStore(url)` for several
+   * instances on one database, `memoryStore()` for tests.
+   */
   store: SessionStore;
   /** The system prompt. */
   system?: string;
@@ -42,8 +45,10 @@ export interface AgentRuntimeOptions {
 
 /** The state and helpers the runtime's parts share. */
 export class RuntimeCore {
-  readonly hub = new EventHub();
-  readonly lock = new SessionLock();
+  /** One process's, or — on a store several instances share — theirs together. */
+  readonly coordination: Coordination;
+  readonly hub: EventHub;
+  readonly lock: SessionLocker;
   readonly tools: Map<string, RegisteredTool>;
   readonly modelTools: LanguageModelV4FunctionTool[];
   readonly store: SessionStore;
@@ -51,6 +56,9 @@ export class RuntimeCore {
 
   constructor(readonly options: AgentRuntimeOptions) {
     this.store = options.store;
+    this.coordination = options.store.coordinate?.() ?? localCoordination();
+    this.hub = this.coordination.hub;
+    this.lock = this.coordination.lock;
     this.logger = options.logger ?? console;
     this.tools = registerTools(options.tools ?? []);
     this.modelTools = [...this.tools.values()].map(({ definition }) => ({

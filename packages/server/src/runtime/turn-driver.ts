@@ -1,6 +1,7 @@
 import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import type { EventInput } from "@hitl-kit/protocol";
 import type { SessionRecord, ToolCallRecord } from "../store/records.js";
+import { LeaseLost } from "./coordination.js";
 import { eventCoalescer } from "./event-coalescer.js";
 import { randomId } from "./ids.js";
 import { type StepOutput, streamModelStep } from "./model-step.js";
@@ -26,19 +27,38 @@ export class TurnDriver {
     private readonly onParked: () => void,
   ) {}
 
-  /** Starts driving a session unless it is being driven already. */
+  /** Starts driving a session unless it is being driven already (here, or by another instance). */
   kick(sessionId: string): void {
     if (this.#running.has(sessionId)) return;
     const abort = new AbortController();
-    const done = this.#drive(sessionId, abort.signal).finally(() => this.#running.delete(sessionId));
+    let again = false;
+    const done = this.#own(sessionId, abort.signal)
+      .then(
+        (more) => {
+          again = more;
+        },
+        (error: unknown) => this.core.logger.error(`hitl-kit: driving session ${sessionId} failed:`, error),
+      )
+      .finally(() => {
+        this.#running.delete(sessionId);
+        if (again) this.kick(sessionId);
+      });
     this.#running.set(sessionId, { done, abort });
   }
 
-  /** Aborts the model call or tools of a session's running turn; the driver then ends it as cancelled. */
-  abort(sessionId: string): boolean {
+  /**
+   * Aborts the model call or tools of a session's running turn; the driver then ends it as
+   * cancelled — or, when `reason` is a {@link LeaseLost}, stops without writing.
+   */
+  abort(sessionId: string, reason?: unknown): boolean {
     const running = this.#running.get(sessionId);
-    running?.abort.abort();
+    running?.abort.abort(reason);
     return running !== undefined;
+  }
+
+  /** Whether this instance drives the session now. */
+  running(sessionId: string): boolean {
+    return this.#running.has(sessionId);
   }
 
   /** Resolves when the session's current drive ends (at once when it is not being driven). */
@@ -51,17 +71,46 @@ export class TurnDriver {
     while (this.#running.size > 0) await Promise.all([...this.#running.values()].map((entry) => entry.done));
   }
 
-  async #drive(sessionId: string, signal: AbortSignal): Promise<void> {
+  /**
+   * Drives the session while this instance holds its turn's lease. Answers whether to drive
+   * it again: another instance may have resumed the turn while this one still held the lease.
+   */
+  async #own(sessionId: string, signal: AbortSignal): Promise<boolean> {
+    const { turns, shared } = this.core.coordination;
+    if (!(await turns.acquire(sessionId))) return false;
+    let lost = false;
+    try {
+      lost = await this.#drive(sessionId, signal);
+    } finally {
+      await turns.release(sessionId).catch(() => {});
+    }
+    if (!shared || lost || signal.aborted) return false;
+    const status = (await this.core.store.getSession(sessionId))?.status;
+    return status === "running" || status === "resuming";
+  }
+
+  /** A critical section of the turn: it runs only while this instance holds the turn's lease. */
+  #turnSection<T>(sessionId: string, section: () => Promise<T>): Promise<T> {
+    const { lock, turns, shared } = this.core.coordination;
+    return lock.run(sessionId, async () => {
+      if (shared && !(await turns.holds(sessionId))) throw new LeaseLost(sessionId);
+      return section();
+    });
+  }
+
+  /** Answers `true` when it stopped because another instance took the turn over. */
+  async #drive(sessionId: string, signal: AbortSignal): Promise<boolean> {
     const { core } = this;
     try {
       for (;;) {
         if (signal.aborted) throw signal.reason;
-        const move = await core.lock.run(sessionId, () => this.#nextMove(sessionId));
-        if (move.kind === "stop") return;
+        const move = await this.#turnSection(sessionId, () => this.#nextMove(sessionId));
+        if (move.kind === "stop") return false;
         if (move.kind === "execute") await this.#execute(sessionId, move.calls, signal);
         if (move.kind === "model") await this.#modelStep(sessionId, signal);
       }
     } catch (error) {
+      if (error instanceof LeaseLost || signal.reason instanceof LeaseLost) return true;
       await core.lock.run(sessionId, async () => {
         const session = await core.requireSession(sessionId);
         if (session.status === "idle" || session.status === "waiting") return;
@@ -75,6 +124,7 @@ export class TurnDriver {
         await core.mustCommit(sessionId, batch);
       });
       if (!signal.aborted) core.logger.warn(`hitl-kit: turn of session ${sessionId} failed:`, error);
+      return false;
     }
   }
 
@@ -155,7 +205,7 @@ export class TurnDriver {
           outcome = "error";
           output = { message: error instanceof Error ? error.message : String(error) };
         }
-        await core.lock.run(sessionId, () =>
+        await this.#turnSection(sessionId, () =>
           core.mustCommit(sessionId, {
             toolCalls: [{ ...call, state: "done", outcome, output }],
             events: [{ type: "tool.result", toolCallId: call.toolCallId, outcome, output }],
@@ -204,7 +254,7 @@ export class TurnDriver {
     }
     const streamedEvents = await coalescer.drain();
     if (signal.aborted) {
-      await core.mustCommit(sessionId, { events: streamedEvents });
+      if (!(signal.reason instanceof LeaseLost)) await core.mustCommit(sessionId, { events: streamedEvents });
       throw signal.reason;
     }
     const { output, renamed } = uniqueToolCallIds(streamed, check.called, () => randomId("call"));
@@ -214,7 +264,7 @@ export class TurnDriver {
           `which is empty or already used; it runs as ${call.id}.`,
       );
     }
-    await core.lock.run(sessionId, async () => {
+    await this.#turnSection(sessionId, async () => {
       const current = await core.requireSession(sessionId);
       const started: EventInput[] = [];
       let messageId = output.messageId;

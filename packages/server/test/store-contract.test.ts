@@ -39,7 +39,12 @@ const implementations: [string, () => SessionStore][] = [
   ["memoryStore", memoryStore],
   ["sqliteStore", sqliteOnDisk],
   ...(postgresAvailable
-    ? [["postgresStore", () => postgresStore(database, { schema: `contract_${++schemas}`, poolSize: 4 })] as const]
+    ? [
+        ["postgresStore", () => postgresStore(database, { schema: `contract_${++schemas}`, poolSize: 4 })] as [
+          string,
+          () => SessionStore,
+        ],
+      ]
     : []),
 ];
 

@@ -101,6 +101,31 @@ function migrate(db: Database.Database): void {
   }
 }
 
+/**
+ * Opens the file for this connection alone: in `EXCLUSIVE` locking mode the first write
+ * takes a lock the connection keeps until it closes, so a second process (or a second
+ * store on the same file) fails here, at start, rather than giving one tool call two
+ * results. Several instances share one Postgres database instead.
+ */
+function openExclusively(path: string): Database.Database {
+  const db = new Database(path);
+  try {
+    // Set before the first access in WAL mode, so the WAL index lives in this process's memory.
+    db.pragma("locking_mode = EXCLUSIVE");
+    // A process that is just exiting (a restart) gets a moment to let go.
+    db.pragma("busy_timeout = 2000");
+    db.pragma("journal_mode = WAL");
+    db.exec("BEGIN EXCLUSIVE; COMMIT");
+    return db;
+  } catch (error) {
+    db.close();
+    if ((error as { code?: string }).code === "SQLITE_BUSY") {
+      throw new Error(`another hitl-kit process holds ${path}; use postgresStore to run several`, { cause: error });
+    }
+    throw error;
+  }
+}
+
 type SessionRow = {
   body: string;
   last_seq: number;
@@ -121,16 +146,14 @@ type WriteRow = {
 /**
  * The embedded default store: one SQLite file in WAL mode, one transaction per write
  * batch, so a settlement and its events land together or not at all. One process owns
- * a file at a time.
+ * a file at a time: opening a file another process (or store) holds throws at once.
  * @example
  * const runtime = createAgentRuntime({ model, tools, store: sqliteStore(".data/hitl.sqlite") });
  */
 export function sqliteStore(path: string, options: SqliteStoreOptions = {}): SessionStore {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
-  db.pragma("journal_mode = WAL");
+  const db = openExclusively(path);
   db.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
-  db.pragma("busy_timeout = 5000");
   db.exec(schema);
   migrate(db);
   const sessionColumns = "body, last_seq, owner, updated_at, transcript_len";

@@ -82,7 +82,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
   const readEvents = async (sessionId: string, afterSeq: number, limit?: number) =>
     (
       await query<{ body: string }>(
-        `SELECT body FROM ${s}.events WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+        `SELECT body FROM ${s}.events WHERE session_id = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3`,
         [sessionId, afterSeq, limit ?? null],
       )
     ).map((row) => JSON.parse(row.body) as ProtocolEvent);

@@ -324,10 +324,16 @@ describe.skipIf(!postgresAvailable)("three instances on one Postgres database", 
     const seconds = (Date.now() - started) / 1000;
 
     const store = postgresStore(database, { schema });
+    let takenOver = 0;
     try {
       for (const { sessionId, stream } of sessions) {
         await stream.close();
         const log = await store.readEvents(sessionId, 0);
+        takenOver += log.filter(
+          (event) =>
+            event.type === "message.abandoned" ||
+            (event.type === "tool.result" && JSON.stringify(event.output).includes("restarted")),
+        ).length;
         expect(checkOneResultPerCall(log), sessionId).toEqual([]);
         expect(stream.gaps).toEqual([]);
         // The stream saw every event of the log, in order.
@@ -348,6 +354,7 @@ describe.skipIf(!postgresAvailable)("three instances on one Postgres database", 
       `scale-out: ${SESSIONS} sessions x ${CYCLES} cycles in ${seconds.toFixed(1)} s; ` +
         `${outcomes.answered} answered, ${outcomes.cancelled} cancelled while parked, ` +
         `${outcomes.cancelledRunning} cancelled while running; ${reconnects} stream reconnects; ` +
+        `${takenOver} cut-off messages or tools finished by another instance; ` +
         `requests per instance ${proxy.forwarded.join("/")}`,
     );
     proxy.server.closeAllConnections();

@@ -17,8 +17,16 @@ const warmUpMs = 1_000;
 const windowMs = 3_000;
 const windows = 3;
 
+/** Where {@link measureAnswerRate} runs the server: how many instances, and what they are told. */
+export interface AnswerRateSetup {
+  /** Server processes on one store (default 1): only a Postgres store takes more. */
+  instances?: number;
+  /** Environment of the server processes (HITL_BENCH_DATABASE_URL, HITL_BENCH_SCHEMA). */
+  env?: Record<string, string>;
+}
+
 /** Starts the benchmark runtime in its own process; resolves with its URL and a stop function. */
-async function startServerProcess() {
+async function startServerProcess(env: Record<string, string> = {}) {
   const entry = fileURLToPath(new URL("serve-bench-runtime.ts", import.meta.url));
   const child = spawn(
     process.execPath,
@@ -27,7 +35,7 @@ async function startServerProcess() {
       ...(process.env.HITL_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.HITL_PROFILE}`] : []),
       entry,
     ],
-    { stdio: ["ignore", "pipe", "inherit"] },
+    { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...env } },
   );
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString().trim()));
@@ -48,15 +56,21 @@ const json = { "content-type": "application/json" };
 /**
  * `concurrency` sessions, each parked, answered, parked again by the model and answered
  * again, as fast as the server turns them round, over HTTP and SSE from this process to
- * the server's: after a warm-up, three windows are counted.
+ * the server's: after a warm-up, three windows are counted. With several instances, each
+ * session streams from one instance and answers through the next, so every answer's
+ * `tool.result` crosses instances.
  */
-export async function measureAnswerRate(concurrency: number): Promise<AnswerRate> {
-  const server = await startServerProcess();
+export async function measureAnswerRate(concurrency: number, setup: AnswerRateSetup = {}): Promise<AnswerRate> {
+  const servers = await Promise.all(Array.from({ length: setup.instances ?? 1 }, () => startServerProcess(setup.env)));
+  let sessions = 0;
   const latencies: number[] = [];
   let answered = 0;
   let measuring = false;
   const aborts: AbortController[] = [];
   const loop = async () => {
+    const index = sessions++;
+    const server = servers[index % servers.length]!;
+    const answering = servers[(index + 1) % servers.length]!;
     const created = await fetch(`${server.url}/sessions`, { method: "POST", headers: json, body: "{}" });
     const { sessionId } = (await created.json()) as { sessionId: string };
     const abort = new AbortController();
@@ -65,7 +79,7 @@ export async function measureAnswerRate(concurrency: number): Promise<AnswerRate
     let sent = 0;
     const answer = async (requestId: string) => {
       sent = now();
-      await fetch(`${server.url}/sessions/${sessionId}/responses`, {
+      await fetch(`${answering.url}/sessions/${sessionId}/responses`, {
         method: "POST",
         headers: json,
         body: JSON.stringify({ responses: [{ requestId, action: "accept", value: { templateId: "calm" } }] }),
@@ -110,7 +124,7 @@ export async function measureAnswerRate(concurrency: number): Promise<AnswerRate
   }
   for (const abort of aborts) abort.abort();
   await Promise.allSettled(loops);
-  await server.stop();
+  await Promise.all(servers.map((server) => server.stop()));
   return {
     concurrency,
     perSecond: percentile(rates, 0.5),

@@ -9,6 +9,7 @@ import {
 import { join } from "node:path";
 import { eventFrameDecoder, type ProtocolEvent, type SessionSnapshot } from "@hitl-kit/protocol";
 import { EventSourceParserStream } from "eventsource-parser/stream";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresStore } from "../src/store/postgres-store.js";
 import { checkOneResultPerCall } from "./harness.js";
@@ -311,14 +312,42 @@ describe.skipIf(!postgresAvailable)("three instances on one Postgres database", 
       return { sessionId, stream };
     }
 
+    /** What the database says of a session that did not finish: for the failure message. */
+    const diagnose = async (error: unknown) => {
+      const sessionId = /ses_[\w-]+/.exec(String(error))?.[0];
+      const admin = new pg.Client({ connectionString: database });
+      await admin.connect();
+      try {
+        const [session] = (
+          await admin.query(`SELECT status, last_seq, body FROM ${schema}.sessions WHERE session_id = $1`, [sessionId])
+        ).rows;
+        const leases = (
+          await admin.query(`SELECT *, now() AS now FROM ${schema}.turn_leases WHERE session_id = $1`, [sessionId])
+        ).rows;
+        const events = (
+          await admin.query(`SELECT body FROM ${schema}.events WHERE session_id = $1 ORDER BY seq`, [sessionId])
+        ).rows.map((row) => JSON.parse(row.body).type);
+        throw new Error(
+          `${String(error)}\nsession: ${JSON.stringify(session)}\nleases: ${JSON.stringify(leases)}\nlog: ${events.join(",")}\nkilled at ${killedAt - started} ms, restarted at ${restartedAt - started} ms`,
+        );
+      } finally {
+        await admin.end();
+      }
+    };
+    let killedAt = 0;
+    let restartedAt = 0;
     const started = Date.now();
-    const run = Promise.all(Array.from({ length: SESSIONS }, (_, index) => runSession(index)));
+    const run = Promise.all(
+      Array.from({ length: SESSIONS }, (_, index) => runSession(index).catch((error: unknown) => diagnose(error))),
+    ) as Promise<{ sessionId: string; stream: ReturnType<typeof follow> }[]>;
     // Mid-run, one instance dies without a word, and comes back a little later.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     instances[1]!.child.kill("SIGKILL");
+    killedAt = Date.now();
     await instances[1]!.exited;
     await new Promise((resolve) => setTimeout(resolve, 500));
     const restarted = await startInstance(schema);
+    restartedAt = Date.now();
     origins[1] = restarted.origin;
     const sessions = await run;
     const seconds = (Date.now() - started) / 1000;

@@ -203,6 +203,12 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const recover = async (sessionId: string) => {
     // A turn another live instance holds is not left over: its lease says so.
     if (driver.running(sessionId) || !(await coordination.turns.acquire(sessionId))) return;
+    // The driver gives the lease up when it stops; until it starts, it is this section's to give up.
+    const releaseOnFailure = (error: unknown) =>
+      coordination.turns.release(sessionId).then(
+        () => Promise.reject(error),
+        () => Promise.reject(error),
+      );
     await lock
       .run(sessionId, async () => {
         const session = await core.requireSession(sessionId);
@@ -221,7 +227,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           });
         }
       })
-      .then(() => driver.kick(sessionId));
+      .then(() => driver.kick(sessionId), releaseOnFailure);
   };
   // Many sessions at once, a bounded number at a time: each is a few store reads and writes.
   const recoverAll = async () => eachBounded(await store.listSessionsToRecover(), RECOVERY_CONCURRENCY, recover);
@@ -381,11 +387,14 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           );
         } else if (session.status !== "idle" && (await stopDriver(sessionId)) === "free") {
           // No instance drives the turn (its driver died): end it here, with every call's result.
-          await core.mustCommit(
-            sessionId,
-            await core.endTurnBatch(session, { type: "turn.cancelled" }, "The person cancelled the turn."),
-          );
-          await coordination.turns.release(sessionId);
+          try {
+            await core.mustCommit(
+              sessionId,
+              await core.endTurnBatch(session, { type: "turn.cancelled" }, "The person cancelled the turn."),
+            );
+          } finally {
+            await coordination.turns.release(sessionId);
+          }
         }
       });
     },

@@ -234,8 +234,8 @@ function follow(base: string, sessionId: string, cookie: () => string | undefine
       };
       const timer = setTimeout(() => {
         waiters.delete(check);
-        reject(new Error(`${sessionId}: no ${what} after 20 s; stream: ${events.map((e) => e.type).join(",")}`));
-      }, 20_000);
+        reject(new Error(`${sessionId}: no ${what} after 30 s; stream: ${events.map((e) => e.type).join(",")}`));
+      }, 30_000);
       waiters.add(check);
       check();
     });
@@ -388,5 +388,5 @@ describe.skipIf(!postgresAvailable)("three instances on one Postgres database", 
     );
     proxy.server.closeAllConnections();
     proxy.server.close();
-  }, 90_000);
+  }, 150_000);
 });

@@ -94,7 +94,19 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const expiry = new ExpiryTimer(store, (sessionId, requestId) => expireRequest(sessionId, requestId));
   const driver = new TurnDriver(core, () => expiry.schedule());
   coordination.onAbort((sessionId, cause) => {
-    driver.abort(sessionId, cause === "lease_lost" ? new LeaseLost(sessionId) : undefined);
+    if (cause.kind === "lease_lost") {
+      driver.abort(sessionId, new LeaseLost(sessionId));
+      return;
+    }
+    // A request can arrive late: it stops the turn it names, never a later one.
+    if (!driver.running(sessionId)) return;
+    void store
+      .getSession(sessionId)
+      .then((session) => {
+        const live = session?.status === "running" || session?.status === "resuming";
+        if (live && session.turnId === cause.turnId) driver.abort(sessionId);
+      })
+      .catch((error: unknown) => core.logger.error(`hitl-kit: could not stop session ${sessionId}'s turn:`, error));
   });
 
   /**
@@ -102,10 +114,11 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
    * of it and no other instance does (it took the lease). Otherwise the driver is asked to
    * stop it, here or in the instance that drives it.
    */
-  async function stopDriver(sessionId: string): Promise<"asked" | "free"> {
+  async function stopDriver(session: SessionRecord): Promise<"asked" | "free"> {
+    const { sessionId, turnId } = session;
     if (driver.abort(sessionId)) return "asked";
-    if (!coordination.shared || (await coordination.turns.acquire(sessionId))) return "free";
-    await coordination.requestAbort(sessionId);
+    if (!coordination.shared || !turnId || (await coordination.turns.acquire(sessionId))) return "free";
+    await coordination.requestAbort(sessionId, turnId);
     return "asked";
   }
 
@@ -174,7 +187,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         if (session.status !== "idle" && driver.abort(sessionId)) return { wait: driver.done(sessionId) };
         if (
           (session.status === "running" || session.status === "resuming") &&
-          (await stopDriver(sessionId)) === "asked"
+          (await stopDriver(session)) === "asked"
         ) {
           return { wait: delay(RETRY_MS) };
         }
@@ -385,7 +398,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
             sessionId,
             await core.endTurnBatch(session, { type: "turn.cancelled" }, "The person cancelled the turn."),
           );
-        } else if (session.status !== "idle" && (await stopDriver(sessionId)) === "free") {
+        } else if (session.status !== "idle" && (await stopDriver(session)) === "free") {
           // No instance drives the turn (its driver died): end it here, with every call's result.
           try {
             await core.mustCommit(

@@ -20,8 +20,11 @@ export interface TurnLeases {
   release(sessionId: string): Promise<void>;
 }
 
-/** Why a coordination asks this instance to stop driving a turn. */
-export type AbortCause = "requested" | "lease_lost";
+/**
+ * Why a coordination asks this instance to stop driving a turn: another instance passed a
+ * person's cancel (or a deletion) of the turn `turnId` on, or this instance lost the lease.
+ */
+export type AbortCause = { kind: "requested"; turnId: string } | { kind: "lease_lost" };
 
 /**
  * What runtime instances sharing one store need to act as one: a lock per session across
@@ -39,8 +42,8 @@ export interface Coordination {
   readonly recoverEvery: number | undefined;
   /** Starts listening to the other instances. */
   start(): Promise<void>;
-  /** Asks whichever instance drives the session's turn to stop it. */
-  requestAbort(sessionId: string): Promise<void>;
+  /** Asks whichever instance drives the session's turn `turnId` to stop it. */
+  requestAbort(sessionId: string, turnId: string): Promise<void>;
   /** `listener` is called when another instance asks to stop a turn, or when this instance lost a turn's lease. */
   onAbort(listener: (sessionId: string, cause: AbortCause) => void): void;
   /** Gives up this instance's leases and stops listening. */

@@ -119,7 +119,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
     for (const sessionId of asked) {
       if (renewed.has(sessionId) || !held.has(sessionId)) continue;
       held.delete(sessionId);
-      abortLocally(sessionId, "lease_lost");
+      abortLocally(sessionId, { kind: "lease_lost" });
     }
   };
 
@@ -132,9 +132,9 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
       hub.notified(sessionId, first, last);
       return;
     }
-    const [kind, sessionId] = JSON.parse(payload) as ["end" | "abort", string];
+    const [kind, sessionId, turnId] = JSON.parse(payload) as ["end" | "abort", string, string?];
     if (kind === "end") hub.endLocally(sessionId);
-    else abortLocally(sessionId, "requested");
+    else if (turnId) abortLocally(sessionId, { kind: "requested", turnId });
   });
   listener.onConnect = () => hub.catchUpAll();
 
@@ -150,8 +150,8 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
       heartbeat = setInterval(() => void renew().catch(() => {}), Math.max(50, options.leaseMs / 3));
       heartbeat.unref?.();
     },
-    async requestAbort(sessionId) {
-      await pool.query("SELECT pg_notify($1, $2)", [control, JSON.stringify(["abort", sessionId])]);
+    async requestAbort(sessionId, turnId) {
+      await pool.query("SELECT pg_notify($1, $2)", [control, JSON.stringify(["abort", sessionId, turnId])]);
     },
     onAbort(listener) {
       abortListeners.push(listener);

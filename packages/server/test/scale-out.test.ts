@@ -369,6 +369,8 @@ describe.skipIf(!postgresAvailable)("three instances on one Postgres database", 
         expect(stream.events.map((event) => event.seq)).toEqual(log.map((event) => event.seq));
         expect((await store.getSession(sessionId))?.status).toBe("idle");
         expect(await store.getOpenRequests(sessionId)).toEqual([]);
+        // A message cut off by a killed (or replaced) driver is abandoned, not left streaming.
+        expect(await store.streamingMessageIds(sessionId)).toEqual([]);
       }
     } finally {
       await store.close();

@@ -227,18 +227,9 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         const session = await core.requireSession(sessionId);
         if (session.status !== "running" && session.status !== "resuming") return;
         // A crash mid-stream leaves a message cut off. Its step is not in the transcript, so the
-        // driver runs it again and streams a new message; the cut-off one is abandoned, and
-        // clients drop it rather than show its text twice. It is completed first, so a client
-        // that skips event types it does not know shows it complete, as it always did.
-        const open = session.stepOpen ? [] : await core.streamingMessageIds(sessionId);
-        if (open.length > 0) {
-          await core.mustCommit(sessionId, {
-            events: open.flatMap((messageId) => [
-              { type: "message.completed" as const, messageId },
-              { type: "message.abandoned" as const, messageId },
-            ]),
-          });
-        }
+        // driver runs it again and streams a new message; the cut-off one is abandoned.
+        const cutOff = await core.cutOffBatch(session);
+        if (cutOff) await core.mustCommit(sessionId, cutOff);
       })
       .then(() => driver.kick(sessionId), releaseOnFailure);
   };

@@ -157,6 +157,25 @@ export class RuntimeCore {
     };
   }
 
+  /**
+   * What ends the messages a driver that died (or lost its turn) left streaming, before the
+   * step runs again: each is completed, then abandoned, so clients drop its text rather than
+   * show it twice (and one that skips event types it does not know still shows it complete).
+   * `undefined` when nothing was cut off.
+   */
+  async cutOffBatch(session: SessionRecord): Promise<WriteBatch | undefined> {
+    // With the step open, the model's message is in the transcript: the step does not run again.
+    if (session.stepOpen) return undefined;
+    const open = await this.streamingMessageIds(session.sessionId);
+    if (open.length === 0) return undefined;
+    return {
+      events: open.flatMap((messageId) => [
+        { type: "message.completed" as const, messageId },
+        { type: "message.abandoned" as const, messageId },
+      ]),
+    };
+  }
+
   /** Messages that started streaming and never completed (after a crash or an abort). */
   streamingMessageIds(sessionId: string): Promise<string[]> {
     return this.store.streamingMessageIds(sessionId);

@@ -80,13 +80,25 @@ export class TurnDriver {
     if (!(await turns.acquire(sessionId))) return false;
     let lost = false;
     try {
+      // Another instance may have driven this turn until it died or lost the lease mid-stream.
+      if (shared) await this.#turnSection(sessionId, () => this.#abandonCutOff(sessionId));
       lost = await this.#drive(sessionId, signal);
+    } catch (error) {
+      if (!(error instanceof LeaseLost)) throw error;
+      lost = true;
     } finally {
       await turns.release(sessionId).catch(() => {});
     }
     if (!shared || lost || signal.aborted) return false;
     const status = (await this.core.store.getSession(sessionId))?.status;
     return status === "running" || status === "resuming";
+  }
+
+  async #abandonCutOff(sessionId: string): Promise<void> {
+    const session = await this.core.requireSession(sessionId);
+    if (session.status !== "running" && session.status !== "resuming") return;
+    const cutOff = await this.core.cutOffBatch(session);
+    if (cutOff) await this.core.mustCommit(sessionId, cutOff);
   }
 
   /** A critical section of the turn: it runs only while this instance holds the turn's lease. */
@@ -249,7 +261,8 @@ export class TurnDriver {
         newMessageId: () => randomId("msg"),
       });
     } catch (error) {
-      await coalescer.flush();
+      // A driver that lost the turn writes nothing more: the new one abandons what it streamed.
+      if (!(signal.reason instanceof LeaseLost)) await coalescer.flush();
       throw error;
     }
     const streamedEvents = await coalescer.drain();

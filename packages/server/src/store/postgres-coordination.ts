@@ -54,6 +54,12 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
         await ready;
         const client = await lockPool.connect();
         let broken: unknown;
+        // While the section runs the connection sits idle, holding the lock: if it drops then, the
+        // next query on it (the unlock) reports it; the event alone must not end the process.
+        const dropped = (error: Error) => {
+          broken = error;
+        };
+        client.on("error", dropped);
         try {
           await client.query("SELECT pg_advisory_lock($1, hashtext($2))", [LOCK_SPACE, sessionId]);
           try {
@@ -69,6 +75,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
           broken ??= error;
           throw error;
         } finally {
+          client.off("error", dropped);
           client.release(broken instanceof Error ? broken : undefined);
         }
       }),

@@ -27,7 +27,7 @@ export default defineConfig([
   library("react", ["src/index.ts", "src/query-options.ts"], browser),
   library("widgets", ["src/index.ts", "src/styles.css"], browser),
   library("ai-sdk", ["src/index.ts", "src/react/index.ts"], browser),
-  library("server", ["src/index.ts", "src/store/sqlite-store.ts"], {
+  library("server", ["src/index.ts", "src/store/sqlite-store.ts", "src/store/postgres-store.ts"], {
     platform: "node",
     target: "node20.19",
     fixedExtension: false,

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 
-const all = ["streaming-render", "streaming-browser", "parse-path", "bundle-size", "server"];
+const all = ["streaming-render", "streaming-browser", "parse-path", "bundle-size", "server", "scale-out"];
 /** `npm run bench -- streaming-browser` runs only the benchmarks named. */
 const named = process.argv.slice(2);
 const unknown = named.filter((name) => !all.includes(name));
@@ -22,6 +22,7 @@ const limitsMs: Record<string, number> = {
   "streaming-browser": 900_000,
   "bundle-size": 600_000,
   server: 600_000,
+  "scale-out": 600_000,
 };
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 

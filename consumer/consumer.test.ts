@@ -123,12 +123,14 @@ describe("the packed packages, installed in a new project outside the workspace"
     expect(report).toEqual({ html: expect.stringContaining('role="log"'), requests: 0, window: "undefined" });
   });
 
-  it("leave zod, React Query and better-sqlite3 out of a project that does not use them", () => {
+  it("leave zod, React Query, better-sqlite3 and pg out of a project that does not use them", () => {
     const installed = (name: string) => existsSync(join(consumer.minimal, "node_modules", name));
     expect(
       ["@hitl-kit/react", "@hitl-kit/widgets", "@hitl-kit/server", "eventsource-parser"].filter(installed),
     ).toHaveLength(4);
-    expect(["zod", "@tanstack/react-query", "@tanstack/query-core", "better-sqlite3"].filter(installed)).toEqual([]);
+    expect(["zod", "@tanstack/react-query", "@tanstack/query-core", "better-sqlite3", "pg"].filter(installed)).toEqual(
+      [],
+    );
 
     const script = `
       import { createAgentRuntime, memoryStore, scriptedModel } from "@hitl-kit/server";
@@ -137,11 +139,13 @@ describe("the packed packages, installed in a new project outside the workspace"
       await runtime.sendMessage(sessionId, "hello");
       await runtime.idle();
       const sqlite = await import("@hitl-kit/server/sqlite").then(() => "loaded", (error) => error.message);
-      console.log(JSON.stringify({ status: (await runtime.getSnapshot(sessionId)).status, sqlite }));
+      const postgres = await import("@hitl-kit/server/postgres").then(() => "loaded", (error) => error.message);
+      console.log(JSON.stringify({ status: (await runtime.getSnapshot(sessionId)).status, sqlite, postgres }));
     `;
     const report = JSON.parse(run(process.execPath, ["--input-type=module", "-e", script], consumer.minimal));
     expect(report.status).toBe("idle");
     expect(report.sqlite).toMatch(/better-sqlite3/);
+    expect(report.postgres).toMatch(/'pg'/);
   });
 
   it("run useChat's transport from the packed @hitl-kit/ai-sdk against the packed server, chunks checked by the AI SDK", () => {

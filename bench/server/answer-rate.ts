@@ -12,7 +12,7 @@ export interface AnswerRate {
   perSecondSpread: [number, number];
   p50: number;
   p99: number;
-  /** CPU time per answer, median over the windows: the server's process, and this (client) process. */
+  /** CPU time per answer, median over the windows: the server processes (all instances), and this (client) process. */
   serverCpuMs: number;
   clientCpuMs: number;
 }
@@ -29,8 +29,16 @@ const warmUpMs = 1_000;
 const windowMs = 1_000;
 const windows = 10;
 
+/** Where {@link measureAnswerRate} runs the server: how many instances, and what they are told. */
+export interface AnswerRateSetup {
+  /** Server processes on one store (default 1): only a Postgres store takes more. */
+  instances?: number;
+  /** Environment of the server processes (HITL_BENCH_DATABASE_URL, HITL_BENCH_SCHEMA). */
+  env?: Record<string, string>;
+}
+
 /** Starts the benchmark runtime in its own process; resolves with its URL and a stop function. */
-async function startServerProcess() {
+async function startServerProcess(env: Record<string, string> = {}) {
   const entry = fileURLToPath(new URL("serve-bench-runtime.ts", import.meta.url));
   const child = spawn(
     process.execPath,
@@ -39,7 +47,7 @@ async function startServerProcess() {
       ...(process.env.HITL_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.HITL_PROFILE}`] : []),
       entry,
     ],
-    { stdio: ["ignore", "pipe", "inherit"] },
+    { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...env } },
   );
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString().trim()));
@@ -61,10 +69,13 @@ const json = { "content-type": "application/json" };
 /**
  * `concurrency` sessions, each parked, answered, parked again by the model and answered
  * again, as fast as the server turns them round, over HTTP and SSE from this process to
- * the server's: after a warm-up, ten one-second windows are counted.
+ * the server's: after a warm-up, ten one-second windows are counted. With several instances,
+ * each session streams from one instance and answers through the next, so every answer's
+ * `tool.result` crosses instances.
  */
-export async function measureAnswerRate(concurrency: number): Promise<AnswerRate> {
-  const server = await startServerProcess();
+export async function measureAnswerRate(concurrency: number, setup: AnswerRateSetup = {}): Promise<AnswerRate> {
+  const servers = await Promise.all(Array.from({ length: setup.instances ?? 1 }, () => startServerProcess(setup.env)));
+  let sessions = 0;
   const latencies: number[] = [];
   let answered = 0;
   let measuring = false;
@@ -72,6 +83,9 @@ export async function measureAnswerRate(concurrency: number): Promise<AnswerRate
   const failures: unknown[] = [];
   const aborts: AbortController[] = [];
   const loop = async () => {
+    const index = sessions++;
+    const server = servers[index % servers.length]!;
+    const answering = servers[(index + 1) % servers.length]!;
     const created = await fetch(`${server.url}/sessions`, { method: "POST", headers: json, body: "{}" });
     const { sessionId } = (await created.json()) as { sessionId: string };
     const abort = new AbortController();
@@ -80,7 +94,7 @@ export async function measureAnswerRate(concurrency: number): Promise<AnswerRate
     let sent = 0;
     const answer = async (requestId: string) => {
       sent = now();
-      await fetch(`${server.url}/sessions/${sessionId}/responses`, {
+      await fetch(`${answering.url}/sessions/${sessionId}/responses`, {
         method: "POST",
         headers: json,
         body: JSON.stringify({ responses: [{ requestId, action: "accept", value: { templateId: "calm" } }] }),
@@ -125,19 +139,20 @@ export async function measureAnswerRate(concurrency: number): Promise<AnswerRate
     answered = 0;
     measuring = true;
     const start = now();
-    const serverStart = processCpuMs(server.pid);
+    const serversCpu = () => servers.reduce((sum, server) => sum + processCpuMs(server.pid), 0);
+    const serverStart = serversCpu();
     const clientStart = process.cpuUsage();
     await new Promise((resolve) => setTimeout(resolve, windowMs));
     measuring = false;
     rates.push(answered / ((now() - start) / 1000));
-    serverCpu.push((processCpuMs(server.pid) - serverStart) / answered);
+    serverCpu.push((serversCpu() - serverStart) / answered);
     const client = process.cpuUsage(clientStart);
     clientCpu.push((client.user + client.system) / 1000 / answered);
   }
   stopping = true;
   for (const abort of aborts) abort.abort();
   await Promise.allSettled(loops);
-  await server.stop();
+  await Promise.all(servers.map((server) => server.stop()));
   // A lost answer stops that session's loop: the rate would be wrong, so the case fails.
   if (failures.length > 0) throw new Error(`${failures.length} answers failed`, { cause: failures[0] });
   return {

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineClientTool } from "@hitl-kit/protocol";
 import { createAgentRuntime, createFetchHandler, scriptedModel } from "@hitl-kit/server";
+import { postgresStore } from "@hitl-kit/server/postgres";
 import { sqliteStore } from "@hitl-kit/server/sqlite";
 import { z } from "zod";
 
@@ -15,13 +16,15 @@ export const pickTemplate = defineClientTool({
 });
 
 /**
- * The runtime with the SQLite store on a temporary file and a scripted model that, at
- * every step, writes a few words and parks on `pick_template` again — so an answered
- * session is soon parked once more.
+ * The runtime with the SQLite store on a temporary file (or, with `databaseUrl`, the
+ * Postgres store in `schema`) and a scripted model that, at every step, writes a few
+ * words and parks on `pick_template` again — so an answered session is soon parked once more.
  */
-export function startRuntime(options: { words?: number } = {}) {
+export function startRuntime(options: { words?: number; databaseUrl?: string; schema?: string } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "hitl-bench-"));
-  const store = sqliteStore(join(dir, "bench.sqlite"));
+  const store = options.databaseUrl
+    ? postgresStore(options.databaseUrl, { ...(options.schema ? { schema: options.schema } : {}), poolSize: 10 })
+    : sqliteStore(join(dir, "bench.sqlite"));
   const text = "Pick a template please. ".repeat(Math.ceil((options.words ?? 4) / 4));
   const model = scriptedModel(() => ({
     text,

@@ -7,6 +7,7 @@ import {
   type FetchHandlerOptions,
   type SessionStore,
 } from "@hitl-kit/server";
+import { postgresStore } from "@hitl-kit/server/postgres";
 import { sqliteStore } from "@hitl-kit/server/sqlite";
 import { mediaLibrary } from "./catalog.js";
 import type { ChatConfig } from "./chat-config.js";
@@ -17,7 +18,7 @@ import { systemPrompt } from "./system-prompt.js";
 /** Options of {@link createChatApp}. */
 export interface ChatAppOptions
   extends Pick<ChatConfig, "dataDir" | "expireAfterMs" | "model">,
-    Partial<Pick<ChatConfig, "trustProxy">>,
+    Partial<Pick<ChatConfig, "trustProxy" | "databaseUrl">>,
     Pick<FetchHandlerOptions, "identify"> {
   /** The built app to serve (`apps/chat/dist`); without it, only `/api` answers. */
   distDir?: string;
@@ -42,8 +43,13 @@ export interface ChatApp {
  * await serve(app.handler, { port: 3000 });
  */
 export function createChatApp(options: ChatAppOptions): ChatApp {
-  mkdirSync(options.dataDir, { recursive: true });
-  const store = sqliteStore(join(options.dataDir, "chat.sqlite"));
+  // One process: SQLite in the data folder. Several behind a load balancer: one Postgres database.
+  let store: SessionStore;
+  if (options.databaseUrl) store = postgresStore(options.databaseUrl);
+  else {
+    mkdirSync(options.dataDir, { recursive: true });
+    store = sqliteStore(join(options.dataDir, "chat.sqlite"));
+  }
   const runtime = createAgentRuntime({
     model: options.model.model,
     tools: demoTools,

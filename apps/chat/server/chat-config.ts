@@ -10,6 +10,8 @@ export interface ChatConfig {
   host: string;
   /** The folder of the SQLite store. */
   dataDir: string;
+  /** A PostgreSQL URL: the store is Postgres (several instances may share it) instead of SQLite. */
+  databaseUrl: string | undefined;
   /** Milliseconds after which parked requests expire; `undefined` never. */
   expireAfterMs: number | undefined;
   /** Behind a reverse proxy: honour its X-Forwarded-Proto, -Host and -For. */
@@ -18,7 +20,8 @@ export interface ChatConfig {
 }
 
 /**
- * Reads `PORT` (3000), `HOST` (127.0.0.1), `HITL_DATA_DIR` (apps/chat/.data),
+ * Reads `PORT` (3000), `HOST` (127.0.0.1), `HITL_DATA_DIR` (apps/chat/.data), `DATABASE_URL`
+ * (unset: SQLite in the data folder),
  * `HITL_EXPIRE_AFTER_MS` (unset: never), `HITL_TRUST_PROXY` (`1` behind a reverse proxy) and the
  * model variables (see {@link modelFromEnv}).
  * @throws {ConfigError} naming the variable that is wrong
@@ -28,10 +31,20 @@ export function readChatConfig(env: Record<string, string | undefined>): ChatCon
     port: wholeNumber(env, "PORT", 3000),
     host: env.HOST?.trim() || "127.0.0.1",
     dataDir: env.HITL_DATA_DIR?.trim() || fileURLToPath(new URL("../.data", import.meta.url)),
+    databaseUrl: databaseUrl(env),
     expireAfterMs: env.HITL_EXPIRE_AFTER_MS?.trim() ? wholeNumber(env, "HITL_EXPIRE_AFTER_MS", 0) : undefined,
     trustProxy: flag(env, "HITL_TRUST_PROXY"),
     model: modelFromEnv(env),
   };
+}
+
+function databaseUrl(env: Record<string, string | undefined>): string | undefined {
+  const raw = env.DATABASE_URL?.trim();
+  if (!raw) return undefined;
+  if (!/^postgres(ql)?:\/\//.test(raw)) {
+    throw new ConfigError(`DATABASE_URL must be a PostgreSQL URL (postgres://user@host:5432/db), not "${raw}".`);
+  }
+  return raw;
 }
 
 function wholeNumber(env: Record<string, string | undefined>, name: string, fallback: number): number {

@@ -21,6 +21,8 @@ export {
   type ResolutionView,
   type RespondResult,
 } from "./runtime/agent-runtime.js";
+export type { AbortCause, Coordination, SessionLocker, TurnLeases } from "./runtime/coordination.js";
+export type { EventHub, EventListener } from "./runtime/event-hub.js";
 export {
   type AskOptions,
   type AskResult,

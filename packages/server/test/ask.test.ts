@@ -165,16 +165,18 @@ describe("a server tool that asks while it runs (ctx.ask)", () => {
     const dir = tempDir();
     dirs.push(dir);
     const path = join(dir.path, "ask.sqlite");
+    const firstStore = sqliteStore(path);
     const first = createAgentRuntime({
       model: recordingModel(script).model,
       tools: [booking()],
-      store: sqliteStore(path),
+      store: firstStore,
       logger: quiet,
     });
     const { sessionId } = await first.createSession();
     await first.sendMessage(sessionId, "book Nora");
     await vi.waitFor(async () => expect((await first.getSnapshot(sessionId)).pending).toHaveLength(1));
-    // The process stops here: nothing of the first runtime runs again.
+    // The process stops here: nothing of the first runtime runs again, and its file is let go.
+    await firstStore.close();
 
     const recording = recordingModel([{ text: "The booking may not have gone through." }]);
     const store = sqliteStore(path);

@@ -162,3 +162,25 @@ describe("durability across real processes", () => {
     ]);
   }, 30_000);
 });
+
+describe("one SQLite file, one process", () => {
+  it("refuses a second process on the file at start, and lets one in once the holder is gone", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const db = join(dir.path, "hitl.sqlite");
+    const first = await startProcess(db);
+    const { body } = await first.api("POST", "/sessions", {});
+    expect(body.sessionId).toMatch(/^ses_/);
+
+    await expect(startProcess(db)).rejects.toThrow(
+      `another hitl-kit process holds ${db}; use postgresStore to run several`,
+    );
+    // The holder still serves: the refused process wrote nothing.
+    expect((await first.api("GET", `/sessions/${body.sessionId}`)).status).toBe(200);
+
+    first.child.kill("SIGKILL");
+    await first.exited;
+    const second = await startProcess(db);
+    expect((await second.api("GET", `/sessions/${body.sessionId}`)).body.sessionId).toBe(body.sessionId);
+  }, 30_000);
+});

@@ -141,10 +141,11 @@ describe("an answer schema that changed while a request was parked", () => {
   it("is caught: an answer that fits the old schema but not the new one gets a 422 that says so", async () => {
     const dir = tempDir();
     const path = join(dir.path, "hitl.sqlite");
+    const first = sqliteStore(path);
     const before = createAgentRuntime({
       model: scriptedModel([{ toolCalls: [pick] }]),
       tools: [pickTemplate],
-      store: sqliteStore(path),
+      store: first,
       logger: quiet,
     });
     const { sessionId } = await before.createSession();
@@ -152,6 +153,7 @@ describe("an answer schema that changed while a request was parked", () => {
     await before.idle();
     const [request] = (await before.getSnapshot(sessionId)).pending;
     await before.close();
+    await first.close(); // a file belongs to one store at a time
 
     const stricter = defineClientTool({
       ...pickTemplate,

@@ -104,10 +104,11 @@ describe.each(providers)("$name", ({ start, model: modelFor }) => {
     fake = await start({ replies: [{ toolCalls: [pick] }, { text: "Done." }] });
     const dir = tempDir();
     const path = `${dir.path}/hitl.sqlite`;
+    const first = sqliteStore(path);
     const before = createAgentRuntime({
       model: modelFor(fake.baseURL),
       tools: serverTools,
-      store: sqliteStore(path),
+      store: first,
       logger: quiet,
     });
     const { sessionId } = await before.createSession({ owner: "ada" });
@@ -115,6 +116,7 @@ describe.each(providers)("$name", ({ start, model: modelFor }) => {
     await before.idle();
     const [request] = (await before.getSnapshot(sessionId)).pending;
     await before.close();
+    await first.close(); // a file belongs to one store at a time
 
     server = startServer(modelFor(fake.baseURL), { store: sqliteStore(path), http: { identify: () => "ada" } });
     await respond(sessionId, [{ requestId: request!.requestId, action: "accept", value: { templateId: "a" } }]);

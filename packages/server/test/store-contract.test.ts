@@ -3,10 +3,12 @@ import { join } from "node:path";
 import { emptySnapshot, type InputRequest, type Message, reduceSession } from "@hitl-kit/protocol";
 import Database from "better-sqlite3";
 import fc from "fast-check";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { memoryStore, type RequestRecord, type SessionStore } from "../src/index.js";
+import { postgresStore } from "../src/store/postgres-store.js";
 import { sqliteStore } from "../src/store/sqlite-store.js";
 import { tempDir } from "./harness.js";
+import { type PostgresCluster, postgresAvailable, startPostgres } from "./postgres-cluster.js";
 import { batchesOf, projectionOps } from "./projection-ops.js";
 
 const dirs: ReturnType<typeof tempDir>[] = [];
@@ -22,9 +24,29 @@ function sqliteOnDisk() {
   return sqliteStore(join(dir.path, "contract.sqlite"));
 }
 
+// Postgres: one throwaway cluster for the file, a schema of its own for each store.
+let cluster: PostgresCluster | undefined;
+let database = "";
+let schemas = 0;
+if (postgresAvailable) {
+  beforeAll(async () => {
+    cluster = await startPostgres();
+    database = await cluster.createDatabase();
+  }, 60_000);
+  afterAll(() => cluster?.stop());
+}
+
 const implementations: [string, () => SessionStore][] = [
   ["memoryStore", memoryStore],
   ["sqliteStore", sqliteOnDisk],
+  ...(postgresAvailable
+    ? [
+        ["postgresStore", () => postgresStore(database, { schema: `contract_${++schemas}`, poolSize: 4 })] as [
+          string,
+          () => SessionStore,
+        ],
+      ]
+    : []),
 ];
 
 const session = (sessionId: string, createdAt = "2026-11-22T10:00:00.000Z", owner?: string) => ({
@@ -92,7 +114,8 @@ describe.each(implementations)("%s", (_name, create) => {
       }),
       { numRuns: 60 },
     );
-  });
+    // 60 random sessions: a few seconds on Postgres, more on a busy machine.
+  }, 30_000);
 
   it("numbers events from 1 without gaps and reads them after a seq, in pages", async () => {
     const store = open();

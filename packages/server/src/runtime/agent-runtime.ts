@@ -13,6 +13,7 @@ import type {
   SessionSummary,
   WriteBatch,
 } from "../store/records.js";
+import { LeaseLost } from "./coordination.js";
 import type { EventListener } from "./event-hub.js";
 import { ExpiryTimer } from "./expiry-timer.js";
 import { randomId } from "./ids.js";
@@ -89,9 +90,37 @@ export interface AgentRuntime {
  */
 export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const core = new RuntimeCore(options);
-  const { store, lock } = core;
+  const { store, lock, coordination } = core;
   const expiry = new ExpiryTimer(store, (sessionId, requestId) => expireRequest(sessionId, requestId));
   const driver = new TurnDriver(core, () => expiry.schedule());
+  coordination.onAbort((sessionId, cause) => {
+    if (cause.kind === "lease_lost") {
+      driver.abort(sessionId, new LeaseLost(sessionId));
+      return;
+    }
+    // A request can arrive late: it stops the turn it names, never a later one.
+    if (!driver.running(sessionId)) return;
+    void store
+      .getSession(sessionId)
+      .then((session) => {
+        const live = session?.status === "running" || session?.status === "resuming";
+        if (live && session.turnId === cause.turnId) driver.abort(sessionId);
+      })
+      .catch((error: unknown) => core.logger.error(`hitl-kit: could not stop session ${sessionId}'s turn:`, error));
+  });
+
+  /**
+   * Whether this instance may end the session's running turn itself: it drives no turn
+   * of it and no other instance does (it took the lease). Otherwise the driver is asked to
+   * stop it, here or in the instance that drives it.
+   */
+  async function stopDriver(session: SessionRecord): Promise<"asked" | "free"> {
+    const { sessionId, turnId } = session;
+    if (driver.abort(sessionId)) return "asked";
+    if (!coordination.shared || !turnId || (await coordination.turns.acquire(sessionId))) return "free";
+    await coordination.requestAbort(sessionId, turnId);
+    return "asked";
+  }
 
   async function settleLocked(session: SessionRecord, items: PlanSettlementInput[]): Promise<boolean> {
     const { settlements, stepCalls } = await core.planSettlements(session, items);
@@ -154,8 +183,14 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       const outcome = await lock.run(sessionId, async () => {
         const session = await core.requireSession(sessionId);
         // The driver ends an aborted turn itself, giving every unfinished call its result;
-        // wait for it outside the lock, which it needs.
+        // wait for it outside the lock, which it needs (in another instance: until it has).
         if (session.status !== "idle" && driver.abort(sessionId)) return { wait: driver.done(sessionId) };
+        if (
+          (session.status === "running" || session.status === "resuming") &&
+          (await stopDriver(session)) === "asked"
+        ) {
+          return { wait: delay(RETRY_MS) };
+        }
         if (session.status !== "idle") {
           await core.mustCommit(sessionId, await core.endTurnBatch(session, { type: "turn.cancelled" }, deletedReason));
         }
@@ -177,30 +212,47 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           }),
         );
 
-  /** Picks up one session a previous process left running. */
-  const recover = (sessionId: string) =>
-    lock.run(sessionId, async () => {
-      const session = await core.requireSession(sessionId);
-      // A crash mid-stream leaves a message cut off. Its step is not in the transcript, so the
-      // driver runs it again and streams a new message; the cut-off one is abandoned, and
-      // clients drop it rather than show its text twice. It is completed first, so a client
-      // that skips event types it does not know shows it complete, as it always did. The
-      // driver's first write carries these events.
-      const open = session.stepOpen ? [] : await core.streamingMessageIds(sessionId);
-      driver.kick(
-        sessionId,
-        open.flatMap((messageId) => [
-          { type: "message.completed" as const, messageId },
-          { type: "message.abandoned" as const, messageId },
-        ]),
+  /** Picks up one session a previous process (or a dead instance) left running. */
+  const recover = async (sessionId: string) => {
+    // A turn another live instance holds is not left over: its lease says so.
+    if (driver.running(sessionId) || !(await coordination.turns.acquire(sessionId))) return;
+    // The driver gives the lease up when it stops; until it starts, it is this section's to give up.
+    const releaseOnFailure = (error: unknown) =>
+      coordination.turns.release(sessionId).then(
+        () => Promise.reject(error),
+        () => Promise.reject(error),
       );
-    });
+    await lock
+      .run(sessionId, async () => {
+        const session = await core.requireSession(sessionId);
+        if (session.status !== "running" && session.status !== "resuming") return undefined;
+        // A crash mid-stream leaves a message cut off. Its step is not in the transcript, so the
+        // driver runs it again and streams a new message; the cut-off one is abandoned, and
+        // clients drop it rather than show its text twice. The driver's first write carries
+        // these events, so a recovered session costs one write.
+        return (await core.cutOffBatch(session))?.events ?? [];
+      })
+      .then((before) => {
+        if (before) driver.kick(sessionId, before);
+        else return coordination.turns.release(sessionId);
+      }, releaseOnFailure);
+  };
+  // Many sessions at once, a bounded number at a time: each is a few store reads and writes.
+  const recoverAll = async () => eachBounded(await store.listSessionsToRecover(), RECOVERY_CONCURRENCY, recover);
 
+  let orphans: ReturnType<typeof setInterval> | undefined;
   const ready = (async () => {
-    // Many sessions at once, a bounded number at a time: each is a few store reads and writes.
-    await eachBounded(await store.listSessionsToRecover(), RECOVERY_CONCURRENCY, recover);
+    await coordination.start();
+    await recoverAll();
     expiry.schedule();
     sweeper?.start();
+    // With several instances, one that dies leaves its turns to the others once their leases lapse.
+    if (coordination.recoverEvery !== undefined) {
+      orphans = setInterval(() => {
+        void recoverAll().catch((error: unknown) => core.logger.error("hitl-kit: recovering turns failed:", error));
+      }, coordination.recoverEvery);
+      orphans.unref?.();
+    }
   })();
 
   return {
@@ -341,8 +393,16 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
             sessionId,
             await core.endTurnBatch(session, { type: "turn.cancelled" }, "The person cancelled the turn."),
           );
-        } else if (session.status !== "idle") {
-          driver.abort(sessionId);
+        } else if (session.status !== "idle" && (await stopDriver(session)) === "free") {
+          // No instance drives the turn (its driver died): end it here, with every call's result.
+          try {
+            await core.mustCommit(
+              sessionId,
+              await core.endTurnBatch(session, { type: "turn.cancelled" }, "The person cancelled the turn."),
+            );
+          } finally {
+            await coordination.turns.release(sessionId);
+          }
         }
       });
     },
@@ -350,13 +410,20 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     async close() {
       expiry.stop();
       sweeper?.stop();
+      clearInterval(orphans);
       await ready;
       await driver.idle();
+      await coordination.close();
     },
   };
 }
 
 const deletedReason = "The session was deleted.";
+
+/** How long a deletion waits for another instance to stop the session's turn before it looks again. */
+const RETRY_MS = 25;
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** How many sessions a starting runtime recovers at a time. */
 const RECOVERY_CONCURRENCY = 32;

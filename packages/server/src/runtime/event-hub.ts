@@ -4,16 +4,31 @@ import type { ProtocolEvent } from "@hitl-kit/protocol";
 export type EventListener = (event: ProtocolEvent) => void;
 
 /**
- * Fans a session's freshly appended events out to this process's streams. Only
- * sessions with a listener have an entry, so a parked session holds no memory here.
+ * Fans a session's freshly appended events out to the streams of this process. One
+ * interface, two implementations: {@link LocalEventHub} for one process, and the Postgres
+ * store's, which also delivers what other instances appended (told by `NOTIFY`, read from
+ * the log). A listener gets events in order; it may see a gap after a lost notification,
+ * and reads the log to fill it (the SSE stream does).
  */
-export class EventHub {
-  readonly #listeners = new Map<string, Set<Subscriber>>();
-
+export interface EventHub {
   /**
    * Listens to a session's new events, and with `onEnd` to its deletion; returns the
    * function that stops listening.
    */
+  subscribe(sessionId: string, listener: EventListener, onEnd?: () => void): () => void;
+  /** Delivers events this process appended (and committed) to every listener of their session. */
+  publish(sessionId: string, events: readonly ProtocolEvent[]): void;
+  /** Tells a deleted session's listeners that nothing more will come, and forgets them. */
+  end(sessionId: string): void;
+}
+
+/**
+ * The event hub of one process. Only sessions with a listener have an entry, so a parked
+ * session holds no memory here.
+ */
+export class LocalEventHub implements EventHub {
+  readonly #listeners = new Map<string, Set<Subscriber>>();
+
   subscribe(sessionId: string, listener: EventListener, onEnd?: () => void): () => void {
     let listeners = this.#listeners.get(sessionId);
     if (!listeners) {
@@ -28,18 +43,26 @@ export class EventHub {
     };
   }
 
-  /** Delivers events to every listener of their session. */
   publish(sessionId: string, events: readonly ProtocolEvent[]): void {
     const listeners = this.#listeners.get(sessionId);
     if (!listeners) return;
     for (const event of events) for (const { listener } of [...listeners]) listener(event);
   }
 
-  /** Tells a deleted session's listeners that nothing more will come, and forgets them. */
   end(sessionId: string): void {
     const listeners = this.#listeners.get(sessionId);
     this.#listeners.delete(sessionId);
     for (const { onEnd } of listeners ?? []) onEnd?.();
+  }
+
+  /** Whether anyone in this process listens to the session. */
+  has(sessionId: string): boolean {
+    return this.#listeners.has(sessionId);
+  }
+
+  /** The sessions someone in this process listens to. */
+  sessions(): string[] {
+    return [...this.#listeners.keys()];
   }
 }
 

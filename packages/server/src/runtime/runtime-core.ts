@@ -1,17 +1,9 @@
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4FunctionTool } from "@ai-sdk/provider";
 import { type EventInput, ProtocolError, type SchemaLike, toJsonSchema } from "@hitl-kit/protocol";
-import type {
-  Resolution,
-  SessionRecord,
-  SessionStore,
-  ToolCallRecord,
-  WriteBatch,
-  WriteResult,
-} from "../store/records.js";
-import { EventHub } from "./event-hub.js";
-import type { AskResult } from "./implement.js";
+import type { SessionRecord, SessionStore, ToolCallRecord, WriteBatch, WriteResult } from "../store/records.js";
+import { type Coordination, localCoordination, type SessionLocker } from "./coordination.js";
+import type { EventHub } from "./event-hub.js";
 import { type PlanSettlementInput, planSettlement, type Settlement } from "./plan-settlement.js";
-import { SessionLock } from "./session-lock.js";
 import { type RegisteredTool, type RuntimeTool, registerTools } from "./tool-registry.js";
 import { toolResultMessage } from "./transcript.js";
 
@@ -21,7 +13,10 @@ export interface AgentRuntimeOptions {
   model: LanguageModelV4;
   /** Client tool definitions and implemented server tools. */
   tools?: readonly RuntimeTool[];
-  /** Where sessions live: `sqliteStore(path)` for durability, `memoryStore()` for tests. */
+  /**
+   * Where sessions live: `sqliteStore(path)` for one process, `postgresStore(url)` for several
+   * instances on one database, `memoryStore()` for tests.
+   */
   store: SessionStore;
   /** The system prompt. */
   system?: string;
@@ -48,17 +43,18 @@ export interface AgentRuntimeOptions {
   logger?: Pick<Console, "warn" | "error">;
 }
 
-/** A question a running tool waits on in this process (`ctx.ask`), by request id. */
+/** A question a running tool waits on in this process (`ctx.ask`), by request id: its answer is checked against `schema`. */
 export interface PendingAsk {
   schema: SchemaLike;
-  settle(answer: AskResult<unknown>): void;
 }
 
 /** The state and helpers the runtime's parts share. */
 export class RuntimeCore {
-  readonly hub = new EventHub();
+  /** One process's, or — on a store several instances share — theirs together. */
+  readonly coordination: Coordination;
+  readonly hub: EventHub;
+  readonly lock: SessionLocker;
   readonly asks = new Map<string, PendingAsk>();
-  readonly lock = new SessionLock();
   readonly tools: Map<string, RegisteredTool>;
   readonly modelTools: LanguageModelV4FunctionTool[];
   readonly store: SessionStore;
@@ -66,6 +62,9 @@ export class RuntimeCore {
 
   constructor(readonly options: AgentRuntimeOptions) {
     this.store = options.store;
+    this.coordination = options.store.coordinate?.() ?? localCoordination();
+    this.hub = this.coordination.hub;
+    this.lock = this.coordination.lock;
     this.logger = options.logger ?? console;
     this.tools = registerTools(options.tools ?? []);
     this.modelTools = [...this.tools.values()].map(({ definition }) => ({
@@ -79,15 +78,7 @@ export class RuntimeCore {
   /** Writes a batch and, when it applied, publishes its events to this process's streams. */
   async commit(sessionId: string, batch: WriteBatch): Promise<WriteResult> {
     const result = await this.store.write(sessionId, batch);
-    if (!result.ok) return result;
-    this.hub.publish(sessionId, result.events);
-    // Whatever settled a running tool's question (an answer, expiry, a cancelled turn), the tool hears it once written.
-    for (const request of batch.requests ?? []) {
-      const waiting = request.asked && request.state === "settled" && this.asks.get(request.requestId);
-      if (!waiting) continue;
-      this.asks.delete(request.requestId);
-      waiting.settle(askResult(request.resolution!));
-    }
+    if (result.ok) this.hub.publish(sessionId, result.events);
     return result;
   }
 
@@ -173,15 +164,27 @@ export class RuntimeCore {
     };
   }
 
+  /**
+   * What ends the messages a driver that died (or lost its turn) left streaming, before the
+   * step runs again: each is completed, then abandoned, so clients drop its text rather than
+   * show it twice (and one that skips event types it does not know still shows it complete).
+   * `undefined` when nothing was cut off.
+   */
+  async cutOffBatch(session: SessionRecord): Promise<WriteBatch | undefined> {
+    // With the step open, the model's message is in the transcript: the step does not run again.
+    if (session.stepOpen) return undefined;
+    const open = await this.streamingMessageIds(session.sessionId);
+    if (open.length === 0) return undefined;
+    return {
+      events: open.flatMap((messageId) => [
+        { type: "message.completed" as const, messageId },
+        { type: "message.abandoned" as const, messageId },
+      ]),
+    };
+  }
+
   /** Messages that started streaming and never completed (after a crash or an abort). */
   streamingMessageIds(sessionId: string): Promise<string[]> {
     return this.store.streamingMessageIds(sessionId);
   }
-}
-
-/** A settled question as the asking tool receives it. */
-function askResult({ action, value, reason }: Resolution): AskResult<unknown> {
-  const because = reason === undefined ? {} : { reason };
-  if (action === "accept") return { action, value, ...because };
-  return action === "expire" ? { action } : { action, ...because };
 }

@@ -1,6 +1,7 @@
 import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import { type EventInput, type Infer, type InputRequest, type SchemaLike, toJsonSchema } from "@hitl-kit/protocol";
-import type { SessionRecord, ToolCallRecord, WriteBatch } from "../store/records.js";
+import type { Resolution, SessionRecord, ToolCallRecord, WriteBatch } from "../store/records.js";
+import { LeaseLost } from "./coordination.js";
 import { eventCoalescer } from "./event-coalescer.js";
 import { randomId } from "./ids.js";
 import type { AskOptions, AskResult } from "./implement.js";
@@ -45,17 +46,35 @@ export class TurnDriver {
     if (this.#running.has(sessionId)) return;
     if (before.length > 0) this.#before.set(sessionId, before);
     const abort = new AbortController();
-    const done = this.#drive(sessionId, abort.signal)
-      .finally(() => this.#writeBefore(sessionId))
-      .finally(() => this.#running.delete(sessionId));
+    let again = false;
+    const done = this.#own(sessionId, abort.signal)
+      .then(
+        (more) => {
+          again = more;
+        },
+        (error: unknown) => this.core.logger.error(`hitl-kit: driving session ${sessionId} failed:`, error),
+      )
+      .finally(() => {
+        this.#before.delete(sessionId);
+        this.#running.delete(sessionId);
+        if (again) this.kick(sessionId);
+      });
     this.#running.set(sessionId, { done, abort });
   }
 
-  /** Aborts the model call or tools of a session's running turn; the driver then ends it as cancelled. */
-  abort(sessionId: string): boolean {
+  /**
+   * Aborts the model call or tools of a session's running turn; the driver then ends it as
+   * cancelled — or, when `reason` is a {@link LeaseLost}, stops without writing.
+   */
+  abort(sessionId: string, reason?: unknown): boolean {
     const running = this.#running.get(sessionId);
-    running?.abort.abort();
+    running?.abort.abort(reason);
     return running !== undefined;
+  }
+
+  /** Whether this instance drives the session now. */
+  running(sessionId: string): boolean {
+    return this.#running.has(sessionId);
   }
 
   /** Resolves when the session's current drive ends (at once when it is not being driven). */
@@ -76,29 +95,75 @@ export class TurnDriver {
     this.#before.delete(sessionId);
   }
 
+  /** Writes the events the drive was kicked with when it wrote nothing itself. */
   async #writeBefore(sessionId: string): Promise<void> {
     if (!this.#before.has(sessionId)) return;
-    await this.core.lock
-      .run(sessionId, () => this.#commit(sessionId, {}))
-      .catch((error: unknown) => {
-        // Left for the next start: the message is still open in the log, and recovery closes it then.
-        this.#before.delete(sessionId);
+    await this.#turnSection(sessionId, () => this.#commit(sessionId, {})).catch((error: unknown) => {
+      // Left for later: the message is still open in the log, and recovery (or the turn's next driver) closes it.
+      this.#before.delete(sessionId);
+      if (!(error instanceof LeaseLost)) {
         this.core.logger.warn(`hitl-kit: session ${sessionId}: could not close a cut-off message:`, error);
-      });
+      }
+    });
   }
 
-  async #drive(sessionId: string, signal: AbortSignal): Promise<void> {
+  /**
+   * Drives the session while this instance holds its turn's lease. Answers whether to drive
+   * it again: another instance may have resumed the turn while this one still held the lease.
+   */
+  async #own(sessionId: string, signal: AbortSignal): Promise<boolean> {
+    const { turns, shared } = this.core.coordination;
+    if (!(await turns.acquire(sessionId))) return false;
+    let lost = false;
+    try {
+      // Another instance may have driven this turn until it died or lost the lease mid-stream
+      // (recovery, which found the cut-off message itself, hands it over as `before`).
+      if (shared && !this.#before.has(sessionId)) {
+        await this.#turnSection(sessionId, () => this.#abandonCutOff(sessionId));
+      }
+      lost = await this.#drive(sessionId, signal);
+      if (!lost) await this.#writeBefore(sessionId);
+    } catch (error) {
+      if (!(error instanceof LeaseLost)) throw error;
+      lost = true;
+    } finally {
+      await turns.release(sessionId).catch(() => {});
+    }
+    if (!shared || lost || signal.aborted) return false;
+    const status = (await this.core.store.getSession(sessionId))?.status;
+    return status === "running" || status === "resuming";
+  }
+
+  async #abandonCutOff(sessionId: string): Promise<void> {
+    const session = await this.core.requireSession(sessionId);
+    if (session.status !== "running" && session.status !== "resuming") return;
+    const cutOff = await this.core.cutOffBatch(session);
+    if (cutOff) await this.core.mustCommit(sessionId, cutOff);
+  }
+
+  /** A critical section of the turn: it runs only while this instance holds the turn's lease. */
+  #turnSection<T>(sessionId: string, section: () => Promise<T>): Promise<T> {
+    const { lock, turns, shared } = this.core.coordination;
+    return lock.run(sessionId, async () => {
+      if (shared && !(await turns.holds(sessionId))) throw new LeaseLost(sessionId);
+      return section();
+    });
+  }
+
+  /** Answers `true` when it stopped because another instance took the turn over. */
+  async #drive(sessionId: string, signal: AbortSignal): Promise<boolean> {
     const { core } = this;
     try {
       for (;;) {
         if (signal.aborted) throw signal.reason;
-        const move = await core.lock.run(sessionId, () => this.#nextMove(sessionId));
-        if (move.kind === "stop") return;
+        const move = await this.#turnSection(sessionId, () => this.#nextMove(sessionId));
+        if (move.kind === "stop") return false;
         if (move.kind === "execute") await this.#execute(sessionId, move.calls, signal);
         // A step that parks or ends the turn says so: no further look at the session.
-        if (move.kind === "model" && (await this.#modelStep(move.session, signal)) === "stop") return;
+        if (move.kind === "model" && (await this.#modelStep(move.session, signal)) === "stop") return false;
       }
     } catch (error) {
+      if (error instanceof LeaseLost || signal.reason instanceof LeaseLost) return true;
       await core.lock.run(sessionId, async () => {
         const session = await core.requireSession(sessionId);
         if (session.status === "idle" || session.status === "waiting") return;
@@ -112,6 +177,7 @@ export class TurnDriver {
         await this.#commit(sessionId, batch);
       });
       if (!signal.aborted) core.logger.warn(`hitl-kit: turn of session ${sessionId} failed:`, error);
+      return false;
     }
   }
 
@@ -209,7 +275,7 @@ export class TurnDriver {
           outcome = "error";
           output = { message: error instanceof Error ? error.message : String(error) };
         }
-        await core.lock.run(sessionId, async () => {
+        await this.#turnSection(sessionId, async () => {
           // A question the tool left unanswered (it did not wait, or it failed) ends with the call.
           const unanswered = this.#asked.delete(call.toolCallId)
             ? await this.#settleQuestions(
@@ -276,16 +342,35 @@ export class TurnDriver {
     };
     this.#asked.add(call.toolCallId);
     const answered = new Promise<AskResult<unknown>>((resolve, reject) => {
-      core.asks.set(requestId, { schema: question.schema, settle: resolve });
-      const stop = () => {
+      core.asks.set(requestId, { schema: question.schema });
+      let check: ReturnType<typeof setInterval> | undefined;
+      const settle = (outcome: () => void) => {
         core.asks.delete(requestId);
-        reject(signal.reason);
+        unsubscribe();
+        clearInterval(check);
+        signal.removeEventListener("abort", stop);
+        outcome();
       };
+      const stop = () => settle(() => reject(signal.reason));
+      // Whatever settles it (an answer on any instance, expiry, a stopped turn), its
+      // `input.resolved` reaches this instance's hub once written.
+      const unsubscribe = core.hub.subscribe(sessionId, (event) => {
+        if (event.type === "input.resolved" && event.requestId === requestId) settle(() => resolve(askResult(event)));
+      });
       signal.addEventListener("abort", stop, { once: true });
+      // Across instances a notification can be lost: the store is asked now and then as well.
+      if (core.coordination.shared) {
+        check = setInterval(() => {
+          void core.store.getRequest(sessionId, requestId).then((record) => {
+            if (record?.resolution) settle(() => resolve(askResult(record.resolution!)));
+          });
+        }, ASK_CHECK_MS);
+        check.unref?.();
+      }
     });
     // A turn cancelled while the request is written rejects the wait before anyone awaits it.
     answered.catch(() => {});
-    await core.lock.run(sessionId, () =>
+    await this.#turnSection(sessionId, () =>
       this.#commit(sessionId, {
         requests: [
           {
@@ -341,12 +426,13 @@ export class TurnDriver {
         newMessageId: () => randomId("msg"),
       });
     } catch (error) {
-      await coalescer.flush();
+      // A driver that lost the turn writes nothing more: the new one abandons what it streamed.
+      if (!(signal.reason instanceof LeaseLost)) await coalescer.flush();
       throw error;
     }
     const streamedEvents = await coalescer.drain();
     if (signal.aborted) {
-      await this.#commit(sessionId, { events: streamedEvents });
+      if (!(signal.reason instanceof LeaseLost)) await this.#commit(sessionId, { events: streamedEvents });
       throw signal.reason;
     }
     const { output, renamed } = uniqueToolCallIds(streamed, check.called, () => randomId("call"));
@@ -356,7 +442,7 @@ export class TurnDriver {
           `which is empty or already used; it runs as ${call.id}.`,
       );
     }
-    return core.lock.run(sessionId, async () => {
+    return this.#turnSection(sessionId, async () => {
       const current = await core.requireSession(sessionId);
       const started: EventInput[] = [];
       let messageId = output.messageId;
@@ -408,6 +494,16 @@ export class TurnDriver {
 }
 
 type ExpireAfter = number | ((call: { toolName: string; input: unknown }) => number | undefined) | undefined;
+
+/** How often a question waiting across instances reads its request, in case a notification was lost. */
+const ASK_CHECK_MS = 5_000;
+
+/** A settled question as the asking tool receives it. */
+function askResult({ action, value, reason }: Omit<Resolution, "at">): AskResult<unknown> {
+  const because = reason === undefined ? {} : { reason };
+  if (action === "accept") return { action, value, ...because };
+  return action === "expire" ? { action } : { action, ...because };
+}
 
 function expiryAfter(option: ExpireAfter, call: { toolName: string; input: unknown }) {
   return typeof option === "function" ? option(call) : option;

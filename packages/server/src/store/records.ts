@@ -7,6 +7,7 @@ import type {
   SessionSnapshot,
   ToolOutcome,
 } from "@hitl-kit/protocol";
+import type { Coordination } from "../runtime/coordination.js";
 import type { SnapshotPage } from "./project-events.js";
 
 /**
@@ -191,5 +192,11 @@ export interface SessionStore {
   /** The earliest `expiresAt` of any open request. */
   nextExpiry(): Promise<number | undefined>;
   write(sessionId: string, batch: WriteBatch): Promise<WriteResult>;
+  /**
+   * For a store several runtime instances share (`postgresStore`): what makes them act as
+   * one — a lock per session across instances, events fanned out across them, one driver per
+   * turn. Called once by each runtime. A store without it serves one process.
+   */
+  coordinate?(): Coordination;
   close(): Promise<void>;
 }

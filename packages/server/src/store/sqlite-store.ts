@@ -102,6 +102,32 @@ function migrate(db: Database.Database): void {
   }
 }
 
+/**
+ * Claims the file for this store alone: a lock file beside it (`<file>.lock`, an empty
+ * SQLite database) is opened in `EXCLUSIVE` locking mode and written once, which takes a
+ * lock the connection keeps until it closes (the operating system lets go of it when the
+ * process dies). A second process, or a second store on the same file, fails here, at
+ * start, rather than giving one tool call two results; several instances share one
+ * Postgres database instead. The database itself stays open to a second connection of
+ * this store's: the one that checkpoints its WAL in a worker thread.
+ */
+function claim(path: string): Database.Database {
+  const lock = new Database(`${path}.lock`);
+  try {
+    lock.pragma("locking_mode = EXCLUSIVE");
+    // A process that is just exiting (a restart) gets a moment to let go.
+    lock.pragma("busy_timeout = 2000");
+    lock.exec("BEGIN EXCLUSIVE; COMMIT");
+    return lock;
+  } catch (error) {
+    lock.close();
+    if ((error as { code?: string }).code === "SQLITE_BUSY") {
+      throw new Error(`another hitl-kit process holds ${path}; use postgresStore to run several`, { cause: error });
+    }
+    throw error;
+  }
+}
+
 type SessionRow = {
   body: string;
   last_seq: number;
@@ -122,12 +148,13 @@ type WriteRow = {
 /**
  * The embedded default store: one SQLite file in WAL mode, one transaction per write
  * batch, so a settlement and its events land together or not at all. One process owns
- * a file at a time.
+ * a file at a time: opening a file another process (or store) holds throws at once.
  * @example
  * const runtime = createAgentRuntime({ model, tools, store: sqliteStore(".data/hitl.sqlite") });
  */
 export function sqliteStore(path: string, options: SqliteStoreOptions = {}): SessionStore {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const lock = path === ":memory:" ? undefined : claim(path);
   const db = new Database(path);
   db.pragma("journal_mode = WAL");
   db.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
@@ -443,6 +470,7 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
       if (queued.length > 0) commitQueued();
       await checkpointer?.close();
       if (db.open) db.close();
+      if (lock?.open) lock.close();
     },
   };
 }

@@ -1,0 +1,86 @@
+import { type Served, scriptedModel, serve } from "@hitl-kit/server";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  type PostgresCluster,
+  postgresAvailable,
+  startPostgres,
+} from "../../../packages/server/test/postgres-cluster.js";
+import { type ChatApp, createChatApp } from "../server/chat-app.js";
+import { readChatConfig } from "../server/chat-config.js";
+import { demoScript } from "../server/demo-script.js";
+
+let cluster: PostgresCluster | undefined;
+let databaseUrl = "";
+if (postgresAvailable) {
+  beforeAll(async () => {
+    cluster = await startPostgres();
+    databaseUrl = await cluster.createDatabase();
+  }, 60_000);
+  afterAll(() => cluster?.stop());
+}
+
+describe("the demo on Postgres (DATABASE_URL)", () => {
+  it("refuses a DATABASE_URL that is not a PostgreSQL URL, naming the variable", () => {
+    expect(() => readChatConfig({ DATABASE_URL: "mysql://db/app" })).toThrow(/DATABASE_URL must be a PostgreSQL URL/);
+    expect(readChatConfig({ DATABASE_URL: "postgres://u@h/db" }).databaseUrl).toBe("postgres://u@h/db");
+    expect(readChatConfig({}).databaseUrl).toBeUndefined();
+  });
+
+  it.skipIf(!postgresAvailable)(
+    "serves two demo servers on one database: a chat started on one is answered on the other",
+    async () => {
+      const apps: ChatApp[] = [];
+      const served: Served[] = [];
+      try {
+        for (let index = 0; index < 2; index += 1) {
+          const app = createChatApp({
+            ...readChatConfig({ DATABASE_URL: databaseUrl }),
+            model: { model: scriptedModel(demoScript), label: "scripted" },
+            logger: { warn: () => {}, error: () => {} },
+          });
+          apps.push(app);
+          served.push(await serve(app.handler, { port: 0 }));
+        }
+        const [one, two] = served.map((server) => server.url);
+        let cookie = "";
+        const call = async (base: string, method: string, path: string, body?: unknown) => {
+          const response = await fetch(`${base}/api/agent${path}`, {
+            method,
+            headers: { cookie, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          });
+          const set = response.headers.getSetCookie()[0];
+          if (set) cookie = set.split(";")[0]!;
+          // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
+          return { status: response.status, body: (await response.json()) as any };
+        };
+        const { sessionId } = (await call(one!, "POST", "/sessions", {})).body;
+        expect((await call(one!, "POST", `/sessions/${sessionId}/messages`, { text: "refund 1500" })).status).toBe(202);
+        let pending: { requestId: string }[] = [];
+        await vi.waitFor(
+          async () => {
+            pending = (await call(two!, "GET", `/sessions/${sessionId}`)).body.pending;
+            expect(pending).toHaveLength(1);
+          },
+          { timeout: 10_000, interval: 50 },
+        );
+        const answered = await call(two!, "POST", `/sessions/${sessionId}/responses`, {
+          responses: [{ requestId: pending[0]!.requestId, action: "accept" }],
+        });
+        expect(answered.status).toBe(202);
+        await vi.waitFor(
+          async () => {
+            const snapshot = (await call(one!, "GET", `/sessions/${sessionId}`)).body;
+            expect(snapshot.status).toBe("idle");
+            expect(JSON.stringify(snapshot.messages.at(-1))).toContain("Refunded 1500.00");
+          },
+          { timeout: 10_000, interval: 50 },
+        );
+      } finally {
+        for (const server of served) await server.close();
+        for (const app of apps) await app.close();
+      }
+    },
+    30_000,
+  );
+});

@@ -1,0 +1,78 @@
+import { type EventHub, LocalEventHub } from "./event-hub.js";
+import { SessionLock } from "./session-lock.js";
+
+/** Runs critical sections one at a time per session. */
+export interface SessionLocker {
+  /** Runs `section` once no other section of this session runs — in this process, or in any instance sharing the store. */
+  run<T>(sessionId: string, section: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * Which instance drives a session's turn: the holder of its lease. A lease lapses when its
+ * holder stops renewing it (it died), and then another instance may take the turn over.
+ */
+export interface TurnLeases {
+  /** Takes the lease for this instance, or keeps it; `false` when another live instance holds it. */
+  acquire(sessionId: string): Promise<boolean>;
+  /** Whether this instance still holds the lease (checked under the session lock before each write of a turn). */
+  holds(sessionId: string): Promise<boolean>;
+  /** Gives the lease up. */
+  release(sessionId: string): Promise<void>;
+}
+
+/**
+ * Why a coordination asks this instance to stop driving a turn: another instance passed a
+ * person's cancel (or a deletion) of the turn `turnId` on, or this instance lost the lease.
+ */
+export type AbortCause = { kind: "requested"; turnId: string } | { kind: "lease_lost" };
+
+/**
+ * What runtime instances sharing one store need to act as one: a lock per session across
+ * them, events fanned out across them, and one driver per turn. A store for several
+ * instances provides it (`SessionStore.coordinate`); without one, {@link localCoordination}
+ * serves one process.
+ */
+export interface Coordination {
+  /** `true` when other instances may share the store. */
+  readonly shared: boolean;
+  readonly lock: SessionLocker;
+  readonly hub: EventHub;
+  readonly turns: TurnLeases;
+  /** How often (ms) an instance looks for turns whose driver died; `undefined` in one process. */
+  readonly recoverEvery: number | undefined;
+  /** Starts listening to the other instances. */
+  start(): Promise<void>;
+  /** Asks whichever instance drives the session's turn `turnId` to stop it. */
+  requestAbort(sessionId: string, turnId: string): Promise<void>;
+  /** `listener` is called when another instance asks to stop a turn, or when this instance lost a turn's lease. */
+  onAbort(listener: (sessionId: string, cause: AbortCause) => void): void;
+  /** Gives up this instance's leases and stops listening. */
+  close(): Promise<void>;
+}
+
+/** The coordination of one process: an in-memory lock and hub; every lease is this process's. */
+export function localCoordination(): Coordination {
+  return {
+    shared: false,
+    lock: new SessionLock(),
+    hub: new LocalEventHub(),
+    turns: {
+      acquire: async () => true,
+      holds: async () => true,
+      release: async () => {},
+    },
+    recoverEvery: undefined,
+    start: async () => {},
+    requestAbort: async () => {},
+    onAbort: () => {},
+    close: async () => {},
+  };
+}
+
+/** Thrown into a turn this instance no longer holds the lease of: it stops without writing. */
+export class LeaseLost extends Error {
+  constructor(sessionId: string) {
+    super(`This instance lost the lease of session ${sessionId}'s turn; another instance drives it.`);
+    this.name = "LeaseLost";
+  }
+}

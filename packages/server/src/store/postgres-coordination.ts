@@ -1,0 +1,326 @@
+import { randomBytes } from "node:crypto";
+import type { ProtocolEvent } from "@hitl-kit/protocol";
+import pg from "pg";
+import type { AbortCause, Coordination, SessionLocker, TurnLeases } from "../runtime/coordination.js";
+import type { EventHub, EventListener } from "../runtime/event-hub.js";
+import { LocalEventHub } from "../runtime/event-hub.js";
+import { SessionLock } from "../runtime/session-lock.js";
+
+export type { Coordination } from "../runtime/coordination.js";
+
+/** What the Postgres store hands its coordination. */
+export interface PostgresCoordinationOptions {
+  pool: pg.Pool;
+  ready: Promise<void>;
+  connectionString: string;
+  schema: string;
+  /** The channel each commit that appended events notifies. */
+  channel: string;
+  readEvents(sessionId: string, afterSeq: number, limit?: number): Promise<ProtocolEvent[]>;
+  leaseMs: number;
+}
+
+/** The advisory-lock namespace of session locks (the first key of `pg_advisory_lock(int, int)`). */
+const LOCK_SPACE = 0x48495431; // "HIT1"
+
+/**
+ * How instances on one Postgres database act as one:
+ * - a session's critical sections take turns on an advisory lock (after this process's own
+ *   queue, so an instance waits on the database with one connection per session at most);
+ * - a turn is driven by the holder of its lease (a row with a holder, a fencing token and an
+ *   expiry, renewed by a heartbeat every third of `leaseMs`); a dead holder's lease lapses;
+ * - events reach other instances' streams through `LISTEN`: the payload names the session and
+ *   its new seqs, the events are read from the log, and after a dropped connection the
+ *   listener reconnects and catches every listened session up from the log;
+ * - stopping or deleting a session's turn reaches the instance that drives it over a control channel.
+ */
+export function postgresCoordination(options: PostgresCoordinationOptions): Coordination {
+  const { pool, ready, schema: s, channel } = options;
+  const control = `${s}_control`;
+  const holder = `${process.pid}-${randomBytes(6).toString("hex")}`;
+  const abortListeners: ((sessionId: string, cause: AbortCause) => void)[] = [];
+  const abortLocally = (sessionId: string, cause: AbortCause) => {
+    for (const listener of abortListeners) listener(sessionId, cause);
+  };
+  // Sections wait here, never on the store's pool, so a section holding a lock always finds
+  // a connection for its reads and writes.
+  const lockPool = new pg.Pool({ connectionString: options.connectionString, max: 16 });
+  lockPool.on("error", () => {});
+
+  const local = new SessionLock();
+  const lock: SessionLocker = {
+    run: (sessionId, section) =>
+      local.run(sessionId, async () => {
+        await ready;
+        const client = await lockPool.connect();
+        let broken: unknown;
+        // While the section runs the connection sits idle, holding the lock: if it drops then, the
+        // next query on it (the unlock) reports it; the event alone must not end the process.
+        const dropped = (error: Error) => {
+          broken = error;
+        };
+        client.on("error", dropped);
+        try {
+          await client.query("SELECT pg_advisory_lock($1, hashtext($2))", [LOCK_SPACE, sessionId]);
+          try {
+            return await section();
+          } finally {
+            await client
+              .query("SELECT pg_advisory_unlock($1, hashtext($2))", [LOCK_SPACE, sessionId])
+              .catch((error: unknown) => {
+                broken = error; // the connection is gone, and the lock with it
+              });
+          }
+        } catch (error) {
+          broken ??= error;
+          throw error;
+        } finally {
+          client.off("error", dropped);
+          client.release(broken instanceof Error ? broken : undefined);
+        }
+      }),
+  };
+
+  const held = new Set<string>();
+  const leaseSeconds = options.leaseMs / 1000;
+  const turns: TurnLeases = {
+    async acquire(sessionId) {
+      await ready;
+      // A new holder gets the next fencing token; the same holder renews its own.
+      const { rows } = await pool.query(
+        `INSERT INTO ${s}.turn_leases AS lease (session_id, holder, token, expires_at)
+         VALUES ($1, $2, 1, now() + make_interval(secs => $3))
+         ON CONFLICT (session_id) DO UPDATE SET holder = $2, expires_at = now() + make_interval(secs => $3),
+           token = CASE WHEN lease.holder = $2 THEN lease.token ELSE lease.token + 1 END
+         WHERE lease.holder = $2 OR lease.expires_at <= now()
+         RETURNING token`,
+        [sessionId, holder, leaseSeconds],
+      );
+      if (rows.length === 0) return false;
+      held.add(sessionId);
+      return true;
+    },
+    async holds(sessionId) {
+      const { rows } = await pool.query(
+        `SELECT 1 FROM ${s}.turn_leases WHERE session_id = $1 AND holder = $2 AND expires_at > now()`,
+        [sessionId, holder],
+      );
+      return rows.length > 0;
+    },
+    async release(sessionId) {
+      held.delete(sessionId);
+      await pool.query(`DELETE FROM ${s}.turn_leases WHERE session_id = $1 AND holder = $2`, [sessionId, holder]);
+    },
+  };
+
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  const renew = async () => {
+    if (held.size === 0) return;
+    const asked = [...held];
+    const { rows } = await pool.query<{ session_id: string }>(
+      `UPDATE ${s}.turn_leases SET expires_at = now() + make_interval(secs => $3)
+       WHERE holder = $1 AND session_id = ANY($2) AND expires_at > now() RETURNING session_id`,
+      [holder, asked, leaseSeconds],
+    );
+    const renewed = new Set(rows.map((row) => row.session_id));
+    for (const sessionId of asked) {
+      if (renewed.has(sessionId) || !held.has(sessionId)) continue;
+      held.delete(sessionId);
+      abortLocally(sessionId, { kind: "lease_lost" });
+    }
+  };
+
+  const hub = new PostgresEventHub(options.readEvents, (sessionId) =>
+    pool.query("SELECT pg_notify($1, $2)", [control, JSON.stringify(["end", sessionId])]).then(() => {}),
+  );
+  const listener = new Listener(options.connectionString, [channel, control], (name, payload) => {
+    if (name === channel) {
+      const [sessionId, first, last] = JSON.parse(payload) as [string, number, number];
+      hub.notified(sessionId, first, last);
+      return;
+    }
+    const [kind, sessionId, turnId] = JSON.parse(payload) as ["end" | "abort", string, string?];
+    if (kind === "end") hub.endLocally(sessionId);
+    else if (turnId) abortLocally(sessionId, { kind: "requested", turnId });
+  });
+  listener.onConnect = () => hub.catchUpAll();
+
+  return {
+    shared: true,
+    lock,
+    hub,
+    turns,
+    recoverEvery: options.leaseMs,
+    async start() {
+      await ready;
+      await listener.start();
+      heartbeat = setInterval(() => void renew().catch(() => {}), Math.max(50, options.leaseMs / 3));
+      heartbeat.unref?.();
+    },
+    async requestAbort(sessionId, turnId) {
+      await pool.query("SELECT pg_notify($1, $2)", [control, JSON.stringify(["abort", sessionId, turnId])]);
+    },
+    onAbort(listener) {
+      abortListeners.push(listener);
+    },
+    async close() {
+      clearInterval(heartbeat);
+      const leases = [...held];
+      held.clear();
+      if (leases.length > 0) {
+        await pool
+          .query(`DELETE FROM ${s}.turn_leases WHERE holder = $1 AND session_id = ANY($2)`, [holder, leases])
+          .catch(() => {});
+      }
+      await listener.stop();
+      await lockPool.end();
+    },
+  };
+}
+
+/**
+ * The event hub of an instance on Postgres: this instance's commits are delivered at once;
+ * other instances' arrive as notifications and are read from the log. Per session it keeps
+ * the newest seq delivered, so each event reaches the listeners once and in order.
+ */
+class PostgresEventHub implements EventHub {
+  readonly #local = new LocalEventHub();
+  readonly #delivered = new Map<string, number>();
+  readonly #pending = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly readEvents: PostgresCoordinationOptions["readEvents"],
+    private readonly notifyEnd: (sessionId: string) => Promise<void>,
+  ) {}
+
+  subscribe(sessionId: string, listener: EventListener, onEnd?: () => void): () => void {
+    const unsubscribe = this.#local.subscribe(sessionId, listener, onEnd);
+    return () => {
+      unsubscribe();
+      if (!this.#local.has(sessionId)) this.#delivered.delete(sessionId);
+    };
+  }
+
+  publish(sessionId: string, events: readonly ProtocolEvent[]): void {
+    if (!this.#local.has(sessionId) || events.length === 0) return;
+    if (this.#pending.has(sessionId)) this.#then(sessionId, async () => this.#deliver(sessionId, events));
+    else this.#deliver(sessionId, events);
+  }
+
+  end(sessionId: string): void {
+    this.endLocally(sessionId);
+    void this.notifyEnd(sessionId).catch(() => {});
+  }
+
+  /** Ends the session's streams in this instance. */
+  endLocally(sessionId: string): void {
+    this.#delivered.delete(sessionId);
+    this.#local.end(sessionId);
+  }
+
+  /** An instance committed events `first`..`last` of a session: reads and delivers those not delivered yet. */
+  notified(sessionId: string, first: number, last: number): void {
+    if (!this.#local.has(sessionId)) return;
+    this.#then(sessionId, async () => {
+      const after = this.#delivered.get(sessionId) ?? first - 1;
+      if (last <= after) return;
+      this.#deliver(sessionId, await this.readEvents(sessionId, after, last - after));
+    });
+  }
+
+  /** After the listener reconnected: every listened session's events missed meanwhile, from the log. */
+  catchUpAll(): void {
+    for (const sessionId of this.#local.sessions()) {
+      this.#then(sessionId, async () => {
+        const after = this.#delivered.get(sessionId);
+        // Nothing delivered yet: the newest event is enough for a stream to see a gap and read the rest.
+        const events =
+          after === undefined
+            ? (await this.readEvents(sessionId, 0)).slice(-1)
+            : await this.readEvents(sessionId, after);
+        this.#deliver(sessionId, events);
+      });
+    }
+  }
+
+  #deliver(sessionId: string, events: readonly ProtocolEvent[]): void {
+    let delivered = this.#delivered.get(sessionId) ?? 0;
+    const fresh: ProtocolEvent[] = [];
+    for (const event of events) {
+      if (event.seq <= delivered) continue;
+      fresh.push(event);
+      delivered = event.seq;
+    }
+    if (fresh.length === 0) return;
+    if (this.#local.has(sessionId)) this.#delivered.set(sessionId, delivered);
+    this.#local.publish(sessionId, fresh);
+  }
+
+  /** Runs `task` after the session's earlier tasks, so deliveries keep their order. */
+  #then(sessionId: string, task: () => Promise<void>): void {
+    const previous = this.#pending.get(sessionId) ?? Promise.resolve();
+    const next = previous.then(task).catch(() => {});
+    this.#pending.set(sessionId, next);
+    void next.then(() => {
+      if (this.#pending.get(sessionId) === next) this.#pending.delete(sessionId);
+    });
+  }
+}
+
+/** One connection that `LISTEN`s on the channels, reconnecting (with backoff) whenever it drops. */
+class Listener {
+  #client: pg.Client | undefined;
+  #stopped = false;
+  #connecting: Promise<void> | undefined;
+  /** Called after each (re)connection, once listening. */
+  onConnect: () => void = () => {};
+
+  constructor(
+    private readonly connectionString: string,
+    private readonly channels: string[],
+    private readonly onMessage: (channel: string, payload: string) => void,
+  ) {}
+
+  start(): Promise<void> {
+    this.#connecting ??= this.#connect().finally(() => {
+      this.#connecting = undefined;
+    });
+    return this.#connecting;
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#connecting?.catch(() => {});
+    await this.#client?.end().catch(() => {});
+  }
+
+  async #connect(): Promise<void> {
+    for (let attempt = 0; !this.#stopped; attempt += 1) {
+      const client = new pg.Client({ connectionString: this.connectionString });
+      client.on("notification", ({ channel, payload }) => {
+        if (payload) this.onMessage(channel, payload);
+      });
+      const dropped = () => {
+        if (this.#client !== client) return;
+        this.#client = undefined;
+        if (!this.#stopped) void this.start();
+      };
+      client.on("error", dropped);
+      client.on("end", dropped);
+      try {
+        await client.connect();
+        for (const channel of this.channels) await client.query(`LISTEN ${channel}`);
+        if (this.#stopped) {
+          await client.end();
+          return;
+        }
+        this.#client = client;
+        this.onConnect();
+        return;
+      } catch {
+        await client.end().catch(() => {});
+        await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 50 * 2 ** attempt)));
+      }
+    }
+  }
+}

@@ -1,0 +1,81 @@
+import type pg from "pg";
+
+/** A schema name safe to put in SQL unquoted: lower-case letters, digits and `_`. */
+const schemaShape = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** Checks a schema name given in options; the message names the fix. */
+export function checkSchemaName(schema: string): string {
+  if (!schemaShape.test(schema)) {
+    throw new TypeError(
+      `postgresStore: schema "${schema}" must be lower-case letters, digits and _ (at most 63), starting with a letter or _.`,
+    );
+  }
+  return schema;
+}
+
+/**
+ * The schema's versions, applied in order to a database that has not had them, each in one
+ * transaction. The version table counts the ones applied. Text columns that order lists
+ * use the "C" collation, so ISO times and ids sort by their bytes whatever the database's locale.
+ */
+function migrations(s: string): string[] {
+  return [
+    `CREATE TABLE ${s}.sessions (
+       session_id text COLLATE "C" PRIMARY KEY, owner text COLLATE "C", created_at text COLLATE "C" NOT NULL,
+       updated_at text COLLATE "C" NOT NULL, status text NOT NULL, last_seq integer NOT NULL,
+       transcript_len integer NOT NULL, body text NOT NULL, projection text NOT NULL);
+     CREATE INDEX sessions_active ON ${s}.sessions (status) WHERE status IN ('running', 'resuming');
+     CREATE INDEX sessions_by_owner ON ${s}.sessions (owner, created_at, session_id);
+     CREATE INDEX sessions_by_created ON ${s}.sessions (created_at, session_id);
+     CREATE INDEX sessions_by_activity ON ${s}.sessions (updated_at);
+     CREATE TABLE ${s}.events (
+       session_id text NOT NULL, seq integer NOT NULL, body text NOT NULL, PRIMARY KEY (session_id, seq));
+     CREATE TABLE ${s}.transcript (
+       session_id text NOT NULL, idx integer NOT NULL, message text NOT NULL, PRIMARY KEY (session_id, idx));
+     CREATE TABLE ${s}.tool_calls (
+       session_id text NOT NULL, tool_call_id text NOT NULL, turn_id text NOT NULL, step integer NOT NULL,
+       message_id text, body text NOT NULL, PRIMARY KEY (session_id, tool_call_id));
+     CREATE INDEX tool_calls_by_step ON ${s}.tool_calls (session_id, turn_id, step);
+     CREATE TABLE ${s}.requests (
+       session_id text NOT NULL, request_id text NOT NULL, state text NOT NULL, expires_at bigint,
+       claimed_until bigint, body text NOT NULL, PRIMARY KEY (session_id, request_id));
+     CREATE INDEX requests_open ON ${s}.requests (session_id) WHERE state = 'open';
+     CREATE INDEX requests_expiry ON ${s}.requests (expires_at) WHERE state = 'open' AND expires_at IS NOT NULL;
+     CREATE TABLE ${s}.messages (
+       session_id text NOT NULL, idx integer NOT NULL, message_id text NOT NULL, body text NOT NULL,
+       PRIMARY KEY (session_id, idx), UNIQUE (session_id, message_id));
+     CREATE TABLE ${s}.turn_leases (
+       session_id text PRIMARY KEY, holder text NOT NULL, token bigint NOT NULL, expires_at timestamptz NOT NULL);`,
+  ];
+}
+
+/**
+ * Brings the schema up to date. Instances starting at once take turns on an advisory lock,
+ * so each version is applied once.
+ */
+export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`hitl-kit migrate ${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${schema}.schema_version (version integer NOT NULL)`);
+    const { rows } = await client.query<{ version: number }>(`SELECT version FROM ${schema}.schema_version`);
+    const applied = rows[0]?.version ?? 0;
+    const all = migrations(schema);
+    if (applied > all.length) {
+      throw new Error(
+        `postgresStore: schema ${schema} is at version ${applied}, newer than this hitl-kit knows (${all.length}); upgrade @hitl-kit/server.`,
+      );
+    }
+    for (const sql of all.slice(applied)) await client.query(sql);
+    if (rows.length === 0) await client.query(`INSERT INTO ${schema}.schema_version VALUES ($1)`, [all.length]);
+    else await client.query(`UPDATE ${schema}.schema_version SET version = $1`, [all.length]);
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,118 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { chownSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+
+/** Where Debian's PostgreSQL 15 keeps `initdb`, `pg_ctl` and `postgres`. */
+export const postgresBin = process.env.HITL_POSTGRES_BIN ?? "/usr/lib/postgresql/15/bin";
+
+/**
+ * Whether the tests can start a PostgreSQL server here. Without its binaries the Postgres
+ * tests are skipped with one loud line — except under `CI=true`, where that fails the run.
+ */
+export const postgresAvailable: boolean = (() => {
+  if (existsSync(join(postgresBin, "initdb"))) return true;
+  const line = `PostgreSQL tests SKIPPED: no ${join(postgresBin, "initdb")} (apt-get install postgresql, or set HITL_POSTGRES_BIN)`;
+  if (process.env.CI === "true") throw new Error(`${line}; CI=true needs them.`);
+  console.warn(`\n*** ${line} ***\n`);
+  return false;
+})();
+
+/** A throwaway PostgreSQL cluster on a loopback port, in a temporary folder removed by `stop`. */
+export interface PostgresCluster {
+  /** The `postgres` database's URL. */
+  url: string;
+  port: number;
+  /** Creates an empty database and answers its URL. */
+  createDatabase(): Promise<string>;
+  /** Stops the server at once and removes its folder. */
+  stop(): void;
+}
+
+let databases = 0;
+
+/**
+ * Starts a cluster: `initdb` into a temporary folder (as the `postgres` user when run as
+ * root, since `initdb` refuses root), then `pg_ctl start` on a free loopback port with its
+ * socket in that folder. Durability settings are off: the tests crash processes, not machines.
+ */
+export async function startPostgres(settings: Record<string, string> = {}): Promise<PostgresCluster> {
+  const dir = mkdtempSync(join(tmpdir(), "hitl-kit-pg-"));
+  const data = join(dir, "data");
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim());
+    const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim());
+    chownSync(dir, uid, gid);
+  }
+  const run = (binary: string, args: string[]) => {
+    const command = asRoot ? "runuser" : join(postgresBin, binary);
+    const argv = asRoot ? ["-u", "postgres", "--", join(postgresBin, binary), ...args] : args;
+    const result = spawnSync(command, argv, { encoding: "utf8", cwd: dir });
+    if (result.status !== 0) {
+      throw new Error(`${binary} ${args.join(" ")} failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
+    }
+  };
+  const port = await freePort();
+  const stop = () => {
+    spawnSync(asRoot ? "runuser" : join(postgresBin, "pg_ctl"), [
+      ...(asRoot ? ["-u", "postgres", "--", join(postgresBin, "pg_ctl")] : []),
+      "-D",
+      data,
+      "-m",
+      "immediate",
+      "-w",
+      "stop",
+    ]);
+    rmSync(dir, { recursive: true, force: true });
+    process.off("exit", stop);
+  };
+  process.on("exit", stop);
+  try {
+    run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"]);
+    const options = {
+      listen_addresses: "127.0.0.1",
+      unix_socket_directories: dir,
+      fsync: "off",
+      synchronous_commit: "off",
+      full_page_writes: "off",
+      max_connections: "300",
+      ...settings,
+    };
+    const flags = [`-p ${port}`, ...Object.entries(options).map(([key, value]) => `-c ${key}=${value}`)].join(" ");
+    run("pg_ctl", ["-D", data, "-o", flags, "-l", join(dir, "server.log"), "-w", "start"]);
+  } catch (error) {
+    stop();
+    throw error;
+  }
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  return {
+    url,
+    port,
+    async createDatabase() {
+      const name = `hitl_${process.pid}_${++databases}`;
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query(`CREATE DATABASE ${name}`);
+      } finally {
+        await client.end();
+      }
+      return `postgres://postgres@127.0.0.1:${port}/${name}`;
+    },
+    stop,
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,192 @@
+import type { ProtocolEvent } from "@hitl-kit/protocol";
+import { defineTool } from "@hitl-kit/protocol";
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { type AgentRuntime, createAgentRuntime, implement, type SessionStore, scriptedModel } from "../src/index.js";
+import { postgresStore } from "../src/store/postgres-store.js";
+import { checkOneResultPerCall, quiet } from "./harness.js";
+import { type PostgresCluster, postgresAvailable, startPostgres } from "./postgres-cluster.js";
+import { pickTemplate } from "./tools.js";
+
+let cluster: PostgresCluster | undefined;
+let database = "";
+let schemas = 0;
+if (postgresAvailable) {
+  beforeAll(async () => {
+    cluster = await startPostgres();
+    database = await cluster.createDatabase();
+  }, 60_000);
+  afterAll(() => cluster?.stop());
+}
+
+const opened: { runtime: AgentRuntime; store: SessionStore }[] = [];
+afterEach(async () => {
+  for (const { runtime, store } of opened.splice(0).reverse()) {
+    await runtime.close();
+    await store.close();
+  }
+});
+
+const slow = defineTool({
+  name: "slow_job",
+  description: "Takes a while.",
+  inputSchema: z.object({}),
+});
+
+/** A tool whose runs finish when the test says so. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  let started = 0;
+  const tool = implement(slow, async () => {
+    started += 1;
+    await opened;
+    return { done: true };
+  });
+  return { tool, open, started: () => started };
+}
+
+/** An instance: its own store (pool, listener) on the schema, and a runtime. */
+async function instance(schema: string, options: { tools?: Parameters<typeof createAgentRuntime>[0]["tools"] } = {}) {
+  const store = postgresStore(database, { schema, leaseMs: 400, poolSize: 4 });
+  const runtime = createAgentRuntime({
+    model: scriptedModel([{ toolCalls: [{ toolName: "slow_job", input: {} }] }, { text: "Done." }]),
+    tools: options.tools ?? [pickTemplate],
+    store,
+    logger: process.env.HITL_DEBUG ? console : quiet,
+  });
+  const made = { runtime, store };
+  opened.push(made);
+  await runtime.ready;
+  return made;
+}
+
+describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => {
+  it("streams to a listener on one instance what another appended, in order, also after its LISTEN connection drops", async () => {
+    const schema = `inst_${++schemas}`;
+    const a = await instance(schema);
+    const b = await instance(schema);
+    const { sessionId } = await b.runtime.createSession();
+    const seen: ProtocolEvent[] = [];
+    a.runtime.subscribe(sessionId, (event) => seen.push(event));
+
+    await b.store.write(sessionId, { events: [{ type: "turn.started", turnId: "t1", cause: "message" }] });
+    // The listener may also get the session's first event, committed as it subscribed.
+    const seqs = () => seen.map((event) => event.seq).filter((seq) => seq > 1);
+    await vi.waitFor(() => expect(seqs()).toEqual([2]), { timeout: 5000, interval: 10 });
+
+    // Drop every LISTEN connection: the listener reconnects and reads what it missed from the log.
+    const admin = new pg.Client({ connectionString: database });
+    await admin.connect();
+    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%'");
+    await admin.end();
+    await b.store.write(sessionId, {
+      events: [
+        { type: "message.started", messageId: "m", role: "assistant" },
+        { type: "text.delta", messageId: "m", delta: "hi" },
+      ],
+    });
+    await b.store.write(sessionId, { events: [{ type: "message.completed", messageId: "m" }] });
+    await vi.waitFor(() => expect(seqs()).toEqual([2, 3, 4, 5]), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    expect(seen.filter((event) => event.seq > 1).map((event) => event.type)).toEqual([
+      "turn.started",
+      "message.started",
+      "text.delta",
+      "message.completed",
+    ]);
+  }, 20_000);
+
+  it("never recovers a live instance's turn when another starts, and takes a dead one's over after its lease", async () => {
+    const schema = `inst_${++schemas}`;
+    const first = gate();
+    const a = await instance(schema, { tools: [first.tool] });
+    const { sessionId } = await a.runtime.createSession();
+    await a.runtime.sendMessage(sessionId, "go");
+    await vi.waitFor(() => expect(first.started()).toBe(1), { timeout: 5000, interval: 10 });
+
+    // A newcomer starts while A runs the tool: the turn is A's.
+    const second = gate();
+    const b = await instance(schema, { tools: [second.tool] });
+    await new Promise((resolve) => setTimeout(resolve, 900)); // two lease periods: A keeps renewing
+    expect(second.started()).toBe(0);
+    first.open();
+    await a.runtime.idle();
+    await vi.waitFor(async () => expect((await b.store.getSession(sessionId))?.status).toBe("idle"), {
+      timeout: 5000,
+      interval: 20,
+    });
+    const log = await b.store.readEvents(sessionId, 0);
+    expect(checkOneResultPerCall(log)).toEqual([]);
+    expect(log.filter((event) => event.type === "tool.result")).toEqual([
+      expect.objectContaining({ outcome: "ok", output: { done: true } }),
+    ]);
+
+    // A turn whose instance died (its lease lapses, nothing renews it) is taken over by B, now alone.
+    opened.splice(opened.indexOf(a), 1);
+    await a.runtime.close();
+    await a.store.close();
+    const { sessionId: orphan } = await b.runtime.createSession();
+    const admin = new pg.Client({ connectionString: database });
+    await admin.connect();
+    await b.store.write(orphan, {
+      events: [{ type: "turn.started", turnId: "t9", cause: "message" }],
+      transcript: [{ role: "user", content: [{ type: "text", text: "go" }] }],
+      session: { status: "running", turnId: "t9", step: 0, stepOpen: false },
+    });
+    await admin.query(
+      `INSERT INTO ${schema}.turn_leases VALUES ($1, 'dead-instance', 7, now() + interval '300 milliseconds')`,
+      [orphan],
+    );
+    await admin.end();
+    await vi.waitFor(() => expect(second.started()).toBe(1), { timeout: 5000, interval: 20 });
+    second.open();
+    await vi.waitFor(async () => expect((await b.store.getSession(orphan))?.status).toBe("idle"), {
+      timeout: 5000,
+      interval: 20,
+    });
+    expect(checkOneResultPerCall(await b.store.readEvents(orphan, 0))).toEqual([]);
+  }, 20_000);
+
+  it("settles each expired request once when every instance sweeps", async () => {
+    const schema = `inst_${++schemas}`;
+    const model = scriptedModel([
+      { toolCalls: [{ toolName: "pick_template", input: { templates: ["a"] } }] },
+      { text: "Too late." },
+    ]);
+    const make = async () => {
+      const store = postgresStore(database, { schema, leaseMs: 400, poolSize: 4 });
+      const runtime = createAgentRuntime({ model, tools: [pickTemplate], store, expireAfter: 300, logger: quiet });
+      opened.push({ runtime, store });
+      await runtime.ready;
+      return { runtime, store };
+    };
+    const instances = [await make(), await make(), await make()];
+    const ids: string[] = [];
+    for (let index = 0; index < 12; index += 1) {
+      const { runtime } = instances[index % 3]!;
+      const { sessionId } = await runtime.createSession();
+      await runtime.sendMessage(sessionId, "go");
+      ids.push(sessionId);
+    }
+    const store = instances[0]!.store;
+    await vi.waitFor(
+      async () => {
+        for (const id of ids) expect((await store.getSession(id))?.status).toBe("idle");
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    for (const id of ids) {
+      const log = await store.readEvents(id, 0);
+      expect(checkOneResultPerCall(log)).toEqual([]);
+      expect(log.filter((event) => event.type === "input.resolved")).toEqual([
+        expect.objectContaining({ action: "expire" }),
+      ]);
+    }
+  });
+});

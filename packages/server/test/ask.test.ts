@@ -144,6 +144,32 @@ describe("a server tool that asks while it runs (ctx.ask)", () => {
     ]);
   });
 
+  it("withdraws the question when the asker's signal aborts: cancelled with the reason, and the tool goes on", async () => {
+    const withdrawn = implement(book, async (_input, ctx) => {
+      const answer = await ctx.ask({
+        prompt: "How many seats?",
+        schema: z.object({ seats: z.number() }),
+        signal: AbortSignal.abort(new Error("The MCP connection closed.")),
+      });
+      heard.push(answer);
+      return { booked: false };
+    });
+    server = startServer(recordingModel(script).model, { tools: [withdrawn] });
+    const id = await server.session();
+    await server.call("POST", `/sessions/${id}/messages`, { text: "book Nora" });
+    await vi.waitFor(() => expect(heard).toEqual([{ action: "cancel", reason: "The MCP connection closed." }]));
+    await server.runtime.idle();
+    const events = await server.events(id);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    expect(events.filter((event) => event.type === "input.resolved")).toMatchObject([
+      { action: "cancel", reason: "The MCP connection closed." },
+    ]);
+    expect(events.filter((event) => event.type === "tool.result")).toMatchObject([
+      { outcome: "ok", output: { booked: false } },
+    ]);
+    expect((await server.snapshot(id)).pending).toEqual([]);
+  });
+
   it("settles the question and the call once when the person stops the turn", async () => {
     const { id, pending } = await asking();
     expect((await server!.call("POST", `/sessions/${id}/cancel`, {})).status).toBeLessThan(300);

@@ -131,6 +131,7 @@ export function prepareConsumer(log: (line: string) => void = () => {}): Consume
         "@ai-sdk/anthropic",
         "ai",
         "@ai-sdk/react",
+        "@modelcontextprotocol/sdk",
       ),
     },
     devDependencies: pinned(

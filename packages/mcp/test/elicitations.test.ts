@@ -255,6 +255,18 @@ describe("MCP elicitations forwarded to the person", () => {
     ]);
   });
 
+  it("refuses an elicitation that arrives while no tool call runs inside withElicitations, saying why", async () => {
+    const [id] = await host();
+    const request = await openRequest(id!);
+    await answer(id!, { requestId: request.requestId, action: "decline" });
+    await finished(id!);
+    // The bridge is installed on the client now; a call outside withElicitations has no person to ask.
+    const outside = await client!.callTool({ name: "book_table", arguments: { restaurant: "Ora" } });
+    expect(outside.isError).toBe(true);
+    expect(JSON.stringify(outside.content)).toMatch(/No person can answer this elicitation/);
+    expect(heard).toEqual([{ action: "decline" }]);
+  });
+
   it("names the fix when the client does not declare the elicitation capability", async () => {
     const bare = new Client({ name: "bare", version: "1.0.0" });
     const ctx = { ask: () => Promise.reject(new Error("not asked")) } as unknown as Parameters<

@@ -1,7 +1,7 @@
 import { defineConfig, type UserConfig } from "tsdown";
 
 /**
- * `npm run build`: the six packages to `packages/<name>/dist` — ES modules that mirror
+ * `npm run build`: the seven packages to `packages/<name>/dist` — ES modules that mirror
  * `src` (so a bundler drops what an app does not import, module by module), `.d.ts` with
  * declaration maps, source maps, and the widgets' CSS as one file. Dependencies and peers
  * stay external.
@@ -20,6 +20,7 @@ function library(name: string, entry: string[], options: UserConfig): UserConfig
 }
 
 const browser = { platform: "neutral", target: "es2022" } as const;
+const node = { platform: "node", target: "node20.19", fixedExtension: false } as const;
 
 export default defineConfig([
   library("protocol", ["src/index.ts"], browser),
@@ -27,9 +28,6 @@ export default defineConfig([
   library("react", ["src/index.ts", "src/query-options.ts"], browser),
   library("widgets", ["src/index.ts", "src/styles.css"], browser),
   library("ai-sdk", ["src/index.ts", "src/react/index.ts"], browser),
-  library("server", ["src/index.ts", "src/store/sqlite-store.ts", "src/store/postgres-store.ts"], {
-    platform: "node",
-    target: "node20.19",
-    fixedExtension: false,
-  }),
+  library("server", ["src/index.ts", "src/store/sqlite-store.ts", "src/store/postgres-store.ts"], node),
+  library("mcp", ["src/index.ts"], node),
 ]);

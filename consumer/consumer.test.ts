@@ -174,6 +174,48 @@ describe("the packed packages, installed in a new project outside the workspace"
     expect(types).toEqual(expect.arrayContaining(["start", "tool-input-available", "data-hitl-request", "finish"]));
   });
 
+  it("forward an MCP elicitation with the packed @hitl-kit/mcp to a person, and their answer back", () => {
+    const script = `
+      import { createAgentRuntime, implement, memoryStore, scriptedModel } from "@hitl-kit/server";
+      import { defineTool } from "@hitl-kit/protocol";
+      import { elicitationCapabilities, withElicitations } from "@hitl-kit/mcp";
+      import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+      import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+      import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+      const mcp = new McpServer({ name: "bookings", version: "1.0.0" });
+      const requestedSchema = { type: "object", properties: { seats: { type: "integer", minimum: 1 } }, required: ["seats"] };
+      mcp.registerTool("book", { description: "Book." }, async () => {
+        const result = await mcp.server.elicitInput({ message: "Seats?", requestedSchema });
+        return { content: [{ type: "text", text: JSON.stringify(result) }] };
+      });
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      await mcp.connect(serverSide);
+      const client = new Client({ name: "host", version: "1.0.0" }, { capabilities: elicitationCapabilities });
+      await client.connect(clientSide);
+      const book = defineTool({ name: "book", description: "Book.", inputSchema: { type: "object" } });
+      const tool = implement(book, (_input, ctx) =>
+        withElicitations(client, ctx, async () => (await client.callTool({ name: "book" })).content[0].text),
+      );
+      const model = scriptedModel([{ toolCalls: [{ toolName: "book", input: {} }] }, { text: "Booked." }]);
+      const runtime = createAgentRuntime({ model, tools: [tool], store: memoryStore() });
+      const { sessionId } = await runtime.createSession();
+      await runtime.sendMessage(sessionId, "book");
+      let pending = [];
+      while (pending.length === 0) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        pending = (await runtime.getSnapshot(sessionId)).pending;
+      }
+      await runtime.respond(sessionId, [{ requestId: pending[0].requestId, action: "accept", value: { seats: 3 } }]);
+      await runtime.idle();
+      const results = (await runtime.readEvents(sessionId, 0)).filter((event) => event.type === "tool.result");
+      await runtime.close();
+      await client.close();
+      console.log(JSON.stringify({ prompt: pending[0].prompt, output: results.map((event) => event.output) }));
+    `;
+    const report = JSON.parse(run(process.execPath, ["--input-type=module", "-e", script], consumer.app));
+    expect(report).toEqual({ prompt: "Seats?", output: [JSON.stringify({ action: "accept", content: { seats: 3 } })] });
+  });
+
   it("ship useAgent, the registry and the fallback form within the 20 KB budget, zod-free", async () => {
     const shipped = await measureShipped(consumer.minimal);
     expect(shipped.client.gzipped).toBeLessThanOrEqual(clientBudgetBytes);

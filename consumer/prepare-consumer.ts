@@ -22,7 +22,7 @@ export const root = fileURLToPath(new URL("..", import.meta.url));
 const template = fileURLToPath(new URL("project", import.meta.url));
 
 /** The packages we ship, in dependency order. */
-export const packages = ["protocol", "client", "react", "widgets", "server", "ai-sdk"] as const;
+export const packages = ["protocol", "client", "react", "widgets", "server", "ai-sdk", "mcp"] as const;
 
 /** A prepared consumer: built packages installed from their tarballs, outside the workspace. */
 export interface Consumer {
@@ -131,6 +131,7 @@ export function prepareConsumer(log: (line: string) => void = () => {}): Consume
         "@ai-sdk/anthropic",
         "ai",
         "@ai-sdk/react",
+        "@modelcontextprotocol/sdk",
       ),
     },
     devDependencies: pinned(

@@ -19,6 +19,7 @@ export const readmes = [
   "packages/react/README.md",
   "packages/widgets/README.md",
   "packages/ai-sdk/README.md",
+  "packages/mcp/README.md",
 ];
 
 const fence = /^```(tsx?)(?=[ \t\n])([^\n]*)\n([\s\S]*?)^```$/gm;

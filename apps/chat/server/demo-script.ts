@@ -12,6 +12,7 @@ const restartHint: Record<string, string> = {
   publish_poster: "say “poster” to start again",
   refund_charge: "say “refund 1500” to try again",
   collect_details: "say “details” to open the form again",
+  book_table: "say “book a table” to try again",
 };
 
 /** What each tool's decline means, in the reply. */
@@ -22,11 +23,12 @@ const declined: Record<string, string> = {
   publish_poster: "Okay, I didn't publish it",
   refund_charge: "Okay, no refund — the charge is untouched",
   collect_details: "No details then",
+  book_table: "No booking then",
 };
 
 const help =
   "I'm the scripted demo model. Try “make a poster for the spring fair”, “refund 250” (runs at once), " +
-  "“refund 1500” (asks for your approval) or “details” (a form).";
+  "“refund 1500” (asks for your approval), “details” (a form) or “book a table” (an MCP server asks).";
 
 /**
  * The scripted model's script, a function of the conversation: a new message starts a
@@ -63,6 +65,12 @@ function replyToMessage(text: string): ScriptedReply {
     return {
       text: "I need a few details for your booking.",
       toolCalls: [{ toolName: "collect_details", input: { reason: "A few details for your booking" } }],
+    };
+  }
+  if (/\bbook\b/i.test(text)) {
+    return {
+      text: "Booking at Nora through the bookings service.",
+      toolCalls: [{ toolName: "book_table", input: { restaurant: "Nora" } }],
     };
   }
   return { text: help };
@@ -114,6 +122,12 @@ function replyToResult(last: Result, done: Map<string, unknown>, userText: strin
           `${String(output.date)}. I'll write to ${String(output.email)}${news}.`,
       };
     }
+    case "book_table":
+      if (output.status !== "booked")
+        return { text: `No table booked (${String(output.status)}) — ${restartHint.book_table}.` };
+      return {
+        text: `Booked ${String(output.seats)} seats at ${String(output.restaurant)} on ${String(output.date)}.`,
+      };
     default:
       return { text: help };
   }

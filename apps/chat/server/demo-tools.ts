@@ -1,5 +1,8 @@
+import { withElicitations } from "@hitl-kit/mcp";
 import { implement, type RuntimeTool } from "@hitl-kit/server";
+import { bookingsClient } from "../../../examples/mcp-booking/bookings-client.js";
 import {
+  bookTable,
   collectDetails,
   pickAspectRatio,
   pickMedia,
@@ -35,4 +38,15 @@ export const demoTools: RuntimeTool[] = [
     amount,
     status: "refunded",
   })),
+  // The bookings MCP server's elicitation becomes a request the person answers in the chat.
+  implement(bookTable, async (input, ctx) => {
+    const client = await bookingsClient();
+    const result = await withElicitations(client, ctx, () =>
+      client.callTool({ name: "book_table", arguments: input }, undefined, {
+        signal: ctx.signal,
+        timeout: 30 * 60_000,
+      }),
+    );
+    return result.structuredContent;
+  }),
 ];

@@ -12,5 +12,8 @@ Refund: "refund <amount>" calls refund_charge with chargeId "ch_demo_1042" and t
 
 Details: "details" calls collect_details with a one-sentence reason.
 
+Booking: "book a table" calls book_table with restaurant "Nora"; the bookings service asks the
+person for the seats and the date. Reply "Booked …" with what it returns.
+
 If the person declines, cancels or lets a request expire, stop that flow and say how to start again.
-Otherwise, list what to try: a poster, "refund 250", "refund 1500", or "details".`;
+Otherwise, list what to try: a poster, "refund 250", "refund 1500", "details" or "book a table".`;

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { posterTitle } from "../server/demo-script.js";
 import { startChat, unansweredCalls } from "./chat-harness.js";
 
@@ -155,6 +155,28 @@ describe("the demo script, through the real runtime", () => {
     expect(await chat.lastReply(id)).toBe(
       "That question expired before anyone answered, so I stopped — say “poster” to start again.",
     );
+  });
+
+  it("books a table through the bookings MCP server, whose elicitation the person answers", async () => {
+    chat = startChat();
+    const id = await chat.session();
+    // The tool runs while it waits for the person, so the turn is not idle: wait for the request.
+    await chat.call("POST", `/api/agent/sessions/${id}/messages`, { text: "book a table" });
+    await vi.waitFor(async () => expect(await chat.openTool(id)).toBe("book_table"));
+    const [request] = (await chat.snapshot(id)).pending;
+    expect(request).toMatchObject({ kind: "input", prompt: "How many seats at Nora, and on which day?" });
+    const refused = await chat.call("POST", `/api/agent/sessions/${id}/responses`, {
+      responses: [{ requestId: request!.requestId, action: "accept", value: { seats: 0, date: "2026-12-24" } }],
+    });
+    expect(refused.status).toBe(422);
+    await chat.answer(id, { action: "accept", value: { seats: 4, date: "2026-12-24" } });
+    expect(await chat.lastReply(id)).toBe("Booked 4 seats at Nora on 2026-12-24.");
+
+    await chat.call("POST", `/api/agent/sessions/${id}/messages`, { text: "book again" });
+    await vi.waitFor(async () => expect(await chat.openTool(id)).toBe("book_table"));
+    await chat.answer(id, { action: "decline" });
+    expect(await chat.lastReply(id)).toBe("No table booked (declined) — say “book a table” to try again.");
+    expect(unansweredCalls(await chat.events(id))).toEqual([]);
   });
 
   it("titles posters from the message", () => {

@@ -144,6 +144,61 @@ describe("a server tool that asks while it runs (ctx.ask)", () => {
     ]);
   });
 
+  it("withdraws the question when the asker's signal aborts: cancelled with the reason, and the tool goes on", async () => {
+    const withdrawn = implement(book, async (_input, ctx) => {
+      const answer = await ctx.ask({
+        prompt: "How many seats?",
+        schema: z.object({ seats: z.number() }),
+        signal: AbortSignal.abort(new Error("The MCP connection closed.")),
+      });
+      heard.push(answer);
+      return { booked: false };
+    });
+    server = startServer(recordingModel(script).model, { tools: [withdrawn] });
+    const id = await server.session();
+    await server.call("POST", `/sessions/${id}/messages`, { text: "book Nora" });
+    await vi.waitFor(() => expect(heard).toEqual([{ action: "cancel", reason: "The MCP connection closed." }]));
+    await server.runtime.idle();
+    const events = await server.events(id);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    expect(events.filter((event) => event.type === "input.resolved")).toMatchObject([
+      { action: "cancel", reason: "The MCP connection closed." },
+    ]);
+    expect(events.filter((event) => event.type === "tool.result")).toMatchObject([
+      { outcome: "ok", output: { booked: false } },
+    ]);
+    expect((await server.snapshot(id)).pending).toEqual([]);
+  });
+
+  it("withdraws an open question when the signal aborts later; an answer after that is refused as settled", async () => {
+    const asker = new AbortController();
+    const withdrawn = implement(book, async (_input, ctx) => {
+      const answer = await ctx.ask({
+        prompt: "How many seats?",
+        schema: z.object({ seats: z.number() }),
+        signal: asker.signal,
+      });
+      heard.push(answer);
+      return { booked: false };
+    });
+    server = startServer(recordingModel(script).model, { tools: [withdrawn] });
+    const id = await server.session();
+    await server.call("POST", `/sessions/${id}/messages`, { text: "book Nora" });
+    const pending = await openQuestion(id);
+    asker.abort("The MCP server cancelled its request.");
+    await vi.waitFor(() =>
+      expect(heard).toEqual([{ action: "cancel", reason: "The MCP server cancelled its request." }]),
+    );
+    await server.runtime.idle();
+    const late = await server.call("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: pending.requestId, action: "accept", value: { seats: 2 } }],
+    });
+    expect(late.status).toBe(409);
+    const events = await server.events(id);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    expect(events.filter((event) => event.type === "input.resolved")).toHaveLength(1);
+  });
+
   it("settles the question and the call once when the person stops the turn", async () => {
     const { id, pending } = await asking();
     expect((await server!.call("POST", `/sessions/${id}/cancel`, {})).status).toBeLessThan(300);

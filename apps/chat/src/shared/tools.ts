@@ -99,5 +99,23 @@ export const refundCharge = defineTool({
   prompt: (input) => `Refund ${input.amount.toFixed(2)} on ${input.chargeId}?`,
 });
 
+/**
+ * Books a table through the bookings MCP server (examples/mcp-booking), whose tool asks
+ * the person for the seats and the date with an MCP elicitation.
+ */
+export const bookTable = defineTool({
+  name: "book_table",
+  description: "Book a table at a restaurant. The bookings service asks the person for the seats and the date.",
+  inputSchema: z.object({ restaurant: z.string() }),
+});
+
 /** Every demo tool, for `createWidgetRegistry<typeof tools>()` and the runtime. */
-export const tools = [pickTemplate, pickAspectRatio, pickMedia, collectDetails, publishPoster, refundCharge] as const;
+export const tools = [
+  pickTemplate,
+  pickAspectRatio,
+  pickMedia,
+  collectDetails,
+  publishPoster,
+  refundCharge,
+  bookTable,
+] as const;

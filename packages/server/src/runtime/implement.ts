@@ -38,6 +38,12 @@ export interface AskOptions<S extends SchemaLike = SchemaLike> {
   schema: S;
   /** Milliseconds until the request expires; default: the runtime's `expireAfter` for this tool. */
   expireAfter?: number;
+  /**
+   * Withdraws the question when aborted (the asker gave up: a closed connection, a
+   * cancelled upstream request): the request settles as cancelled, with the abort reason's
+   * message as its reason when it is an `Error` or a string, and the wait resolves with that cancel.
+   */
+  signal?: AbortSignal;
 }
 
 /** How the person settled a question: the checked answer, or why there is none. */

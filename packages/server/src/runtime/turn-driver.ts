@@ -388,7 +388,40 @@ export class TurnDriver {
       }),
     );
     this.onParked();
+    question.signal?.addEventListener("abort", () => void this.#withdraw(sessionId, requestId, question.signal!), {
+      once: true,
+    });
+    if (question.signal?.aborted) await this.#withdraw(sessionId, requestId, question.signal);
     return answered;
+  }
+
+  /** Settles a question as cancelled because its asker withdrew it (`ask({ signal })`), unless it is settled already. */
+  async #withdraw(sessionId: string, requestId: string, signal: AbortSignal): Promise<void> {
+    const { core } = this;
+    const reason =
+      signal.reason instanceof Error
+        ? signal.reason.message
+        : typeof signal.reason === "string"
+          ? signal.reason
+          : "The question was withdrawn.";
+    await core.lock
+      .run(sessionId, async () => {
+        const record = (await core.store.getOpenRequests(sessionId)).find(
+          (candidate) => candidate.requestId === requestId,
+        );
+        if (!record) return;
+        const session = await core.requireSession(sessionId);
+        const { settlements } = await core.planSettlements(session, [
+          { record, cause: { requestId, action: "cancel", reason } },
+        ]);
+        await this.#commit(sessionId, {
+          requests: settlements.map((settlement) => settlement.request),
+          events: settlements.flatMap((settlement) => settlement.events),
+        });
+      })
+      .catch((error: unknown) =>
+        core.logger.warn(`hitl-kit: session ${sessionId}: could not withdraw a question:`, error),
+      );
   }
 
   /** Calls the model for the session's next step and writes what it did; answers whether the turn goes on. */

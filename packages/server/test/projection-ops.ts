@@ -54,7 +54,7 @@ export function batchesOf(ops: readonly ProjectionOp[]): WriteBatch[] {
   let counter = 0;
   const next = (prefix: string) => `${prefix}_${++counter}`;
   let streaming: string | undefined;
-  const calls: { call: ToolCallRecord; request?: InputRequest; done: boolean }[] = [];
+  const calls: { call: ToolCallRecord; request?: InputRequest; settled?: boolean; done: boolean }[] = [];
   const batches: WriteBatch[] = [];
   const push = (events: EventInput[], extra: Omit<WriteBatch, "events"> = {}) => batches.push({ events, ...extra });
 
@@ -141,9 +141,11 @@ export function batchesOf(ops: readonly ProjectionOp[]): WriteBatch[] {
         break;
       }
       case "resolve": {
-        const parked = calls.filter((entry) => entry.request && !entry.done);
+        // A request settles once: the stores' guard (`requireOpen`) refuses a second settlement.
+        const parked = calls.filter((entry) => entry.request && !entry.settled && !entry.done);
         const entry = parked[op.pick % Math.max(1, parked.length)];
         if (!entry?.request) break;
+        entry.settled = true;
         const value = op.action === "accept" ? { picked: entry.request.requestId } : undefined;
         const reason = op.action === "decline" ? "not this one" : undefined;
         const at = new Date(Date.UTC(2026, 0, 1, 0, 0, counter)).toISOString();

@@ -242,7 +242,8 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     unprojected: db.prepare<[], { session_id: string }>("SELECT session_id FROM sessions WHERE projection IS NULL"),
     allEvents: db.prepare<[string], { body: string }>("SELECT body FROM events WHERE session_id = ? ORDER BY seq"),
     getCalls: db.prepare<[string, string, number], { body: string }>(
-      "SELECT body FROM tool_calls WHERE session_id = ? AND turn_id = ? AND step = ?",
+      // INDEXED BY: without statistics SQLite picks the primary key and reads all the session's calls.
+      "SELECT body FROM tool_calls INDEXED BY tool_calls_by_step WHERE session_id = ? AND turn_id = ? AND step = ?",
     ),
     upsertRequest: db.prepare(
       "INSERT OR REPLACE INTO requests (session_id, request_id, state, expires_at, body) VALUES (?, ?, ?, ?, ?)",
@@ -251,7 +252,8 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
       "SELECT body FROM requests WHERE session_id = ? AND request_id = ?",
     ),
     openRequests: db.prepare<[string], { body: string }>(
-      "SELECT body FROM requests WHERE session_id = ? AND state = 'open'",
+      // INDEXED BY: without statistics SQLite picks the primary key and reads all the session's requests.
+      "SELECT body FROM requests INDEXED BY requests_open WHERE session_id = ? AND state = 'open'",
     ),
     expired: db.prepare<[number, number], { session_id: string; request_id: string }>(
       "SELECT session_id, request_id FROM requests WHERE state = 'open' AND expires_at <= ? ORDER BY expires_at LIMIT ?",

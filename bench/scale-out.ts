@@ -84,7 +84,7 @@ for (const [store, list] of results) {
   });
 }
 printTable("Scale-out", rows, [
-  "each row: the server in its own process(es), the clients in this one, HTTP and SSE on 127.0.0.1; 1 s warm-up, then three 3 s windows (median, spread)",
+  "each row: the server in its own process(es), the clients in this one, HTTP and SSE on 127.0.0.1; 1 s warm-up, then ten 1 s windows (median, spread)",
   "three instances: each session streams from one instance and answers through the next, so every result reaches its stream through NOTIFY",
   "PostgreSQL 15 on loopback, fsync on, synchronous_commit off (as durable as SQLite's synchronous = NORMAL); all processes share this machine's cores",
   ...(problem ? [problem] : []),

@@ -31,10 +31,7 @@ export class TurnDriver {
   /** Calls that asked a question in this process (`ctx.ask`), until they finish. */
   readonly #asked = new Set<string>();
 
-  constructor(
-    private readonly core: RuntimeCore,
-    private readonly onParked: () => void,
-  ) {}
+  constructor(private readonly core: RuntimeCore) {}
 
   /**
    * Starts driving a session unless it is being driven already. `before` are events the
@@ -235,7 +232,6 @@ export class TurnDriver {
         events: [{ type: "turn.waiting", turnId: session.turnId!, requestIds }],
         session: { status: "waiting" },
       });
-      this.onParked();
       return { kind: "stop" };
     }
     await this.#commit(sessionId, core.closeStep(calls)!);
@@ -387,7 +383,6 @@ export class TurnDriver {
         events: [{ type: "input.requested", requests: [request] }],
       }),
     );
-    this.onParked();
     question.signal?.addEventListener("abort", () => void this.#withdraw(sessionId, requestId, question.signal!), {
       once: true,
     });
@@ -520,7 +515,6 @@ export class TurnDriver {
         requests: plan.requests,
         session: { step: current.step + 1, stepOpen: !finished, status },
       });
-      if (parks) this.onParked();
       return status === "running" ? "again" : "stop";
     });
   }

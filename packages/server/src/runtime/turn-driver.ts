@@ -470,8 +470,10 @@ export class TurnDriver {
           `which is empty or already used; it runs as ${call.id}.`,
       );
     }
+    // The session as the step began: while a turn runs only its driver changes the fields read
+    // here (the turn, its step, the approved tools), and a driver that lost the turn stops at the section.
+    const current = session;
     return this.#turnSection(sessionId, async () => {
-      const current = await core.requireSession(sessionId);
       const started: EventInput[] = [];
       let messageId = output.messageId;
       if (!messageId && output.toolCalls.length > 0) {

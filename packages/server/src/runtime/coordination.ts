@@ -12,6 +12,8 @@ export interface SessionLocker {
  * holder stops renewing it (it died), and then another instance may take the turn over.
  */
 export interface TurnLeases {
+  /** This instance's name in the leases; a turn's writes carry it (`WriteBatch.requireLease`). */
+  readonly holder: string;
   /** Takes the lease for this instance, or keeps it; `false` when another live instance holds it. */
   acquire(sessionId: string): Promise<boolean>;
   /** Whether this instance still holds the lease (checked under the session lock before each write of a turn). */
@@ -57,6 +59,7 @@ export function localCoordination(): Coordination {
     lock: new SessionLock(),
     hub: new LocalEventHub(),
     turns: {
+      holder: "local",
       acquire: async () => true,
       holds: async () => true,
       release: async () => {},

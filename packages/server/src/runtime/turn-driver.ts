@@ -87,9 +87,22 @@ export class TurnDriver {
   /** Commits a batch of the drive, with the events it was kicked with ahead of the first one. */
   async #commit(sessionId: string, batch: WriteBatch): Promise<void> {
     const before = this.#before.get(sessionId);
-    if (!before) return this.core.mustCommit(sessionId, batch);
-    await this.core.mustCommit(sessionId, { ...batch, events: [...before, ...(batch.events ?? [])] });
+    await this.#fenced(sessionId, before ? { ...batch, events: [...before, ...(batch.events ?? [])] } : batch);
     this.#before.delete(sessionId);
+  }
+
+  /**
+   * Writes a batch of the turn. With several instances, the store refuses it once this one
+   * no longer holds the turn's lease (checked in the write itself): the driver stops then.
+   */
+  async #fenced(sessionId: string, batch: WriteBatch): Promise<void> {
+    const { coordination } = this.core;
+    const result = await this.core.commit(
+      sessionId,
+      coordination.shared ? { ...batch, requireLease: coordination.turns.holder } : batch,
+    );
+    if (!result.ok && result.reason === "lease") throw new LeaseLost(sessionId);
+    if (!result.ok) throw new Error(`Write to session ${sessionId} refused (${result.reason}).`);
   }
 
   /** Writes the events the drive was kicked with when it wrote nothing itself. */
@@ -135,7 +148,7 @@ export class TurnDriver {
     const session = await this.core.requireSession(sessionId);
     if (session.status !== "running" && session.status !== "resuming") return;
     const cutOff = await this.core.cutOffBatch(session);
-    if (cutOff) await this.core.mustCommit(sessionId, cutOff);
+    if (cutOff) await this.#fenced(sessionId, cutOff);
   }
 
   /** A critical section of the turn: it runs only while this instance holds the turn's lease. */

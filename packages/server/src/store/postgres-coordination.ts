@@ -94,6 +94,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
   const leaseSeconds = options.leaseMs / 1000;
   const margin = options.leaseMs / 3;
   const turns: TurnLeases = {
+    holder,
     async acquire(sessionId) {
       await ready;
       const sent = performance.now();

@@ -99,7 +99,9 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
        (SELECT json_agg(json_build_array(m.idx, m.message_id, m.body)) FROM ${s}.messages m
          WHERE m.session_id = $1 AND (m.message_id = ANY($3::text[]) OR m.message_id IN (
            SELECT c.message_id FROM ${s}.tool_calls c WHERE c.session_id = $1 AND c.tool_call_id = ANY($4::text[])))
-       ) AS touched
+       ) AS touched,
+       $5::text IS NULL OR EXISTS (SELECT 1 FROM ${s}.turn_leases l
+         WHERE l.session_id = $1 AND l.holder = $5 AND l.expires_at > now()) AS leased
      FROM ${s}.sessions s WHERE s.session_id = $1 FOR UPDATE OF s`,
   };
   const writeAll = {
@@ -141,12 +143,14 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       projection: string;
       settled: string[] | null;
       touched: [number, string, string][] | null;
+      leased: boolean;
     }>({
       ...readForWrite,
-      values: [sessionId, batch.requireOpen ?? [], [...messageIds], touched.toolCallIds],
+      values: [sessionId, batch.requireOpen ?? [], [...messageIds], touched.toolCallIds, batch.requireLease ?? null],
     });
     const row = rows[0];
     if (!row) return { ok: false, reason: "not_found" };
+    if (!row.leased) return { ok: false, reason: "lease" };
     if (batch.requireStatus && !batch.requireStatus.includes(row.status)) {
       return { ok: false, reason: "status", status: row.status };
     }

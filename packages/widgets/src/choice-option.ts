@@ -1,3 +1,4 @@
+import { jsonEqual } from "@hitl-kit/protocol/internal";
 import type { ReactNode } from "react";
 
 /** One option of a picker: the value it stands for and what the person sees. */
@@ -77,8 +78,12 @@ export function chosenOptions<Value>(
 ): ChoiceOption<Value>[] {
   if (answer === undefined) return [];
   if (toAnswer) {
-    const json = JSON.stringify(answer);
-    const exact = options.filter((option) => JSON.stringify(attempt(() => toAnswer(option))) === json);
+    const exact = options.filter((option) =>
+      jsonEqual(
+        attempt(() => toAnswer(option)),
+        answer,
+      ),
+    );
     if (exact.length > 0) return exact;
     const byParts = chosenByParts(options, answer, toAnswer);
     if (byParts.length > 0) return byParts;

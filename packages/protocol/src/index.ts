@@ -33,6 +33,7 @@ export {
   type ClientToolDefinition,
   defineClientTool,
   defineTool,
+  type PromptOption,
   type ServerToolDefinition,
   type ToolAnswerOf,
   type ToolInputOf,

@@ -13,7 +13,7 @@
 export { requiresApproval, toApprovalPolicy } from "./approval.js";
 export { assertCheckableTool } from "./checkable-tool.js";
 export { type CommandBodies, parseCommandBody } from "./decode-command.js";
-export { canPark, type PromptOption, promptFor } from "./define-tool.js";
+export { canPark, promptFor } from "./define-tool.js";
 export { jsonEqual } from "./json-equal.js";
 export { findUnsupportedKeyword, type UnsupportedKeyword } from "./json-schema/find-unsupported-keyword.js";
 export { isStandardSchema } from "./schema.js";

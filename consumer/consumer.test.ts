@@ -155,12 +155,18 @@ describe("the packed packages, installed in a new project outside the workspace"
       await runtime.idle();
       const sqlite = await import("@hitl-kit/server/sqlite").then(() => "loaded", (error) => error.message);
       const postgres = await import("@hitl-kit/server/postgres").then(() => "loaded", (error) => error.message);
-      console.log(JSON.stringify({ status: (await runtime.getSnapshot(sessionId)).status, sqlite, postgres }));
+      const { fromVellumTool } = await import("@hitl-kit/protocol/convert");
+      const ported = fromVellumTool({ name: "read_file", description: "Read.", input_schema: { type: "object" }, defaultRiskLevel: "high" });
+      const protocol = await import("@hitl-kit/protocol");
+      const convert = { ported: [ported.name, ported.approval.mode], inMainEntry: "fromVellumTool" in protocol };
+      console.log(JSON.stringify({ status: (await runtime.getSnapshot(sessionId)).status, sqlite, postgres, convert }));
     `;
     const report = JSON.parse(run(process.execPath, ["--input-type=module", "-e", script], consumer.minimal));
     expect(report.status).toBe("idle");
     expect(report.sqlite).toMatch(/better-sqlite3/);
     expect(report.postgres).toMatch(/'pg'/);
+    // The converters ship as their own entry, and only there.
+    expect(report.convert).toEqual({ ported: ["read_file", "always"], inMainEntry: false });
   });
 
   it("run useChat's transport from the packed @hitl-kit/ai-sdk against the packed server, chunks checked by the AI SDK", () => {

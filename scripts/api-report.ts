@@ -1,20 +1,22 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Extractor, ExtractorConfig, ExtractorLogLevel, type IConfigFile } from "@microsoft/api-extractor";
 import ts from "typescript";
 
 /**
- * The API report: for every package, every public entry (`exports` in its package.json) and
- * every name it exports, the declaration as the BUILT `.d.ts` states it (comments removed),
- * written to `packages/<name>/etc/<name>.api.md`. It is checked in, so a change to the public
- * API shows up in review as a diff of that file.
+ * The API reports: for every public entry of every package (the `exports` of its
+ * package.json, `./internal` aside), API Extractor's report of what the BUILT `.d.ts`
+ * declares, checked in as `packages/<name>/etc/<name>[-<subpath>].api.md`. A change to the
+ * public API shows up in review as a diff of those files.
  *
- *     npm run api:report          # build, then rewrite the reports
- *     node --import tsx scripts/api-report.ts --check   # compare, exit 1 on a difference
+ *     npm run api:report     # build the packages, then rewrite the reports
+ *     npm run api:check      # compare with the built packages; exit 1 naming the stale reports
+ *     node --import tsx scripts/api-report.ts --counts   # exports per entry
  *
- * Generated with the TypeScript compiler API from `dist/`, so it reports what ships, not what
- * `src/` happens to say. Types a public declaration uses but no entry exports are listed
- * under "Referenced but not exported", so a forgotten export is visible too.
+ * A type a public declaration uses but no entry exports is marked in the report
+ * (`ae-forgotten-export`), and so is every member without a TSDoc comment (`(undocumented)`).
  */
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -22,28 +24,18 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 /** The packages we ship, as folders of `packages/`. */
 export const apiPackages = ["protocol", "client", "react", "widgets", "server", "ai-sdk", "mcp"] as const;
 
-/** One public entry of a package: its subpath and the `.d.ts` the `types` condition names. */
+/** One public entry of a package: its specifier, its built `.d.ts`, and its report's name. */
 export interface ApiEntry {
+  packageName: (typeof apiPackages)[number];
   specifier: string;
   declarationFile: string;
-}
-
-/** What one entry exports: each name with its declaration text. */
-export interface EntryReport {
-  specifier: string;
-  exports: { name: string; text: string; documented: boolean }[];
-}
-
-/** A package's report: its entries, and the names a reviewer should look at. */
-export interface PackageReport {
-  entries: EntryReport[];
-  /** Types a public declaration uses that no entry exports. */
-  unexported: string[];
+  /** The report's file name without `.api.md`: the package folder, then the subpath with `-`. */
+  reportName: string;
 }
 
 /** The public entries of a package, read from its package.json `exports`. */
-export function entriesOf(name: string): ApiEntry[] {
-  const folder = join(root, "packages", name);
+export function entriesOf(packageName: (typeof apiPackages)[number]): ApiEntry[] {
+  const folder = join(root, "packages", packageName);
   const manifest = JSON.parse(readFileSync(join(folder, "package.json"), "utf8")) as {
     name: string;
     exports: Record<string, string | Record<string, string>>;
@@ -52,162 +44,149 @@ export function entriesOf(name: string): ApiEntry[] {
   for (const [subpath, target] of Object.entries(manifest.exports)) {
     // `./internal` is for hitl-kit's own packages, not covered by semver, and so not reported.
     if (typeof target === "string" || !target.types || subpath.endsWith("/internal")) continue;
-    const specifier = subpath === "." ? manifest.name : `${manifest.name}${subpath.slice(1)}`;
-    entries.push({ specifier, declarationFile: join(folder, target.types) });
+    const rest = subpath === "." ? "" : subpath.slice(2).replaceAll("/", "-");
+    entries.push({
+      packageName,
+      specifier: subpath === "." ? manifest.name : `${manifest.name}${subpath.slice(1)}`,
+      declarationFile: join(folder, target.types),
+      reportName: rest ? `${packageName}-${rest}` : packageName,
+    });
   }
   return entries;
 }
 
-const printer = ts.createPrinter({ removeComments: true, newLine: ts.NewLineKind.LineFeed });
-
-/** The statement a declaration belongs to (a variable's whole `declare const` line). */
-function statementOf(declaration: ts.Declaration): ts.Node {
-  if (ts.isVariableDeclaration(declaration)) return declaration.parent.parent;
-  return declaration;
+/** Every public entry of every shipped package. */
+export function allEntries(): ApiEntry[] {
+  return apiPackages.flatMap(entriesOf);
 }
 
-function declarationText(node: ts.Node): string {
-  const text = printer.printNode(ts.EmitHint.Unspecified, node, node.getSourceFile());
-  // Declarations in the bundle are not `export`ed in place; say `declare` uniformly.
-  return text.replace(/^export\s+/, "").replace(/^declare\s+/, "declare ");
+/** Where an entry's report is checked in. */
+export function reportPath(entry: ApiEntry): string {
+  return join(root, "packages", entry.packageName, "etc", `${entry.reportName}.api.md`);
 }
 
-/** Builds the report of every entry of the given packages from their built declarations. */
-export function buildReports(names: readonly string[] = apiPackages): Map<string, PackageReport> {
-  const entriesByPackage = new Map(names.map((name) => [name, entriesOf(name)]));
-  const files = [...entriesByPackage.values()].flat().map((entry) => entry.declarationFile);
-  for (const file of files) {
-    if (!existsSync(file)) {
-      throw new Error(`${relative(root, file)} is missing: build the packages first (npm run api:report builds them).`);
-    }
-  }
-  const program = ts.createProgram(files, {
-    module: ts.ModuleKind.ESNext,
-    moduleResolution: ts.ModuleResolutionKind.Bundler,
-    target: ts.ScriptTarget.ES2022,
-    jsx: ts.JsxEmit.ReactJSX,
-    strict: true,
-    noEmit: true,
-    skipLibCheck: true,
-    types: ["node"],
-  });
-  const checker = program.getTypeChecker();
-  const result = new Map<string, PackageReport>();
+function configFor(entry: ApiEntry, scratch: string): IConfigFile {
+  const quiet = { logLevel: ExtractorLogLevel.None, addToApiReportFile: false };
+  const inReport = { logLevel: ExtractorLogLevel.None, addToApiReportFile: true };
+  return {
+    projectFolder: join(root, "packages", entry.packageName),
+    mainEntryPointFilePath: entry.declarationFile,
+    compiler: {
+      overrideTsconfig: {
+        compilerOptions: {
+          module: "esnext",
+          moduleResolution: "bundler",
+          target: "es2022",
+          lib: ["es2023", "dom", "dom.iterable"],
+          jsx: "react-jsx",
+          strict: true,
+          skipLibCheck: true,
+          types: ["node"],
+        },
+        files: [entry.declarationFile],
+      },
+    },
+    apiReport: {
+      enabled: true,
+      reportFileName: entry.reportName,
+      reportFolder: join(root, "packages", entry.packageName, "etc"),
+      reportTempFolder: scratch,
+    },
+    docModel: { enabled: false },
+    dtsRollup: { enabled: false },
+    tsdocMetadata: { enabled: false },
+    newlineKind: "lf",
+    messages: {
+      // What a reviewer should see is written into the report; nothing else is printed.
+      compilerMessageReporting: { default: { logLevel: ExtractorLogLevel.Warning } },
+      extractorMessageReporting: {
+        default: inReport,
+        // We mark stability by entry (`/internal`), not with release tags.
+        "ae-missing-release-tag": quiet,
+      },
+      // TSDoc's strict syntax (escaped braces and the like) is not how our comments are written.
+      tsdocMessageReporting: { default: quiet },
+    },
+  };
+}
 
-  for (const [name, entries] of entriesByPackage) {
-    const dist = join(root, "packages", name, "dist");
-    const exported = new Set<ts.Symbol>();
-    const reports: EntryReport[] = [];
-    const publicDeclarations: ts.Node[] = [];
-    for (const entry of entries) {
-      const source = program.getSourceFile(entry.declarationFile);
-      const moduleSymbol = source && checker.getSymbolAtLocation(source);
-      if (!moduleSymbol) throw new Error(`${relative(root, entry.declarationFile)} is not a module.`);
-      const report: EntryReport = { specifier: entry.specifier, exports: [] };
-      for (const symbol of checker.getExportsOfModule(moduleSymbol)) {
-        const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
-        exported.add(target);
-        const declarations = target.declarations ?? [];
-        const documented = declarations.some((declaration) => ts.getJSDocCommentsAndTags(declaration).length > 0);
-        const texts = declarations.map((declaration) => {
-          const statement = statementOf(declaration);
-          publicDeclarations.push(statement);
-          return declarationText(statement);
-        });
-        const local = target.getName();
-        const alias = local !== symbol.getName() && local !== "default" ? `// exported as ${symbol.getName()}\n` : "";
-        report.exports.push({ name: symbol.getName(), text: alias + texts.join("\n"), documented });
+/**
+ * Runs API Extractor on every public entry. With `update`, rewrites the reports; without,
+ * leaves them and returns the ones that differ from what the built `.d.ts` declare.
+ */
+export function runApiExtractor(update: boolean, log: (line: string) => void = () => {}): string[] {
+  const scratch = join(tmpdir(), `hitl-kit-api-report-${process.pid}`);
+  mkdirSync(scratch, { recursive: true });
+  const stale: string[] = [];
+  try {
+    for (const entry of allEntries()) {
+      if (update) mkdirSync(dirname(reportPath(entry)), { recursive: true });
+      else if (!existsSync(reportPath(entry))) {
+        stale.push(relative(root, reportPath(entry)));
+        continue;
       }
-      report.exports.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      reports.push(report);
-    }
-    // Types a public declaration names that live in this package's dist but no entry exports.
-    const unexported = new Set<string>();
-    const visit = (node: ts.Node): void => {
-      if (ts.isTypeReferenceNode(node) || ts.isExpressionWithTypeArguments(node) || ts.isTypeQueryNode(node)) {
-        const at = ts.isTypeReferenceNode(node)
-          ? node.typeName
-          : ts.isTypeQueryNode(node)
-            ? node.exprName
-            : node.expression;
-        let symbol = checker.getSymbolAtLocation(at);
-        if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
-        const declaration = symbol?.declarations?.[0];
-        if (
-          symbol &&
-          declaration &&
-          !(symbol.flags & ts.SymbolFlags.TypeParameter) &&
-          declaration.getSourceFile().fileName.startsWith(dist) &&
-          !exported.has(symbol)
-        ) {
-          unexported.add(`${symbol.getName()} (${relative(dist, declaration.getSourceFile().fileName)})`);
-        }
+      const config = ExtractorConfig.prepare({
+        configObject: configFor(entry, scratch),
+        configObjectFullPath: undefined,
+        packageJsonFullPath: join(root, "packages", entry.packageName, "package.json"),
+      });
+      const problems: string[] = [];
+      const result = Extractor.invoke(config, {
+        localBuild: update,
+        messageCallback: (message) => {
+          message.handled = true;
+          if (message.logLevel === ExtractorLogLevel.Error || message.logLevel === ExtractorLogLevel.Warning) {
+            // API Extractor's own notes (a report created or changed) are what we act on below.
+            if (!message.messageId.startsWith("console-")) problems.push(message.formatMessageWithLocation(root));
+          }
+        },
+      });
+      if (problems.length > 0) {
+        throw new Error(`API Extractor on ${entry.specifier}:\n  ${problems.join("\n  ")}`);
       }
-      ts.forEachChild(node, visit);
-    };
-    for (const declaration of publicDeclarations) visit(declaration);
-    result.set(name, { entries: reports, unexported: [...unexported].sort() });
+      if (result.apiReportChanged) {
+        stale.push(relative(root, reportPath(entry)));
+        log(`${update ? "wrote" : "stale"} ${relative(root, reportPath(entry))}`);
+      }
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
   }
-  return result;
+  return stale;
 }
 
-/** The report of one package as Markdown. */
-export function renderReport(name: string, report: PackageReport): string {
-  const lines = [
-    `# API report: @hitl-kit/${name}`,
-    "",
-    "<!-- Generated from the built .d.ts by `npm run api:report`. Do not edit by hand. -->",
-    "",
-  ];
-  for (const entry of report.entries) {
-    lines.push(`## ${entry.specifier} (${entry.exports.length} exports)`, "", "```ts");
-    for (const item of entry.exports) lines.push(`// ${item.name}`, item.text, "");
-    if (lines.at(-1) === "") lines.pop();
-    lines.push("```", "");
-  }
-  lines.push("## Referenced but not exported", "");
-  if (report.unexported.length === 0) lines.push("(none)");
-  else for (const item of report.unexported) lines.push(`- ${item}`);
-  const undocumented = report.entries.flatMap((entry) =>
-    entry.exports.filter((item) => !item.documented).map((item) => `${entry.specifier}: ${item.name}`),
+/** The number of names each public entry exports, from the built `.d.ts`. */
+export function exportCounts(): { specifier: string; count: number }[] {
+  const entries = allEntries();
+  const program = ts.createProgram(
+    entries.map((entry) => entry.declarationFile),
+    {
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      noEmit: true,
+      skipLibCheck: true,
+    },
   );
-  lines.push("", "## Exports without a TSDoc comment", "");
-  if (undocumented.length === 0) lines.push("(none)");
-  else for (const item of undocumented) lines.push(`- ${item}`);
-  lines.push("");
-  return lines.join("\n");
-}
-
-/** Where a package's report is checked in. */
-export function reportPath(name: string): string {
-  return join(root, "packages", name, "etc", `${name}.api.md`);
+  const checker = program.getTypeChecker();
+  return entries.map((entry) => {
+    const source = program.getSourceFile(entry.declarationFile);
+    const module = source && checker.getSymbolAtLocation(source);
+    if (!module) throw new Error(`${relative(root, entry.declarationFile)} is missing: run npm run build first.`);
+    return { specifier: entry.specifier, count: checker.getExportsOfModule(module).length };
+  });
 }
 
 function main(argv: string[]): void {
-  const check = argv.includes("--check");
-  const counts = argv.includes("--counts");
-  const reports = buildReports();
-  const stale: string[] = [];
-  for (const [name, report] of reports) {
-    if (counts) {
-      for (const entry of report.entries) console.log(`${entry.specifier}\t${entry.exports.length}`);
-      continue;
-    }
-    const text = renderReport(name, report);
-    const file = reportPath(name);
-    const current = existsSync(file) ? readFileSync(file, "utf8") : undefined;
-    if (current === text) continue;
-    if (check) stale.push(relative(root, file));
-    else {
-      mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, text);
-      console.log(`wrote ${relative(root, file)}`);
-    }
+  if (argv.includes("--counts")) {
+    for (const { specifier, count } of exportCounts()) console.log(`${specifier}\t${count}`);
+    return;
   }
-  if (stale.length > 0) {
+  const check = argv.includes("--check");
+  const stale = runApiExtractor(!check, console.log);
+  if (check && stale.length > 0) {
     console.error(
       `The public API changed and these API reports are out of date:\n  ${stale.join("\n  ")}\n` +
-        "Run `npm run api:report` and commit the reports (review the diff: it is the API change).",
+        "Run `npm run api:report` and commit the reports (review their diff: it is the API change).",
     );
     process.exit(1);
   }

@@ -3,11 +3,13 @@ import type { ReactNode } from "react";
 
 /** One option of a picker: the value it stands for and what the person sees. */
 export interface ChoiceOption<Value = string> {
+  /** What the option stands for; `toAnswer` turns it into the answer. */
   value: Value;
   /** The option's accessible name and visible text. */
   label: string;
   /** A second line under the label. */
   description?: string;
+  /** Shown but not choosable. */
   disabled?: boolean;
 }
 

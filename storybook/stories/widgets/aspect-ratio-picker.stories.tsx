@@ -4,7 +4,7 @@ import { AspectRatioPicker } from "../../../apps/chat/src/widgets/aspect-ratio-p
 import { request, states } from "../fixtures.js";
 
 const meta = {
-  title: "Widgets/AspectRatioPicker",
+  title: "Demo widgets/AspectRatioPicker",
   component: AspectRatioPicker,
   args: {
     request: request(

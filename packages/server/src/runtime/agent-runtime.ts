@@ -5,6 +5,7 @@ import {
   type ProtocolEvent,
   type SessionSnapshot,
 } from "@hitl-kit/protocol";
+import { jsonEqual } from "@hitl-kit/protocol/internal";
 import type { SnapshotPage } from "../store/project-events.js";
 import type {
   ListSessionsOptions,
@@ -478,13 +479,5 @@ function sameAnswer(record: RequestRecord, response: InputResponse): boolean {
   if ((resolution.reason ?? undefined) !== (response.reason ?? undefined)) return false;
   if (response.action !== "accept") return true;
   const asked = record.request.kind === "approval" ? (response.value ?? {}) : response.value;
-  return canonical(asked) === canonical(resolution.value);
-}
-
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, item) =>
-    item && typeof item === "object" && !Array.isArray(item)
-      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : 1)))
-      : item,
-  );
+  return jsonEqual(asked, resolution.value);
 }

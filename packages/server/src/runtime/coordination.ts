@@ -31,7 +31,7 @@ export type AbortCause = { kind: "requested"; turnId: string } | { kind: "lease_
 /**
  * What runtime instances sharing one store need to act as one: a lock per session across
  * them, events fanned out across them, and one driver per turn. A store for several
- * instances provides it (`SessionStore.coordinate`); without one, {@link localCoordination}
+ * instances provides it (`SessionStore.coordinate`); without one, `localCoordination()`
  * serves one process.
  */
 export interface Coordination {

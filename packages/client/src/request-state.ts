@@ -107,14 +107,18 @@ export type RequestState<Input = unknown, Answer = unknown, Name extends string 
 
 /**
  * The state of a request to any tool of `Tools`: a union over the tools, so narrowing on
- * `request.toolName` types the input and the answer.
+ * `request.toolName` types the input and the answer. For an untyped tool set (`ToolSet`)
+ * it is a plain {@link RequestState}.
  * @example
  * declare const state: RequestStateOf<typeof tools>;
  * if (state.request.toolName === "pick_template") state.request.input.templates;
  */
-export type RequestStateOf<Tools extends ToolSet> = {
-  [Name in ToolName<Tools>]: RequestState<ToolInput<Tools, Name>, ToolAnswer<Tools, Name>, Name>;
-}[ToolName<Tools>];
+export type RequestStateOf<Tools extends ToolSet> =
+  string extends ToolName<Tools>
+    ? RequestState
+    : {
+        [Name in ToolName<Tools>]: RequestState<ToolInput<Tools, Name>, ToolAnswer<Tools, Name>, Name>;
+      }[ToolName<Tools>];
 
 /** Whether a request can still be answered: open, or open again after a refused answer. */
 export function isOpen<State extends RequestState<unknown, unknown>>(

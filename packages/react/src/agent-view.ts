@@ -9,6 +9,10 @@ export type RequestOf<Name extends string> =
   | { requestId: string; toolName: Name }
   | { request: { requestId: string; toolName: Name } };
 
+/** The answer type of the tool called `Name`; `unknown` for an untyped tool set. */
+export type AnswerTo<Tools extends ToolSet, Name extends ToolName<Tools>> =
+  string extends ToolName<Tools> ? unknown : ToolAnswer<Tools, Name>;
+
 /**
  * What `useAgent` returns: the session's state and the verbs that act on it. With a tool
  * map (`useAgent<typeof tools>()`), `pending` and `requests` are typed per tool and
@@ -34,7 +38,7 @@ export interface AgentView<Tools extends ToolSet = ToolSet> extends Omit<ClientS
    */
   respond<Name extends ToolName<Tools>>(
     request: RequestOf<Name> | string,
-    value: ToolAnswer<Tools, Name>,
+    value: AnswerTo<Tools, Name>,
   ): Promise<CommandResult>;
   /** Declines a request (for an approval: denies it), optionally saying why. */
   decline(request: RequestOf<ToolName<Tools>> | string, reason?: string): Promise<CommandResult>;

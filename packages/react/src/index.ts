@@ -1,5 +1,5 @@
 export { AgentProvider, type AgentProviderProps } from "./agent-provider.js";
-export type { AgentView, RequestOf } from "./agent-view.js";
+export type { AgentView, AnswerTo, RequestOf } from "./agent-view.js";
 export { MessageText, type MessageTextProps, splitTextBlocks, type TextBlocks } from "./message-text.js";
 export { ParkedRequest, type ParkedRequestProps } from "./parked-request.js";
 export { ParkedRequests, type ParkedRequestsProps } from "./parked-requests.js";

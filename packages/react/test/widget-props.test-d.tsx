@@ -48,20 +48,11 @@ describe("WidgetProps", () => {
       input: { templates: [] },
       answerSchema: {},
     };
+    const resolution = { action: "accept", value: { templateId: "a" } } as const;
     <TemplatePicker request={request} status="pending" {...verbs} />;
-    <TemplatePicker
-      request={request}
-      status="resolved"
-      resolution={{ action: "accept", value: { templateId: "a" } }}
-      {...verbs}
-    />;
+    <TemplatePicker request={request} status="resolved" resolution={resolution} {...verbs} />;
     // @ts-expect-error a pending request cannot carry a resolution
-    <TemplatePicker
-      request={request}
-      status="pending"
-      resolution={{ action: "accept", value: { templateId: "a" } }}
-      {...verbs}
-    />;
+    <TemplatePicker request={request} status="pending" resolution={resolution} {...verbs} />;
     // @ts-expect-error a resolved request needs its resolution
     <TemplatePicker request={request} status="resolved" {...verbs} />;
     // @ts-expect-error an error state needs its error

@@ -125,7 +125,7 @@ describe("useParkedRequest, against a real server", () => {
 
 function StockCount(props: ToolCallProps<{ sku: string }>) {
   return (
-    <p data-state={props.state} aria-label="Stock">
+    <p role="status" aria-label="Stock" data-state={props.state}>
       {props.state === "running" ? `Counting ${props.input.sku}…` : null}
       {props.state === "done" ? `${(props.output as { count: number }).count} in stock` : null}
       {props.state === "failed" ? `Could not count (${props.outcome})` : null}
@@ -164,7 +164,7 @@ describe("<ToolCallPart> for calls that do not park, against a real server", () 
       </AgentProvider>,
     );
     fireEvent.click(await screen.findByRole("button", { name: "send" }));
-    const stock = await screen.findByLabelText("Stock");
+    const stock = await screen.findByRole("status", { name: "Stock" });
     expect(stock.getAttribute("data-state")).toBe("running");
     expect(stock.textContent).toBe("Counting A2-calm…");
     await waitFor(() => expect(stock.getAttribute("data-state")).toBe("done"));

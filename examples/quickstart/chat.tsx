@@ -3,14 +3,13 @@ import { ApprovalCard } from "@hitl-kit/widgets";
 import { useEffect, useState } from "react";
 import type { tools } from "./tools.js";
 
-/** A custom picker: its props are typed from pick_template's definition. */
-function TemplatePicker({
-  request,
-  respond,
-  status,
-  resolution,
-}: WidgetProps<{ templates: { id: string; title: string }[] }, { templateId: string }>) {
-  if (resolution?.value) return <p data-state={status}>Template: {resolution.value.templateId}</p>;
+/**
+ * A custom picker: its props are typed from pick_template's definition, and are a union on
+ * `status`: only a settled request has a `resolution`, only a refused answer an `error`.
+ */
+function TemplatePicker(props: WidgetProps<{ templates: { id: string; title: string }[] }, { templateId: string }>) {
+  const { request, respond, status } = props;
+  if (props.status === "resolved") return <p data-state={status}>Template: {props.resolution.value.templateId}</p>;
   return (
     <fieldset data-state={status}>
       <legend>{request.prompt ?? "Choose a template"}</legend>
@@ -24,6 +23,7 @@ function TemplatePicker({
           {template.title}
         </button>
       ))}
+      {props.status === "error" ? <p role="alert">{props.error.message}</p> : null}
     </fieldset>
   );
 }

@@ -1,4 +1,4 @@
-import type { RequestError, RequestStatus, TypedInputRequest } from "@hitl-kit/client";
+import type { RequestError, TypedInputRequest } from "@hitl-kit/client";
 
 /** A parked request as a story needs it. */
 export function request<Input>(
@@ -18,26 +18,29 @@ export function request<Input>(
   };
 }
 
-/** Args of a settled or failed state, for the state stories every widget has. */
+/** Args of the in-flight, settled and failed states, for the state stories every widget has. */
 export const states = {
-  submitting: { status: "submitting" as RequestStatus },
+  submitting: <Answer>(value: Answer) => ({
+    status: "submitting" as const,
+    sent: { action: "accept" as const, value },
+  }),
   resolved: <Answer>(value: Answer) => ({
-    status: "resolved" as RequestStatus,
+    status: "resolved" as const,
     resolution: { action: "accept" as const, value },
   }),
   declined: {
-    status: "declined" as RequestStatus,
+    status: "declined" as const,
     resolution: { action: "decline" as const, reason: "Not this time." },
   },
-  cancelled: { status: "cancelled" as RequestStatus, resolution: { action: "cancel" as const } },
-  expired: { status: "expired" as RequestStatus, resolution: { action: "expire" as const } },
-  error: (issues: RequestError["issues"] = []): { status: RequestStatus; error: RequestError } => ({
-    status: "error",
+  cancelled: { status: "cancelled" as const, resolution: { action: "cancel" as const } },
+  expired: { status: "expired" as const, resolution: { action: "expire" as const } },
+  error: (issues: RequestError["issues"] = []) => ({
+    status: "error" as const,
     error: {
       code: issues.length ? "invalid_answer" : "network",
       message: "The answer was not sent. Try again.",
       issues,
-    },
+    } satisfies RequestError,
   }),
 };
 

@@ -80,7 +80,7 @@ function Gallery() {
           {...open(
             request("pick_channels", { choices: ["Email", "Push", "SMS"] }, {}, { prompt: "Where to announce it?" }),
           )}
-          {...states.submitting}
+          {...states.submitting({ answers: ["Email", "Push"] })}
         />
       </div>
     </div>

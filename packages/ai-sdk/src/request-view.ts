@@ -1,23 +1,42 @@
 import type { InputRequest, ResolutionAction } from "@hitl-kit/protocol";
-import { isDataUIPart, isToolUIPart, type UIMessage } from "ai";
+import { type DynamicToolUIPart, isDataUIPart, isToolUIPart, type ToolUIPart, type UIMessage } from "ai";
 import { type HitlRequestData, REQUEST_PART } from "./request-part.js";
 
 /** Where a request stands in the chat, in the words of hitl-kit's widgets (`data-state`). */
-export type RequestViewStatus = "pending" | "submitting" | "resolved" | "declined" | "cancelled" | "expired";
+export type RequestViewStatus = RequestView["status"];
 
-/** One request as a widget shows it: the request, its status, and how it was settled once it is. */
-export interface RequestView {
+/** How a request was settled: only an accepted one has a value. */
+export type RequestViewResolution =
+  | { action: "accept"; value: unknown; reason?: string }
+  | { action: "decline"; value?: never; reason?: string }
+  | { action: "cancel"; value?: never; reason?: string }
+  | { action: "expire"; value?: never; reason?: string };
+
+/** The answer the chat holds for a `submitting` request: the value, or the decline or cancel. */
+export type RequestViewSent =
+  | { action: "accept"; value: unknown; reason?: never }
+  | { action: "decline"; value?: never; reason?: string }
+  | { action: "cancel"; value?: never; reason?: never };
+
+/**
+ * One request as a widget shows it: a union on `status` — open (`pending`), answered in
+ * the chat and on its way (`submitting`, with what was `sent`), or settled with its
+ * `resolution`.
+ */
+export type RequestView =
+  | { request: InputRequest; status: "pending"; sent?: never; resolution?: never }
+  | { request: InputRequest; status: "submitting"; sent: RequestViewSent; resolution?: never }
+  | SettledView<"resolved", "accept">
+  | SettledView<"declined", "decline">
+  | SettledView<"cancelled", "cancel">
+  | SettledView<"expired", "expire">;
+
+interface SettledView<Status extends string, Action extends ResolutionAction> {
   request: InputRequest;
-  status: RequestViewStatus;
-  resolution?: { action: ResolutionAction; value?: unknown; reason?: string };
+  status: Status;
+  sent?: never;
+  resolution: Extract<RequestViewResolution, { action: Action }>;
 }
-
-const settledStatus: Record<ResolutionAction, RequestViewStatus> = {
-  accept: "resolved",
-  decline: "declined",
-  cancel: "cancelled",
-  expire: "expired",
-};
 
 /** The `data-hitl-request` parts of a message, in order. */
 export function requestPartsOf(message: UIMessage): { id: string; data: HitlRequestData }[] {
@@ -34,12 +53,38 @@ export function requestPartsOf(message: UIMessage): { id: string; data: HitlRequ
  */
 export function requestViewOf(message: UIMessage, data: HitlRequestData): RequestView {
   if (data.state === "settled") {
-    return { request: data.request, status: settledStatus[data.resolution.action], resolution: data.resolution };
+    const { action, value, reason } = data.resolution;
+    const why = reason === undefined ? {} : { reason };
+    const { request } = data;
+    switch (action) {
+      case "accept":
+        return { request, status: "resolved", resolution: { action, value, ...why } };
+      case "decline":
+        return { request, status: "declined", resolution: { action, ...why } };
+      case "cancel":
+        return { request, status: "cancelled", resolution: { action, ...why } };
+      case "expire":
+        return { request, status: "expired", resolution: { action, ...why } };
+    }
   }
   const tool = message.parts.find((part) => isToolUIPart(part) && part.toolCallId === data.request.toolCallId);
-  const answered =
-    tool !== undefined &&
-    isToolUIPart(tool) &&
-    (tool.state === "approval-responded" || tool.state === "output-available" || tool.state === "output-error");
-  return { request: data.request, status: answered ? "submitting" : "pending" };
+  const sent = tool && isToolUIPart(tool) ? sentBy(tool) : undefined;
+  return sent ? { request: data.request, status: "submitting", sent } : { request: data.request, status: "pending" };
+}
+
+/** The answer a tool part holds (see `answerVerbs`: a cancel is an `output-error` or a denial saying "Cancelled."). */
+function sentBy(tool: ToolUIPart | DynamicToolUIPart): RequestViewSent | undefined {
+  switch (tool.state) {
+    case "approval-responded":
+      if (tool.approval.approved) return { action: "accept", value: {} };
+      return tool.approval.reason === "Cancelled."
+        ? { action: "cancel" }
+        : { action: "decline", ...(tool.approval.reason ? { reason: tool.approval.reason } : {}) };
+    case "output-available":
+      return { action: "accept", value: tool.output };
+    case "output-error":
+      return tool.errorText === "Cancelled." ? { action: "cancel" } : { action: "decline", reason: tool.errorText };
+    default:
+      return undefined;
+  }
 }

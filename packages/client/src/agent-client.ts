@@ -3,7 +3,8 @@ import type { ClientAction } from "./client-action.js";
 import { type ClientState, initialClientState } from "./client-state.js";
 import { type CommandError, type CommandResult, toCommandError, toRequestError } from "./command-result.js";
 import { reduceClientState } from "./reduce-client-state.js";
-import type { RequestError } from "./request-state.js";
+import { type RequestRef, requestIdOf } from "./request-ref.js";
+import type { RequestError, SentAnswer } from "./request-state.js";
 import { SessionConnection } from "./session-connection.js";
 import { type SseTransportOptions, sseTransport } from "./sse-transport.js";
 import type { AgentCommand, Transport } from "./transport.js";
@@ -91,22 +92,31 @@ export class AgentClient {
   }
 
   /**
-   * Answers a request with a value, after checking it against the request's answer schema:
-   * a value that does not fit puts the request in `error` (code `invalid_answer`) and sends
-   * nothing. The request is `submitting` until the server's `input.resolved` arrives.
+   * Answers a request (named by its id, the request, or its state) with a value, after
+   * checking it against the request's answer schema: a value that does not fit puts the
+   * request in `error` (code `invalid_answer`) and sends nothing. The request is
+   * `submitting`, with `sent` holding the value, until the server's `input.resolved` arrives.
    */
-  respond(requestId: string, value: unknown): Promise<CommandResult> {
-    return this.#answer({ requestId, action: "accept", ...(value === undefined ? {} : { value }) });
+  respond(request: RequestRef, value: unknown): Promise<CommandResult> {
+    return this.#answer({
+      requestId: requestIdOf(request),
+      action: "accept",
+      ...(value === undefined ? {} : { value }),
+    });
   }
 
   /** Declines a request (for an approval: denies it), optionally saying why. */
-  decline(requestId: string, reason?: string): Promise<CommandResult> {
-    return this.#answer({ requestId, action: "decline", ...(reason === undefined ? {} : { reason }) });
+  decline(request: RequestRef, reason?: string): Promise<CommandResult> {
+    return this.#answer({
+      requestId: requestIdOf(request),
+      action: "decline",
+      ...(reason === undefined ? {} : { reason }),
+    });
   }
 
   /** Cancels a request: its tool call ends as cancelled. */
-  cancel(requestId: string): Promise<CommandResult> {
-    return this.#answer({ requestId, action: "cancel" });
+  cancel(request: RequestRef): Promise<CommandResult> {
+    return this.#answer({ requestId: requestIdOf(request), action: "cancel" });
   }
 
   /**
@@ -129,9 +139,12 @@ export class AgentClient {
     }
   }
 
-  /** Stops the running or parked turn (`POST /sessions/:id/cancel`). */
-  stop(): Promise<CommandResult> {
-    return this.#command({ type: "cancel" }, "stop");
+  /**
+   * Cancels the running or parked turn (`POST /sessions/:id/cancel`): the turn ends as
+   * cancelled and its open requests are cancelled, each call with its one result.
+   */
+  cancelTurn(): Promise<CommandResult> {
+    return this.#command({ type: "cancel" }, "cancelTurn");
   }
 
   /**
@@ -158,7 +171,7 @@ export class AgentClient {
       this.#dispatch({ type: "request.failed", requestId, error: invalid });
       return { ok: false, error: invalid };
     }
-    this.#dispatch({ type: "request.submitting", requestId });
+    this.#dispatch({ type: "request.submitting", requestId, sent: sentAnswer(response) });
     const result = await this.#post({ type: "responses", responses: [response] });
     if (!result.ok) this.#dispatch({ type: "request.failed", requestId, error: toRequestError(result.error) });
     return result;
@@ -182,7 +195,7 @@ export class AgentClient {
     };
   }
 
-  async #command(command: AgentCommand, source: "send" | "stop" | "delete"): Promise<CommandResult> {
+  async #command(command: AgentCommand, source: "send" | "cancelTurn" | "delete"): Promise<CommandResult> {
     if (command.type === "message") this.#dispatch({ type: "message.sending" });
     const result = await this.#post(command);
     if (!result.ok) this.#dispatch({ type: "command.failed", error: { ...result.error, source } });
@@ -226,6 +239,12 @@ export class AgentClient {
       }
     }
   }
+}
+
+function sentAnswer({ action, value, reason }: InputResponse): SentAnswer {
+  if (action === "accept") return { action, value };
+  if (action === "decline") return reason === undefined ? { action } : { action, reason };
+  return { action };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { ProtocolEvent, SessionSnapshot } from "@hitl-kit/protocol";
 import type { ClientError, ConnectionState } from "./client-state.js";
-import type { RequestError } from "./request-state.js";
+import type { RequestError, SentAnswer } from "./request-state.js";
 
 /**
  * Everything that changes a client's state: an event of the session's log, or something
@@ -23,9 +23,9 @@ export type ClientAction =
   | { type: "message.sending" }
   /** The server accepted the message and started `turnId`. */
   | { type: "message.accepted"; turnId: string }
-  /** `send()` or `stop()` was refused. */
+  /** `send()`, `cancelTurn()` or `deleteSession()` was refused. */
   | { type: "command.failed"; error: ClientError }
-  /** An answer to an open request is in flight. */
-  | { type: "request.submitting"; requestId: string }
+  /** An answer to an open request is in flight: `sent` is the answer. */
+  | { type: "request.submitting"; requestId: string; sent: SentAnswer }
   /** An answer was refused (by the client's own check, the server, or the network); the request is open again. */
   | { type: "request.failed"; requestId: string; error: RequestError };

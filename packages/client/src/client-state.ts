@@ -26,8 +26,8 @@ export interface ClientError {
   code: string;
   message: string;
   details?: unknown;
-  /** What failed: the event stream or session setup, the turn, `send()`, `stop()` or `deleteSession()`. */
-  source: "connection" | "turn" | "send" | "stop" | "delete";
+  /** What failed: the event stream or session setup, the turn, `send()`, `cancelTurn()` or `deleteSession()`. */
+  source: "connection" | "turn" | "send" | "cancelTurn" | "delete";
 }
 
 /** The client's immutable state. Unchanged messages and requests keep their identity. */

@@ -17,19 +17,28 @@ export {
 export type { CommandError, CommandResult } from "./command-result.js";
 export type { FetchLike } from "./http-json.js";
 export { reduceClientState } from "./reduce-client-state.js";
-export { isOpen } from "./reduce-requests.js";
 export {
   type RecordedCommand,
   type ReplayOptions,
   type ReplayTransport,
   replayTransport,
 } from "./replay-transport.js";
-export type {
-  RequestError,
-  RequestResolution,
-  RequestState,
-  RequestStatus,
-  TypedInputRequest,
+export { type RequestRef, requestIdOf } from "./request-ref.js";
+export {
+  type FailedRequestState,
+  isOpen,
+  type PendingRequestState,
+  type RequestError,
+  type RequestResolution,
+  type RequestState,
+  type RequestStateOf,
+  type RequestStatus,
+  type SentAnswer,
+  type SettledRequestState,
+  type SettledStatus,
+  type SubmittingRequestState,
+  type TypedInputRequest,
 } from "./request-state.js";
 export { type SseTransportOptions, sseTransport } from "./sse-transport.js";
+export { type ToolCallState, type ToolCallStatus, toolCallStateOf } from "./tool-call-state.js";
 export type { AgentCommand, CommandReply, EventSink, StreamOptions, Transport } from "./transport.js";

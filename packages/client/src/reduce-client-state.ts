@@ -35,7 +35,7 @@ export function reduceClientState(state: ClientState, action: ClientAction): Cli
         ...(action.error.source === "send" ? { sending: undefined } : {}),
       });
     case "request.submitting":
-      return commitState(state, { requests: markSubmitting(state.requests, action.requestId) });
+      return commitState(state, { requests: markSubmitting(state.requests, action.requestId, action.sent) });
     case "request.failed":
       return commitState(state, { requests: markFailed(state.requests, action.requestId, action.error) });
     default:

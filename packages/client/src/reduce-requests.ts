@@ -1,18 +1,40 @@
 import type { ProtocolEvent, ResolutionAction, SessionSnapshot } from "@hitl-kit/protocol";
-import type { RequestError, RequestResolution, RequestState, RequestStatus } from "./request-state.js";
+import {
+  isOpen,
+  type RequestError,
+  type RequestState,
+  type SentAnswer,
+  type SettledRequestState,
+  type TypedInputRequest,
+} from "./request-state.js";
 
 type Requests = Readonly<Record<string, RequestState>>;
 
-const settledStatus: Record<ResolutionAction, RequestStatus> = {
-  accept: "resolved",
-  decline: "declined",
-  cancel: "cancelled",
-  expire: "expired",
-};
+/** What the wire says about a settlement: `input.resolved`, or a snapshot's resolved request. */
+interface WireResolution {
+  action: ResolutionAction;
+  value?: unknown;
+  reason?: string;
+}
 
-/** Whether a request can still be answered: open, or open again after a refused answer. */
-export function isOpen(state: RequestState | undefined): boolean {
-  return state?.status === "pending" || state?.status === "submitting" || state?.status === "error";
+/** The settled state a resolution puts a request in; only an accepted one keeps a value. */
+export function settledState(
+  request: TypedInputRequest,
+  { action, value, reason }: WireResolution,
+): SettledRequestState {
+  const why = reason === undefined ? {} : { reason };
+  switch (action) {
+    case "accept":
+      return { request, status: "resolved", resolution: { action, value, ...why } };
+    case "decline":
+      return { request, status: "declined", resolution: { action, ...why } };
+    case "cancel":
+      return { request, status: "cancelled", resolution: { action, ...why } };
+    case "expire":
+      return { request, status: "expired", resolution: { action, ...why } };
+    default:
+      return assertNever(action);
+  }
 }
 
 /**
@@ -31,15 +53,7 @@ export function requestsAfterEvent(requests: Requests, event: ProtocolEvent): Re
     case "input.resolved": {
       const current = requests[event.requestId];
       if (!current) return requests;
-      const resolution: RequestResolution = {
-        action: event.action,
-        ...(event.value === undefined ? {} : { value: event.value }),
-        ...(event.reason === undefined ? {} : { reason: event.reason }),
-      };
-      return {
-        ...requests,
-        [event.requestId]: { request: current.request, status: settledStatus[event.action], resolution },
-      };
+      return { ...requests, [event.requestId]: settledState(current.request, event) };
     }
     case "session.created":
     case "turn.started":
@@ -66,18 +80,19 @@ export function requestsFromSnapshot(requests: Requests, snapshot: SessionSnapsh
   const settled = (snapshot.resolved ?? []).filter(({ request }) => !requests[request.requestId]);
   if (fresh.length === 0 && settled.length === 0) return requests;
   const next = { ...requests };
-  for (const { request, resolution } of settled) {
-    next[request.requestId] = { request, status: settledStatus[resolution.action], resolution };
-  }
+  for (const { request, resolution } of settled) next[request.requestId] = settledState(request, resolution);
   for (const request of fresh) next[request.requestId] = { request, status: "pending" };
   return next;
 }
 
-/** Marks an open request's answer as in flight; a settled or unknown request is left alone. */
-export function markSubmitting(requests: Requests, requestId: string): Requests {
+/**
+ * Marks an open request's answer as in flight, with the answer sent; a settled or unknown
+ * request, or one already submitting, is left alone.
+ */
+export function markSubmitting(requests: Requests, requestId: string, sent: SentAnswer): Requests {
   const current = requests[requestId];
-  if (!current || !isOpen(current) || current.status === "submitting") return requests;
-  return { ...requests, [requestId]: { request: current.request, status: "submitting" } };
+  if (!isOpen(current) || current.status === "submitting") return requests;
+  return { ...requests, [requestId]: { request: current.request, status: "submitting", sent } };
 }
 
 /**
@@ -86,10 +101,10 @@ export function markSubmitting(requests: Requests, requestId: string): Requests 
  */
 export function markFailed(requests: Requests, requestId: string, error: RequestError): Requests {
   const current = requests[requestId];
-  if (!current || !isOpen(current)) return requests;
+  if (!isOpen(current)) return requests;
   return { ...requests, [requestId]: { request: current.request, status: "error", error } };
 }
 
 function assertNever(value: never): never {
-  throw new TypeError(`Unknown event: ${JSON.stringify(value)}`);
+  throw new TypeError(`Unknown event or action: ${JSON.stringify(value)}`);
 }

@@ -151,7 +151,7 @@ describe("AgentClient against the real fetch handler", () => {
     expect(done.requests[requestId]?.status).toBe("resolved");
   });
 
-  it("reports a send refused while a turn runs as the client's error, and stop() ends the turn", async () => {
+  it("reports a send refused while a turn runs as the client's error, and cancelTurn() ends the turn", async () => {
     const words = Array.from({ length: 200 }, (_, index) => `word${index}`).join(" ");
     const client = await connect([{ text: words }], undefined, { chunkDelayMs: 20 });
     await client.send("write a lot");
@@ -159,7 +159,7 @@ describe("AgentClient against the real fetch handler", () => {
     expect(second).toMatchObject({ ok: false, error: { code: "turn_running" } });
     expect(client.getSnapshot().error).toMatchObject({ code: "turn_running", source: "send" });
 
-    expect(await client.stop()).toMatchObject({ ok: true, status: 202 });
+    expect(await client.cancelTurn()).toMatchObject({ ok: true, status: 202 });
     // Everything the server wrote, up to the cancelled turn, has reached the client.
     await server!.runtime.idle();
     const { lastSeq } = await server!.runtime.getSnapshot(client.getSnapshot().sessionId!);

@@ -71,10 +71,11 @@ describe("request state transitions", () => {
     expect(state.status).toBe("waiting");
   });
 
-  it("goes submitting, then error with issues and answerable again, then resolved", () => {
+  it("goes submitting with what was sent, then error with issues and answerable again, then resolved", () => {
     const issues = [{ path: ["templateId"], message: "Required" }];
-    const submitting = reduceClientState(parked(), { type: "request.submitting", requestId: "r_1" });
-    expect(submitting.requests.r_1?.status).toBe("submitting");
+    const sent = { action: "accept", value: { templateId: 7 } } as const;
+    const submitting = reduceClientState(parked(), { type: "request.submitting", requestId: "r_1", sent });
+    expect(submitting.requests.r_1).toEqual({ request: parked().requests.r_1!.request, status: "submitting", sent });
     expect(submitting.pending[0]).toBe(submitting.requests.r_1);
     const failed = reduceClientState(submitting, {
       type: "request.failed",
@@ -83,10 +84,24 @@ describe("request state transitions", () => {
     });
     expect(failed.requests.r_1).toMatchObject({ status: "error", error: { code: "invalid_answer", issues } });
     expect(failed.pending).toHaveLength(1);
-    const retried = reduceClientState(failed, { type: "request.submitting", requestId: "r_1" });
-    expect(retried.requests.r_1).toEqual({ request: failed.requests.r_1!.request, status: "submitting" });
+    expect(failed.requests.r_1).not.toHaveProperty("sent");
+    const declining = { action: "decline", reason: "None fits." } as const;
+    const retried = reduceClientState(failed, { type: "request.submitting", requestId: "r_1", sent: declining });
+    expect(retried.requests.r_1).toEqual({
+      request: failed.requests.r_1!.request,
+      status: "submitting",
+      sent: declining,
+    });
+    expect(reduceClientState(retried, { type: "request.submitting", requestId: "r_1", sent })).toBe(retried);
     const resolved = fold(retried, asEvents(upTo(14)));
-    expect(resolved.requests.r_1?.status).toBe("resolved");
+    expect(resolved.requests.r_1).toEqual({
+      request: failed.requests.r_1!.request,
+      status: "resolved",
+      resolution: {
+        action: "accept",
+        value: (eventAt(13) as Extract<ProtocolEvent, { type: "input.resolved" }>).value,
+      },
+    });
     expect(resolved.pending).toEqual([]);
   });
 
@@ -94,7 +109,8 @@ describe("request state transitions", () => {
     const resolved = fold(hydrated(), asEvents(upTo(14)));
     const error = { code: "already_resolved", message: "Resolved elsewhere." };
     expect(reduceClientState(resolved, { type: "request.failed", requestId: "r_1", error })).toBe(resolved);
-    expect(reduceClientState(resolved, { type: "request.submitting", requestId: "r_1" })).toBe(resolved);
+    const sent = { action: "cancel" } as const;
+    expect(reduceClientState(resolved, { type: "request.submitting", requestId: "r_1", sent })).toBe(resolved);
   });
 
   it.each([
@@ -104,7 +120,11 @@ describe("request state transitions", () => {
   ] as const)("settles a request resolved with %s as %s", (action, status) => {
     const event = { ...eventAt(13), action, value: undefined, reason: "no" } as ProtocolEvent;
     const state = reduceClientState(parked(), { type: "event", event });
-    expect(state.requests.r_1).toMatchObject({ status, resolution: { action, reason: "no" } });
+    expect(state.requests.r_1).toEqual({
+      request: parked().requests.r_1!.request,
+      status,
+      resolution: { action, reason: "no" },
+    });
   });
 });
 

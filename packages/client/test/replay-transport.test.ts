@@ -53,7 +53,7 @@ describe("replayTransport", () => {
     const client = createAgentClient({ transport: replay });
     expect(await client.send("hello")).toMatchObject({ ok: true, status: 202, body: { turnId: "turn_replay_1" } });
     expect(client.getSnapshot().status).toBe("submitting");
-    expect(await client.stop()).toMatchObject({ ok: true, status: 202 });
+    expect(await client.cancelTurn()).toMatchObject({ ok: true, status: 202 });
     expect(replay.commands.map((command) => command.type)).toEqual(["message", "cancel"]);
   });
 });

@@ -1,10 +1,25 @@
 export { AgentProvider, type AgentProviderProps } from "./agent-provider.js";
-export type { AgentView } from "./agent-view.js";
+export type { AgentView, AnswerTo, RequestOf } from "./agent-view.js";
 export { MessageText, type MessageTextProps, splitTextBlocks, type TextBlocks } from "./message-text.js";
 export { ParkedRequest, type ParkedRequestProps } from "./parked-request.js";
 export { ParkedRequests, type ParkedRequestsProps } from "./parked-requests.js";
 export * from "./schema-form/index.js";
+export { ToolCallCard } from "./tool-call-card.js";
+export { ToolCallPart, type ToolCallPartProps } from "./tool-call-part.js";
 export { type UseAgentOptions, useAgent } from "./use-agent.js";
 export { useClientSelector } from "./use-client-selector.js";
-export type { WidgetProps } from "./widget-props.js";
-export { createWidgetRegistry, type WidgetFor, type WidgetMap, type WidgetRegistry } from "./widget-registry.js";
+export {
+  type ParkedRequestView,
+  type UseParkedRequestOptions,
+  useParkedRequest,
+} from "./use-parked-request.js";
+export type { RequestVerbs, WidgetProps, WidgetPropsFor } from "./widget-props.js";
+export {
+  createWidgetRegistry,
+  type ToolCallMap,
+  type ToolCallProps,
+  type ToolCallRendererFor,
+  type WidgetFor,
+  type WidgetMap,
+  type WidgetRegistry,
+} from "./widget-registry.js";

@@ -1,8 +1,7 @@
 import type { AgentClient } from "@hitl-kit/client";
-import { type ComponentType, memo, useContext, useMemo } from "react";
-import { AgentContext } from "./agent-context.js";
+import { type ComponentType, memo } from "react";
 import { FallbackWidget } from "./schema-form/index.js";
-import { useClientSelector } from "./use-client-selector.js";
+import { useParkedRequest } from "./use-parked-request.js";
 import type { WidgetProps } from "./widget-props.js";
 import type { WidgetRegistry } from "./widget-registry.js";
 
@@ -20,6 +19,8 @@ export interface ParkedRequestProps {
 /**
  * Renders one request with its registered widget, or the fallback form. It re-renders only
  * when this request's state changes; its verbs keep their identity.
+ * @example
+ * <ParkedRequest requestId={part.requestId} widgets={widgets} />
  */
 export const ParkedRequest = memo(function ParkedRequest({
   requestId,
@@ -27,33 +28,8 @@ export const ParkedRequest = memo(function ParkedRequest({
   agent,
   fallback = FallbackWidget,
 }: ParkedRequestProps) {
-  const client = useRequiredClient(agent);
-  const state = useClientSelector(client, (view) => view.requests[requestId]);
-  const verbs = useMemo(
-    () => ({
-      respond: (value: unknown) => void client.respond(requestId, value),
-      decline: (reason?: string) => void client.decline(requestId, reason),
-      cancel: () => void client.cancel(requestId),
-    }),
-    [client, requestId],
-  );
-  if (!state) return null;
-  const Widget = widgets?.get(state.request.toolName) ?? fallback;
-  return (
-    <Widget
-      request={state.request}
-      status={state.status}
-      {...verbs}
-      {...(state.error ? { error: state.error } : {})}
-      {...(state.resolution ? { resolution: state.resolution } : {})}
-    />
-  );
+  const parked = useParkedRequest(requestId, { agent });
+  if (!parked) return null;
+  const Widget = widgets?.get(parked.request.toolName) ?? fallback;
+  return <Widget {...parked} />;
 });
-
-/** The client from the `agent` prop, else from `<AgentProvider>`. */
-export function useRequiredClient(agent: AgentClient | { client: AgentClient } | undefined): AgentClient {
-  const provided = useContext(AgentContext);
-  const client = agent ? ("client" in agent ? agent.client : agent) : provided;
-  if (!client) throw new Error("Pass agent={useAgent(...)} or render inside an <AgentProvider>.");
-  return client;
-}

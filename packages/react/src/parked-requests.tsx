@@ -1,7 +1,8 @@
 import type { AgentClient } from "@hitl-kit/client";
 import type { ComponentType } from "react";
-import { ParkedRequest, useRequiredClient } from "./parked-request.js";
+import { ParkedRequest } from "./parked-request.js";
 import { useClientSelector } from "./use-client-selector.js";
+import { useRequiredClient } from "./use-required-client.js";
 import type { WidgetProps } from "./widget-props.js";
 import type { WidgetRegistry } from "./widget-registry.js";
 
@@ -22,7 +23,7 @@ export interface ParkedRequestsProps {
  * <ParkedRequests agent={agent} widgets={widgets} />
  */
 export function ParkedRequests({ widgets, agent, fallback, filter, className }: ParkedRequestsProps) {
-  const client = useRequiredClient(agent);
+  const client = useRequiredClient(agent, "<ParkedRequests>");
   // A string of ids changes only when the set of open requests does.
   const ids = useClientSelector(client, (view) =>
     view.pending

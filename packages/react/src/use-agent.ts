@@ -1,4 +1,5 @@
 import type { AgentClient, AgentClientOptions } from "@hitl-kit/client";
+import type { ToolSet } from "@hitl-kit/protocol";
 import { useContext } from "react";
 import { AgentContext } from "./agent-context.js";
 import type { AgentView } from "./agent-view.js";
@@ -13,14 +14,17 @@ const identity = (agent: AgentView) => agent;
 /**
  * The session's live state and verbs. Give it options (or a `client`), or call it inside
  * an `<AgentProvider>`. With a selector, the component re-renders only when what the
- * selector returns changes.
+ * selector returns changes. Give it your tool map (`useAgent<typeof tools>()`) to type
+ * `pending`, `requests` and `respond(request, value)` from the tools' definitions.
  * @example
- * const agent = useAgent({ url: "/api/agent", sessionId });
+ * const agent = useAgent<typeof tools>({ url: "/api/agent", sessionId });
  * agent.send("make me a poster");
+ * const first = agent.pending[0];
+ * if (first?.request.toolName === "pick_template") agent.respond(first.request, { templateId: "calm" });
  * // inside <AgentProvider>:
  * const last = useAgent((a) => a.messages.at(-1));
  */
-export function useAgent(options?: UseAgentOptions): AgentView;
+export function useAgent<Tools extends ToolSet = ToolSet>(options?: UseAgentOptions): AgentView<Tools>;
 export function useAgent<T>(selector: (agent: AgentView) => T): T;
 export function useAgent<T>(options: UseAgentOptions, selector: (agent: AgentView) => T): T;
 export function useAgent<T>(

@@ -7,7 +7,7 @@
  * session of the test's caller, made on the server's side).
  */
 import { join } from "node:path";
-import { createAgentRuntime, createFetchHandler, scriptedModel, serve } from "@hitl-kit/server";
+import { createAgentRuntime, createFetchHandler, implement, scriptedModel, serve } from "@hitl-kit/server";
 import { sqliteStore } from "@hitl-kit/server/sqlite";
 import { tempDir } from "../../server/test/harness.js";
 import { tools } from "./live-tools.js";
@@ -17,7 +17,16 @@ const dir = tempDir();
 const store = sqliteStore(join(dir.path, "react.sqlite"));
 const runtime = createAgentRuntime({
   model: scriptedModel(JSON.parse(script), JSON.parse(modelOptions)),
-  tools: Object.values(tools),
+  tools: [
+    tools.pickTemplate,
+    tools.pickSize,
+    // A little slow, so a test sees it running; an unknown sku fails.
+    implement(tools.checkStock, async ({ sku }) => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      if (sku !== "A2-calm") throw new Error(`No poster has the sku ${sku}.`);
+      return { sku, count: 12 };
+    }),
+  ],
   store,
 });
 const owner = "tester";

@@ -1,7 +1,10 @@
-import { defineClientTool } from "@hitl-kit/protocol";
+import { defineClientTool, defineTool } from "@hitl-kit/protocol";
 import { z } from "zod";
 
-/** The tools the React tests park on; `pick_template`'s server schema refuses "retired". */
+/**
+ * The tools the React tests park on (`pick_template`'s server schema refuses "retired"),
+ * and `check_stock`, a server tool that runs at once (live-server-process.ts implements it).
+ */
 export const tools = {
   pickTemplate: defineClientTool({
     name: "pick_template",
@@ -17,5 +20,10 @@ export const tools = {
     description: "Choose a size.",
     inputSchema: z.object({}),
     answerSchema: z.object({ size: z.enum(["small", "large"]) }),
+  }),
+  checkStock: defineTool({
+    name: "check_stock",
+    description: "Count the posters in stock.",
+    inputSchema: z.object({ sku: z.string() }),
   }),
 };

@@ -4,7 +4,10 @@ import { ChoiceGroup } from "./choice-group.js";
 import { type ChoiceOption, chosenOptions, type RenderVisual } from "./choice-option.js";
 
 /** What the single and multiple pickers share. */
-export interface PickerCoreProps<Value> extends WidgetProps<unknown, unknown> {
+export type PickerCoreProps<Value> = WidgetProps<unknown, unknown> & PickerCoreOptions<Value>;
+
+/** The picker options of {@link PickerCoreProps}. */
+export interface PickerCoreOptions<Value> {
   options: readonly ChoiceOption<Value>[];
   multiple: boolean;
   min: number;

@@ -1,4 +1,3 @@
-import type { RequestResolution } from "@hitl-kit/client";
 import { cleanup, render, screen, within } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
 import { type MediaItem, MediaPicker, type MediaPickerProps } from "../src/index.js";
@@ -12,8 +11,8 @@ const items: MediaItem[] = [
   { id: "m3", src: "/media/dunes.svg", alt: "Desert dunes" },
 ];
 
-function renderResolved(value: unknown, props: Partial<MediaPickerProps> = {}) {
-  const resolution = { action: "accept", value } as RequestResolution<unknown>;
+function renderResolved(value: unknown, props: Partial<Pick<MediaPickerProps, "multiple" | "toAnswer">> = {}) {
+  const resolution = { action: "accept" as const, value };
   const { container } = render(
     <MediaPicker {...requestProps({})} items={items} status="resolved" resolution={resolution} {...props} />,
   );

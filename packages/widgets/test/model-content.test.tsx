@@ -1,4 +1,3 @@
-import type { RequestResolution } from "@hitl-kit/client";
 import { cleanup, render, within } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
 import { MediaPicker, type Template, TemplatePicker } from "../src/index.js";
@@ -25,7 +24,7 @@ const badColors = [
 
 const resolved = (value: unknown) => ({
   status: "resolved" as const,
-  resolution: { action: "accept", value } as RequestResolution<unknown>,
+  resolution: { action: "accept" as const, value },
 });
 
 /** Every `src` and inline `style` the widget rendered. */

@@ -1,12 +1,17 @@
+import type { PendingRequestState } from "@hitl-kit/client";
 import type { WidgetProps } from "@hitl-kit/react";
 import { vi } from "vitest";
 
-/** Widget props for a test: an open request with spies for the verbs. */
+/**
+ * Widget props for a test: an open (`pending`) request with spies for the verbs. Put a
+ * test in another state by passing its fields after the spread (`status="resolved"
+ * resolution={…}`).
+ */
 export function requestProps<Input, Answer = unknown>(
   input: Input,
-  overrides: Partial<WidgetProps<Input, Answer>> & { answerSchema?: Record<string, unknown>; prompt?: string } = {},
+  overrides: { answerSchema?: Record<string, unknown>; prompt?: string } = {},
 ) {
-  const { answerSchema, prompt, ...rest } = overrides;
+  const { answerSchema, prompt } = overrides;
   return {
     request: {
       requestId: "req_1",
@@ -17,10 +22,9 @@ export function requestProps<Input, Answer = unknown>(
       input,
       answerSchema: answerSchema ?? { type: "object", properties: { answer: { type: "string" } } },
     },
-    status: "pending" as const,
+    status: "pending" as PendingRequestState["status"],
     respond: vi.fn<(value: Answer) => void>(),
     decline: vi.fn<(reason?: string) => void>(),
     cancel: vi.fn<() => void>(),
-    ...rest,
   } satisfies WidgetProps<Input, Answer>;
 }

@@ -27,7 +27,13 @@ describe("ApprovalCard", () => {
   });
 
   it("shows Sending… with disabled controls while submitting", () => {
-    render(<ApprovalCard {...requestProps<typeof input, ApprovalAnswer>(input)} status="submitting" />);
+    render(
+      <ApprovalCard
+        {...requestProps<typeof input, ApprovalAnswer>(input)}
+        status="submitting"
+        sent={{ action: "accept", value: {} }}
+      />,
+    );
     expect(screen.getByRole("button", { name: "Sending…" })).toHaveProperty("disabled", true);
     expect(screen.getByRole("button", { name: "Deny" })).toHaveProperty("disabled", true);
   });

@@ -69,7 +69,9 @@ export const Approval: Story = {
   },
 };
 
-export const Submitting: Story = { args: states.submitting };
+export const Submitting: Story = {
+  args: states.submitting({ title: "Spring launch sync", attendees: 6, room: "Atlas" }),
+};
 export const Resolved: Story = { args: states.resolved({ title: "Spring launch sync", attendees: 6, room: "Atlas" }) };
 export const Declined: Story = { args: states.declined };
 export const Cancelled: Story = { args: states.cancelled };

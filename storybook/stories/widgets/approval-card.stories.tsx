@@ -56,7 +56,7 @@ export const Deny: Story = {
   },
 };
 
-export const Submitting: Story = { args: states.submitting };
+export const Submitting: Story = { args: states.submitting({ reason: "Customer called support." }) };
 export const Resolved: Story = { args: states.resolved({ reason: "Customer called support." }) };
 export const Declined: Story = { args: states.declined };
 export const Cancelled: Story = { args: states.cancelled };

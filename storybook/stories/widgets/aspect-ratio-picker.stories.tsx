@@ -31,7 +31,7 @@ export const Pending: Story = {
   },
 };
 
-export const Submitting: Story = { args: states.submitting };
+export const Submitting: Story = { args: states.submitting({ ratio: "4:5" }) };
 export const Resolved: Story = { args: states.resolved({ ratio: "4:5" }) };
 export const Declined: Story = { args: states.declined };
 export const Cancelled: Story = { args: states.cancelled };

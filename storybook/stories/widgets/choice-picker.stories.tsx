@@ -51,7 +51,7 @@ export const Decline: Story = {
   },
 };
 
-export const Submitting: Story = { args: states.submitting };
+export const Submitting: Story = { args: states.submitting({ answer: "Friendly" }) };
 export const Resolved: Story = { args: states.resolved({ answer: "Friendly" }) };
 export const Declined: Story = { args: states.declined };
 export const Cancelled: Story = { args: states.cancelled };

@@ -47,7 +47,9 @@ export const Pending: Story = {
   },
 };
 
-export const Submitting: Story = { args: states.submitting };
+export const Submitting: Story = {
+  args: states.submitting({ recipient: "Studio North", speed: "Express", copies: 12 }),
+};
 export const Resolved: Story = { args: states.resolved({ recipient: "Studio North", speed: "Express", copies: 12 }) };
 export const Declined: Story = { args: states.declined };
 export const Cancelled: Story = { args: states.cancelled };

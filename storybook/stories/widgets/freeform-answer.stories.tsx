@@ -40,7 +40,7 @@ export const Pending: Story = {
   },
 };
 
-export const Submitting: Story = { args: states.submitting };
+export const Submitting: Story = { args: states.submitting({ answer: "Spring has sprung — 20% off everything" }) };
 export const Resolved: Story = { args: states.resolved({ answer: "Spring has sprung — 20% off everything" }) };
 export const Declined: Story = { args: states.declined };
 export const Cancelled: Story = { args: states.cancelled };

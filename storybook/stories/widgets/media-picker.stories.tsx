@@ -57,7 +57,7 @@ export const Single: Story = {
   },
 };
 
-export const Submitting: Story = { args: states.submitting };
+export const Submitting: Story = { args: states.submitting({ mediaIds: ["m1", "m4"] }) };
 /** Answered: the chosen pictures stay in place, each with its label. */
 export const Resolved: Story = {
   args: states.resolved({ mediaIds: ["m1", "m4"] }),

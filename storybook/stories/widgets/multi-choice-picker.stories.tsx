@@ -47,7 +47,7 @@ export const KeyboardOnly: Story = {
   },
 };
 
-export const Submitting: Story = { args: states.submitting };
+export const Submitting: Story = { args: states.submitting({ answers: ["Email", "In-app banner"] }) };
 export const Resolved: Story = { args: states.resolved({ answers: ["Email", "In-app banner"] }) };
 export const Declined: Story = { args: states.declined };
 export const Cancelled: Story = { args: states.cancelled };

@@ -73,7 +73,7 @@ export const RefusedContent: Story = {
   },
 };
 
-export const Submitting: Story = { args: states.submitting };
+export const Submitting: Story = { args: states.submitting({ templateId: "retro" }) };
 export const Resolved: Story = { args: states.resolved({ templateId: "retro" }) };
 export const Declined: Story = { args: states.declined };
 export const Cancelled: Story = { args: states.cancelled };

@@ -4,7 +4,7 @@ import { type FormEvent, type KeyboardEvent, useId, useState } from "react";
 /** Props of {@link Composer}. */
 export interface ComposerProps {
   /** The session, as `useAgent()` returns it. */
-  agent: Pick<AgentView, "status" | "error" | "send" | "stop">;
+  agent: Pick<AgentView, "status" | "error" | "send" | "cancelTurn">;
   placeholder?: string;
 }
 
@@ -22,7 +22,7 @@ export function Composer({ agent, placeholder = "Ask for a poster, a refund or t
   const id = useId();
   const running = agent.status === "streaming" || agent.status === "submitting";
   const canSend = text.trim() !== "" && agent.status !== "connecting";
-  const refused = agent.error?.source === "send" || agent.error?.source === "stop" ? agent.error : undefined;
+  const refused = agent.error?.source === "send" || agent.error?.source === "cancelTurn" ? agent.error : undefined;
 
   async function send() {
     if (!canSend) return;
@@ -47,7 +47,7 @@ export function Composer({ agent, placeholder = "Ask for a poster, a refund or t
     <form className="chat-composer" aria-label="Send a message" data-state={agent.status} onSubmit={onSubmit}>
       {refused ? (
         <p className="chat-composer__error" role="alert" id={`${id}-error`}>
-          {refused.source === "stop" ? "Could not stop: " : "Not sent: "}
+          {refused.source === "cancelTurn" ? "Could not stop: " : "Not sent: "}
           {refused.message}
         </p>
       ) : null}
@@ -66,7 +66,7 @@ export function Composer({ agent, placeholder = "Ask for a poster, a refund or t
           onKeyDown={onKeyDown}
         />
         {running ? (
-          <button type="button" className="chat-button chat-button--stop" onClick={() => void agent.stop()}>
+          <button type="button" className="chat-button chat-button--stop" onClick={() => void agent.cancelTurn()}>
             Stop
           </button>
         ) : (

@@ -1,8 +1,7 @@
 import type { AgentClient } from "@hitl-kit/client";
 import type { Message } from "@hitl-kit/protocol";
-import { MessageText, ParkedRequest, type WidgetRegistry } from "@hitl-kit/react";
+import { MessageText, ToolCallPart, type WidgetRegistry } from "@hitl-kit/react";
 import { memo } from "react";
-import { ToolActivity } from "./tool-activity.js";
 
 /** Props of {@link MessageItem}. */
 export interface MessageItemProps {
@@ -15,8 +14,9 @@ export interface MessageItemProps {
 /**
  * One message of the transcript: text as text (never HTML, in blocks that keep their DOM
  * nodes while the message grows: see `MessageText`), reasoning folded away, and
- * each tool call in place — a call that asked the person renders its widget with
- * `<ParkedRequest>`, so an answered widget stays visible and shows what was chosen.
+ * each tool call in place through `<ToolCallPart>` — a call that asked the person renders
+ * its widget, so an answered widget stays visible and shows what was chosen, and a
+ * server tool's call shows running, done or failed.
  * It re-renders only when its message changes.
  */
 export const MessageItem = memo(function MessageItem({ message, client, widgets }: MessageItemProps) {
@@ -42,14 +42,15 @@ export const MessageItem = memo(function MessageItem({ message, client, widgets 
               </details>
             );
           }
-          if (part.requestId) {
-            return (
-              <div className="chat-message__widget" key={key} data-tool={part.toolName}>
-                <ParkedRequest requestId={part.requestId} agent={client} widgets={widgets} />
-              </div>
-            );
-          }
-          return <ToolActivity key={key} part={part} />;
+          return (
+            <div
+              className={part.requestId ? "chat-message__widget" : "chat-message__tool"}
+              key={key}
+              data-tool={part.toolName}
+            >
+              <ToolCallPart part={part} agent={client} widgets={widgets} />
+            </div>
+          );
         })}
         {message.status === "streaming" ? <span className="chat-caret" aria-hidden="true" /> : null}
       </div>

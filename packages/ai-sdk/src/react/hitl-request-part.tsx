@@ -6,6 +6,9 @@ import type { HitlRequestData } from "../request-part.js";
 import { requestViewOf } from "../request-view.js";
 import { answerVerbs, type ChatAnswers } from "./answer-verbs.js";
 
+/** Why an answer was refused, as a widget in the `error` state shows it. */
+type RequestError = Extract<WidgetProps, { status: "error" }>["error"];
+
 /** Props of {@link HitlRequestPart}. */
 export interface HitlRequestPartProps {
   /** The message the part is in: the request shows `submitting` once its tool part is answered. */
@@ -40,7 +43,7 @@ export const HitlRequestPart = memo(function HitlRequestPart({
   fallback = FallbackWidget,
 }: HitlRequestPartProps) {
   const view = requestViewOf(message, data);
-  const [error, setError] = useState<WidgetProps["error"]>();
+  const [error, setError] = useState<RequestError>();
   const verbs = useMemo(() => answerVerbs(chat, data.request), [chat, data.request]);
   const props = useMemo(
     () => ({
@@ -65,23 +68,15 @@ export const HitlRequestPart = memo(function HitlRequestPart({
   );
   const Widget = widgets?.get(data.request.toolName) ?? fallback;
   // The server refused the answer (the chat's request failed while this one was on its way): answerable again.
-  const refused: WidgetProps["error"] =
+  const refused: RequestError | undefined =
     view.status === "submitting" && chat.status === "error" && chat.error ? refusalOf(chat.error) : undefined;
   const shown = refused ?? (view.status === "pending" ? error : undefined);
-  const status = shown ? "error" : view.status;
-  return (
-    <Widget
-      request={data.request}
-      status={status}
-      {...props}
-      {...(shown ? { error: shown } : {})}
-      {...(view.resolution ? { resolution: view.resolution } : {})}
-    />
-  );
+  const state = shown ? { request: data.request, status: "error" as const, error: shown } : view;
+  return <Widget {...state} {...props} />;
 });
 
 /** A refused answer as a widget's error: the wire code (`invalid_answer`, …) and, for a 422, each issue. */
-function refusalOf(error: Error): NonNullable<WidgetProps["error"]> {
+function refusalOf(error: Error): RequestError {
   const { code, details } = error as { code?: unknown; details?: unknown };
   return {
     code: typeof code === "string" ? code : "error",

@@ -1,4 +1,4 @@
-import type { RequestError, RequestResolution, RequestStatus, TypedInputRequest } from "@hitl-kit/client";
+import type { RequestState, RequestStatus, TypedInputRequest } from "@hitl-kit/client";
 import { type ReactNode, useId, useRef } from "react";
 import { labelOf } from "./schema-node.js";
 import { useFocusOnAppear } from "./use-focus-on-appear.js";
@@ -15,12 +15,16 @@ export const defaultStatusLabels: Record<RequestStatus, string> = {
   error: "Not sent",
 };
 
-/** Props of {@link WidgetFrame}. */
-export interface WidgetFrameProps {
+/** The state fields a frame reads: `status`, and `error` or `resolution` where the status has them. */
+export type WidgetFrameState = RequestState extends infer State
+  ? State extends RequestState
+    ? Pick<State, "status" | "error" | "resolution">
+    : never
+  : never;
+
+/** Props of {@link WidgetFrame}: a request's state (spread a widget's props) and what the frame shows. */
+export type WidgetFrameProps = WidgetFrameState & {
   request: Pick<TypedInputRequest, "toolName" | "prompt">;
-  status: RequestStatus;
-  error?: RequestError;
-  resolution?: RequestResolution<unknown>;
   /** The question shown as the widget's title; the request's prompt by default. */
   title?: ReactNode;
   /** What a resolved widget shows; by default the answer, formatted. */
@@ -34,7 +38,7 @@ export interface WidgetFrameProps {
   className?: string;
   /** The controls, shown while the request is open (pending, submitting, error). */
   children: ReactNode;
-}
+};
 
 function isOpen(status: RequestStatus): boolean {
   return status === "pending" || status === "submitting" || status === "error";
@@ -46,12 +50,12 @@ function isOpen(status: RequestStatus): boolean {
  * once it is settled. It sets `data-state={status}` and moves focus in when it appears.
  * Use it to build a custom widget that looks and behaves like the built-in ones.
  * @example
- * <WidgetFrame request={request} status={status} error={error} resolution={resolution}>
- *   <button onClick={() => respond({ ok: true })}>OK</button>
+ * <WidgetFrame {...props}>
+ *   <button onClick={() => props.respond({ ok: true })}>OK</button>
  * </WidgetFrame>
  */
 export function WidgetFrame(props: WidgetFrameProps) {
-  const { request, status, error, labels, showIssues = true, autoFocus = "control" } = props;
+  const { request, status, labels, showIssues = true, autoFocus = "control" } = props;
   const rootRef = useRef<HTMLElement>(null);
   const titleId = useId();
   const open = isOpen(status);
@@ -77,12 +81,12 @@ export function WidgetFrame(props: WidgetFrameProps) {
       <p className="hitl-widget__title" id={titleId}>
         {props.title ?? request.prompt ?? labelOf({}, request.toolName)}
       </p>
-      {status === "error" && error ? (
+      {props.status === "error" ? (
         <div className="hitl-alert" role="alert">
-          <p>{error.message}</p>
-          {showIssues && error.issues && error.issues.length > 0 ? (
+          <p>{props.error.message}</p>
+          {showIssues && props.error.issues && props.error.issues.length > 0 ? (
             <ul className="hitl-issues">
-              {error.issues.map((issue) => (
+              {props.error.issues.map((issue) => (
                 <li key={`${issue.path.join(".")}:${issue.message}`}>
                   {issue.path.length > 0 ? `${issue.path.join(".")}: ` : ""}
                   {issue.message}
@@ -97,21 +101,24 @@ export function WidgetFrame(props: WidgetFrameProps) {
   );
 }
 
-function Outcome({ status, resolution, summary }: WidgetFrameProps) {
+function Outcome(props: WidgetFrameProps) {
   let detail: ReactNode;
-  if (status === "resolved") detail = summary ?? <ValueView value={resolution?.value} />;
-  else if (status === "declined")
-    detail = resolution?.reason ? (
-      <p className="hitl-quote">“{resolution.reason}”</p>
+  if (props.status === "resolved") detail = props.summary ?? <ValueView value={props.resolution.value} />;
+  else if (props.status === "declined")
+    detail = props.resolution.reason ? (
+      <p className="hitl-quote">“{props.resolution.reason}”</p>
     ) : (
       <p className="hitl-muted">No reason given.</p>
     );
-  else if (status === "cancelled") detail = <p className="hitl-muted">The request was cancelled without an answer.</p>;
+  else if (props.status === "cancelled")
+    detail = <p className="hitl-muted">The request was cancelled without an answer.</p>;
   else detail = <p className="hitl-muted">The request expired before it was answered.</p>;
   return (
     <div className="hitl-widget__outcome">
       {detail}
-      {status === "resolved" && resolution?.reason ? <p className="hitl-quote">“{resolution.reason}”</p> : null}
+      {props.status === "resolved" && props.resolution.reason ? (
+        <p className="hitl-quote">“{props.resolution.reason}”</p>
+      ) : null}
     </div>
   );
 }

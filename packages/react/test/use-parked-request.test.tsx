@@ -1,0 +1,194 @@
+import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  AgentProvider,
+  createWidgetRegistry,
+  ToolCallPart,
+  type ToolCallProps,
+  useAgent,
+  useParkedRequest,
+} from "../src/index.js";
+import { startLiveServer, tools } from "./live-server.js";
+
+let live: Awaited<ReturnType<typeof startLiveServer>> | undefined;
+afterEach(async () => {
+  cleanup();
+  await live?.close();
+  live = undefined;
+});
+
+/** Every state the hand-drawn choice rendered, as `status` or `status:sent value`. */
+const seen: string[] = [];
+
+/** A template choice drawn by hand from the headless hook: no widget, no registry. */
+function HandDrawnChoice({ requestId }: { requestId: string }) {
+  const parked = useParkedRequest(requestId, { tool: tools.pickTemplate });
+  if (!parked) return null;
+  const shown = parked.status === "submitting" ? `submitting:${JSON.stringify(parked.sent)}` : parked.status;
+  if (seen.at(-1) !== shown) seen.push(shown);
+  return (
+    <section aria-label="Choice" data-state={parked.status}>
+      {parked.status === "resolved" ? <p>Chose {parked.resolution.value.templateId}</p> : null}
+      {parked.status === "declined" ? <p>Declined: {parked.resolution.reason}</p> : null}
+      {parked.status === "submitting" && parked.sent.action === "accept" ? (
+        <p>Sending {parked.sent.value.templateId}…</p>
+      ) : null}
+      {parked.status === "error" ? <p role="alert">{parked.error.message}</p> : null}
+      {parked.status === "pending" || parked.status === "error"
+        ? parked.request.input.templates.map((id) => (
+            <button key={id} type="button" onClick={() => parked.respond({ templateId: id })}>
+              {id}
+            </button>
+          ))
+        : null}
+      <button type="button" onClick={() => parked.decline("None of these.")}>
+        decline
+      </button>
+    </section>
+  );
+}
+
+function Chat() {
+  const agent = useAgent();
+  const requestId = agent.pending[0]?.request.requestId ?? Object.keys(agent.requests)[0];
+  return (
+    <main data-status={agent.status}>
+      {requestId ? <HandDrawnChoice requestId={requestId} /> : null}
+      <button type="button" onClick={() => agent.send("poster")}>
+        send
+      </button>
+    </main>
+  );
+}
+
+const pickThenDone = [
+  { text: "Pick one.", toolCalls: [{ toolName: "pick_template", input: { templates: ["calm", "retired"] } }] },
+  { text: "Done." },
+];
+
+async function park(url: string) {
+  render(
+    <AgentProvider url={url}>
+      <Chat />
+    </AgentProvider>,
+  );
+  fireEvent.click(await screen.findByRole("button", { name: "send" }));
+  return screen.findByRole("region", { name: "Choice" });
+}
+
+const idle = () =>
+  waitFor(() => expect(document.querySelector("main")?.getAttribute("data-status")).toBe("idle"), { timeout: 5000 });
+
+describe("useParkedRequest, against a real server", () => {
+  it("gives a hand-drawn UI the request's state, what was sent, and its resolution", async () => {
+    live = await startLiveServer(pickThenDone);
+    const choice = await park(live.url);
+    expect(choice.getAttribute("data-state")).toBe("pending");
+    seen.length = 0;
+    fireEvent.click(screen.getByRole("button", { name: "calm" }));
+    await screen.findByText("Chose calm");
+    expect(choice.getAttribute("data-state")).toBe("resolved");
+    expect(seen).toEqual(['submitting:{"action":"accept","value":{"templateId":"calm"}}', "resolved"]);
+    await idle();
+  });
+
+  it("carries the server's refusal as the error state and stays answerable", async () => {
+    live = await startLiveServer(pickThenDone);
+    const choice = await park(live.url);
+    fireEvent.click(screen.getByRole("button", { name: "retired" }));
+    expect((await screen.findByRole("alert")).textContent).toMatch(/does not fit/);
+    expect(choice.getAttribute("data-state")).toBe("error");
+    fireEvent.click(screen.getByRole("button", { name: "calm" }));
+    await screen.findByText("Chose calm");
+    await idle();
+  });
+
+  it("declines with the reason", async () => {
+    live = await startLiveServer(pickThenDone);
+    const choice = await park(live.url);
+    fireEvent.click(screen.getByRole("button", { name: "decline" }));
+    await screen.findByText("Declined: None of these.");
+    expect(choice.getAttribute("data-state")).toBe("declined");
+    await idle();
+  });
+
+  it("names the fix when there is neither an agent nor a provider", () => {
+    function Orphan() {
+      useParkedRequest("req_1");
+      return null;
+    }
+    expect(() => render(<Orphan />)).toThrow(
+      "useParkedRequest() needs a client: pass agent={useAgent(...)} or render it inside an <AgentProvider>.",
+    );
+  });
+});
+
+function StockCount(props: ToolCallProps<{ sku: string }>) {
+  return (
+    <p role="status" aria-label="Stock" data-state={props.state}>
+      {props.state === "running" ? `Counting ${props.input.sku}…` : null}
+      {props.state === "done" ? `${(props.output as { count: number }).count} in stock` : null}
+      {props.state === "failed" ? `Could not count (${props.outcome})` : null}
+    </p>
+  );
+}
+
+function Transcript({ renderers }: { renderers: boolean }) {
+  const agent = useAgent();
+  const registry = renderers ? createWidgetRegistry<typeof tools>().addToolCall("check_stock", StockCount) : undefined;
+  return (
+    <main data-status={agent.status}>
+      {agent.messages.flatMap((message) =>
+        message.parts.map((part) =>
+          part.type === "tool" ? (
+            <ToolCallPart key={part.toolCallId} part={part} {...(registry ? { widgets: registry } : {})} />
+          ) : null,
+        ),
+      )}
+      <button type="button" onClick={() => agent.send("stock?")}>
+        send
+      </button>
+    </main>
+  );
+}
+
+describe("<ToolCallPart> for calls that do not park, against a real server", () => {
+  it("shows a server tool running, then done, with the registry's renderer", async () => {
+    live = await startLiveServer([
+      { toolCalls: [{ toolName: "check_stock", input: { sku: "A2-calm" } }] },
+      { text: "ok" },
+    ]);
+    render(
+      <AgentProvider url={live.url}>
+        <Transcript renderers />
+      </AgentProvider>,
+    );
+    fireEvent.click(await screen.findByRole("button", { name: "send" }));
+    const stock = await screen.findByRole("status", { name: "Stock" });
+    expect(stock.getAttribute("data-state")).toBe("running");
+    expect(stock.textContent).toBe("Counting A2-calm…");
+    await waitFor(() => expect(stock.getAttribute("data-state")).toBe("done"));
+    expect(stock.textContent).toBe("12 in stock");
+    await idle();
+  });
+
+  it("shows a failed call with the default card: its state, outcome and what happened", async () => {
+    live = await startLiveServer([{ toolCalls: [{ toolName: "check_stock", input: { sku: "B0" } }] }, { text: "ok" }]);
+    render(
+      <AgentProvider url={live.url}>
+        <Transcript renderers={false} />
+      </AgentProvider>,
+    );
+    fireEvent.click(await screen.findByRole("button", { name: "send" }));
+    const card = await waitFor(() => {
+      const found = document.querySelector<HTMLElement>('[data-tool="check_stock"]');
+      expect(found?.getAttribute("data-state")).toBe("failed");
+      return found!;
+    });
+    expect(card.getAttribute("data-outcome")).toBe("error");
+    expect(screen.getByRole("status").textContent).toBe("Failed");
+    expect(card.textContent).toContain("Check stock");
+    expect(card.textContent).toContain("No poster has the sku B0.");
+    await idle();
+  });
+});

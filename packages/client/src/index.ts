@@ -4,7 +4,24 @@
  * and answers. React apps want `@hitl-kit/react`, which binds it.
  * @packageDocumentation
  */
+
 export { AgentClient, type AgentClientOptions, createAgentClient, type StateListener } from "./agent-client.js";
+export {
+  type ApiClient,
+  createApiClient,
+  type EventsOptions,
+  type OpenStreamOptions,
+} from "./api-client.js";
+export { ApiError } from "./api-error.js";
+export type {
+  ApiClientOptions,
+  CallOptions,
+  FetchLike,
+  Resolution,
+  RespondReply,
+  SessionPage,
+  SessionSummary,
+} from "./api-types.js";
 export { type BackoffOptions, backoffDelay } from "./backoff.js";
 export type { ClientAction } from "./client-action.js";
 export {
@@ -15,7 +32,6 @@ export {
   initialClientState,
 } from "./client-state.js";
 export type { CommandError, CommandResult } from "./command-result.js";
-export type { FetchLike } from "./http-json.js";
 export { reduceClientState } from "./reduce-client-state.js";
 export { isOpen } from "./reduce-requests.js";
 export {

@@ -129,9 +129,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     let response: Response;
     let text: string;
     try {
+      const headers = await headersFor(defaults, call.headers);
+      call.signal?.throwIfAborted();
       response = await fetch(url, {
         method,
-        headers: await headersFor(defaults, call.headers),
+        headers,
         credentials,
         ...(method === "POST" ? { body: JSON.stringify(body ?? {}) } : {}),
         ...(call.signal ? { signal: call.signal } : {}),

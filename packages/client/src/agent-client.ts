@@ -1,6 +1,5 @@
 import { type InputResponse, ProtocolError, validateJsonSchema } from "@hitl-kit/protocol";
-import type { ApiClient } from "./api-client.js";
-import type { ApiClientOptions } from "./api-types.js";
+import type { ApiClient, ApiClientOptions } from "./api-types.js";
 import type { ClientAction } from "./client-action.js";
 import { type ClientState, initialClientState } from "./client-state.js";
 import { type CommandError, type CommandResult, toCommandError, toRequestError } from "./command-result.js";

@@ -1,87 +1,17 @@
-import {
-  type InputResponse,
-  ProtocolError,
-  type ProtocolEvent,
-  parseSnapshot,
-  type SessionSnapshot,
-} from "@hitl-kit/protocol";
+import { type InputResponse, ProtocolError, parseSnapshot } from "@hitl-kit/protocol";
 import { badResponseError, errorOfResponse, failedRequestError } from "./api-error.js";
 import type {
+  ApiClient,
   ApiClientOptions,
   CallOptions,
   FetchLike,
+  OpenStreamOptions,
   RespondReply,
   SessionPage,
   SessionSummary,
 } from "./api-types.js";
 import { eventIterator } from "./event-iterator.js";
 import { openEventStream } from "./open-event-stream.js";
-import type { StreamOptions } from "./transport.js";
-
-/** Options of {@link ApiClient.events}. */
-export interface EventsOptions {
-  /** Start after this seq (default `0`: from the first event). A dropped stream resumes after the last event received. */
-  after?: number;
-  /** Ends the iteration (it then returns, without an error). */
-  signal?: AbortSignal;
-  /** Reconnects in a row without an event before the iteration throws `network` (default: no limit). */
-  maxRetries?: number;
-  /** Headers for this stream only, over the client's. */
-  headers?: HeadersInit;
-}
-
-/** Options of {@link ApiClient.openStream}: where to resume and where events go. */
-export interface OpenStreamOptions extends StreamOptions {
-  /** Reconnects in a row without an event before the sink is failed with `network` (default: no limit). */
-  maxRetries?: number;
-}
-
-/**
- * The HTTP client of the wire protocol: one method per route of the fetch handler, typed
- * results, and every failure thrown as an {@link ApiError} carrying the wire code and
- * the HTTP status. Create it with {@link createApiClient}. Every state-changing request
- * is JSON (`Content-Type: application/json`), as the server's CSRF rule wants; a browser
- * adds `Origin` by itself.
- */
-export interface ApiClient {
-  /** The protocol's base, without a trailing slash. */
-  readonly url: string;
-  /** `POST /sessions`: a new session owned by the caller. @throws `session_limit`, `rate_limited`, … */
-  createSession(options?: CallOptions): Promise<{ sessionId: string }>;
-  /** `GET /sessions`: the caller's sessions, newest first; `limit` 1–100 (default 50), `cursor` from a previous page. */
-  listSessions(page?: { limit?: number; cursor?: string } & CallOptions): Promise<SessionPage>;
-  /**
-   * `GET /sessions/:id`: the session's snapshot with its newest `limit` messages (1–200,
-   * default 50); with `before` (a snapshot's `before`), the page before those. @throws `not_found`
-   */
-  getSnapshot(sessionId: string, page?: { before?: string; limit?: number } & CallOptions): Promise<SessionSnapshot>;
-  /** `POST /sessions/:id/messages`: starts a turn. @throws `turn_running`, `not_found`, `bad_request` */
-  sendMessage(sessionId: string, text: string, options?: CallOptions): Promise<{ turnId: string }>;
-  /**
-   * `POST /sessions/:id/responses`: answers requests (1 to 100, each a different one).
-   * Sending the same response again is safe: it answers `200` with the first resolution.
-   * @throws `invalid_answer` (the issues in `details`), `already_resolved`, `not_found`
-   */
-  respond(sessionId: string, responses: InputResponse[], options?: CallOptions): Promise<RespondReply>;
-  /** Cancels one request (`respond` with action `cancel`): its tool call ends as cancelled. */
-  cancelRequest(sessionId: string, requestId: string, options?: CallOptions): Promise<RespondReply>;
-  /** `POST /sessions/:id/cancel`: stops the running or parked turn; open requests end as cancelled. */
-  stopTurn(sessionId: string, options?: CallOptions): Promise<void>;
-  /** `DELETE /sessions/:id`: the session and everything in it (a running turn is stopped first). */
-  deleteSession(sessionId: string, options?: CallOptions): Promise<void>;
-  /**
-   * `GET /sessions/:id/events`: the session's events after `after`, then live ones, in
-   * order, each once. A dropped stream reconnects with backoff and resumes after the last
-   * event received; an answer retrying cannot fix throws (`not_found`, `forbidden`, …).
-   */
-  events(sessionId: string, options?: EventsOptions): AsyncIterableIterator<ProtocolEvent>;
-  /**
-   * The event stream as a sink, for a store: events in paced batches, connection changes,
-   * and one `fail` when it cannot go on. Resumes after `lastSeq()` at every reconnect.
-   * Returns the function that closes it.
-   */
-  openStream(sessionId: string, options: OpenStreamOptions): () => void;
-}
 
 /**
  * Creates the HTTP client of the wire protocol. It does no I/O until a method is called.
@@ -126,10 +56,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const defaults: Record<string, string> = { accept: "application/json" };
     // Every POST is JSON, `{}` when it says nothing: the server refuses others, as a CSRF defence.
     if (method === "POST") defaults["content-type"] = "application/json";
+    const headers = await headersFor(defaults, call.headers);
     let response: Response;
     let text: string;
     try {
-      const headers = await headersFor(defaults, call.headers);
       call.signal?.throwIfAborted();
       response = await fetch(url, {
         method,

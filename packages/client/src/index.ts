@@ -6,17 +6,15 @@
  */
 
 export { AgentClient, type AgentClientOptions, createAgentClient, type StateListener } from "./agent-client.js";
-export {
-  type ApiClient,
-  createApiClient,
-  type EventsOptions,
-  type OpenStreamOptions,
-} from "./api-client.js";
+export { createApiClient } from "./api-client.js";
 export { ApiError } from "./api-error.js";
 export type {
+  ApiClient,
   ApiClientOptions,
   CallOptions,
+  EventsOptions,
   FetchLike,
+  OpenStreamOptions,
   Resolution,
   RespondReply,
   SessionPage,

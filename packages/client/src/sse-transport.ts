@@ -1,5 +1,5 @@
-import { type ApiClient, createApiClient } from "./api-client.js";
-import type { ApiClientOptions } from "./api-types.js";
+import { createApiClient } from "./api-client.js";
+import type { ApiClient, ApiClientOptions } from "./api-types.js";
 import type { Transport } from "./transport.js";
 
 /** Options of {@link sseTransport}: those of an {@link ApiClient}, or one to share. */

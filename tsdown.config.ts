@@ -23,7 +23,7 @@ const browser = { platform: "neutral", target: "es2022" } as const;
 const node = { platform: "node", target: "node20.19", fixedExtension: false } as const;
 
 export default defineConfig([
-  library("protocol", ["src/index.ts"], browser),
+  library("protocol", ["src/index.ts", "src/convert.ts", "src/internal.ts"], browser),
   library("client", ["src/index.ts"], browser),
   library("react", ["src/index.ts", "src/query-options.ts"], browser),
   library("widgets", ["src/index.ts", "src/styles.css"], browser),

@@ -103,6 +103,7 @@ export default defineConfig({
               "packages/*/src/**/*.test-d.tsx",
               "packages/*/test/**/*.test-d.ts",
               "packages/*/test/**/*.test-d.tsx",
+              "apps/*/src/**/*.test-d.tsx",
             ],
             tsconfig: "./tsconfig.json",
           },

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { createApiClient } from "@hitl-kit/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientBudgetBytes, measureShipped } from "../bench/bundle-size.js";
+import { runApiExtractor } from "../scripts/api-report.js";
 import { type ConsumerServer, startConsumerServer } from "./consumer-server.js";
 import { type Consumer, cleanEnv, packages, prepareConsumer, root, run } from "./prepare-consumer.js";
 
@@ -54,6 +55,14 @@ describe("the packed packages, installed in a new project outside the workspace"
       // attw exits non-zero on any problem in bundler or node16 (ESM) resolution.
       run(bin("attw"), [tarball, "--profile", "esm-only", "--format", "ascii", ...css], root);
     }
+  });
+
+  it("declare exactly the public API of the checked-in API reports (else run `npm run api:report` and review the diff)", () => {
+    // prepareConsumer built the packages, so dist/ holds the declarations that were packed.
+    expect(
+      runApiExtractor(false),
+      "The public API changed: run `npm run api:report`, review the reports' diff and commit them.",
+    ).toEqual([]);
   });
 
   it("type-check every README snippet with strict tsc, our declarations included", () => {
@@ -137,12 +146,18 @@ describe("the packed packages, installed in a new project outside the workspace"
       await runtime.idle();
       const sqlite = await import("@hitl-kit/server/sqlite").then(() => "loaded", (error) => error.message);
       const postgres = await import("@hitl-kit/server/postgres").then(() => "loaded", (error) => error.message);
-      console.log(JSON.stringify({ status: (await runtime.getSnapshot(sessionId)).status, sqlite, postgres }));
+      const { fromVellumTool } = await import("@hitl-kit/protocol/convert");
+      const ported = fromVellumTool({ name: "read_file", description: "Read.", input_schema: { type: "object" }, defaultRiskLevel: "high" });
+      const protocol = await import("@hitl-kit/protocol");
+      const convert = { ported: [ported.name, ported.approval.mode], inMainEntry: "fromVellumTool" in protocol };
+      console.log(JSON.stringify({ status: (await runtime.getSnapshot(sessionId)).status, sqlite, postgres, convert }));
     `;
     const report = JSON.parse(run(process.execPath, ["--input-type=module", "-e", script], consumer.minimal));
     expect(report.status).toBe("idle");
     expect(report.sqlite).toMatch(/better-sqlite3/);
     expect(report.postgres).toMatch(/'pg'/);
+    // The converters ship as their own entry, and only there.
+    expect(report.convert).toEqual({ ported: ["read_file", "always"], inMainEntry: false });
   });
 
   it("run useChat's transport from the packed @hitl-kit/ai-sdk against the packed server, chunks checked by the AI SDK", () => {

@@ -1,7 +1,6 @@
 import type { WidgetProps } from "@hitl-kit/react";
 import {
   ApprovalCard,
-  AspectRatioPicker,
   ChoicePicker,
   FormWidget,
   FreeformAnswer,
@@ -10,6 +9,7 @@ import {
 } from "@hitl-kit/widgets";
 import type { Meta, StoryObj } from "@storybook/react-vite";
 import { expect } from "storybook/test";
+import { AspectRatioPicker } from "../../apps/chat/src/widgets/aspect-ratio-picker.js";
 import { questionAnswer, request, states } from "./fixtures.js";
 import { templates } from "./widgets/template-picker.stories.js";
 

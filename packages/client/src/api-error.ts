@@ -13,6 +13,7 @@ import { ERROR_CODES, type ErrorCode, isErrorCode, ProtocolError, parseErrorBody
  * }
  */
 export class ApiError extends ProtocolError {
+  /** `"ApiError"`. */
   override readonly name: string = "ApiError";
   readonly #status: number;
 

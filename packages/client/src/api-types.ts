@@ -35,18 +35,23 @@ export interface CallOptions {
 
 /** One session in the list `GET /sessions` answers. */
 export interface SessionSummary {
+  /** The session's id, for `getSnapshot`, `events` and the commands. */
   sessionId: string;
+  /** When it was created (ISO 8601); the list is newest first by this. */
   createdAt: string;
+  /** When it last changed (ISO 8601): an event, or a change of its turn's state. */
   updatedAt: string;
   /** The first words of the first message. */
   title?: string;
   /** Where its turn is; `resuming` while the server picks a settled turn up again. */
   status: SessionStatus | "resuming";
+  /** The seq of its newest event. */
   lastSeq: number;
 }
 
 /** A page of the caller's sessions, newest first. */
 export interface SessionPage {
+  /** At most the page's `limit` sessions, newest first. */
   sessions: SessionSummary[];
   /** Pass it as `cursor` for the next page; absent on the last page. */
   nextCursor?: string;
@@ -54,14 +59,19 @@ export interface SessionPage {
 
 /** How a request was settled, as `POST /sessions/:id/responses` answers it. */
 export interface Resolution {
+  /** The request it settled. */
   requestId: string;
+  /** How it was settled: the person's `accept`, `decline` or `cancel`, or `expire`. */
   action: ResolutionAction;
+  /** The accepted answer, as the server validated it. */
   value?: unknown;
+  /** Why it was declined, when the person said. */
   reason?: string;
 }
 
 /** The answer to `respond`: `202` when any request settled now, `200` when every response repeated a settled one. */
 export interface RespondReply {
+  /** `202`: at least one request settled now; `200`: every response repeated a settled one. */
   status: 200 | 202;
   /** Each request's resolution, in the order of the responses (a repeat gets the first resolution). */
   resolutions: Resolution[];

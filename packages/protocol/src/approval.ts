@@ -3,7 +3,9 @@
  * predicate (it asks the person), so `input` is always there.
  */
 export interface ApprovalContext<Input = unknown> {
+  /** The tool called. */
   toolName: string;
+  /** The call's input, validated by the tool's input schema. */
   input: Input;
   /** Names of tools the person has approved earlier in this session. */
   approvedTools: ReadonlySet<string>;

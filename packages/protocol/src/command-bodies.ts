@@ -6,8 +6,11 @@ export type ResponseAction = "accept" | "decline" | "cancel";
 
 /** The person's answer to one `InputRequest`. `value` is required for `accept` of an input request. */
 export interface InputResponse {
+  /** The `InputRequest` answered. */
   requestId: string;
+  /** Accept (with `value`), decline (with an optional `reason`) or cancel. */
   action: ResponseAction;
+  /** The answer, checked against the request's `answerSchema`; an approval's is optional (`{ reason? }`). */
   value?: unknown;
   /** At most 10,000 characters. */
   reason?: string;
@@ -15,11 +18,13 @@ export interface InputResponse {
 
 /** Body of `POST /sessions/:id/responses`: 1 to 100 responses, each to a different request. */
 export interface RespondBody {
+  /** The answers, at most one per request. */
   responses: InputResponse[];
 }
 
 /** Body of `POST /sessions/:id/messages`: text with something other than white space, at most 100,000 characters. */
 export interface SendMessageBody {
+  /** What the person wrote. */
   text: string;
 }
 

@@ -29,8 +29,11 @@ export function decodeEvent(data: string): ProtocolEvent {
 
 /** One SSE frame as a parser hands it over: its `id:`, `event:` and `data:` fields. */
 export interface EventFrame {
+  /** The frame's `id:` field: the event's seq. */
   id?: string | undefined;
+  /** The frame's `event:` field: the event's type. */
   event?: string | undefined;
+  /** The frame's `data:` field(s), joined with line breaks. */
   data: string;
 }
 

@@ -19,11 +19,17 @@ export type PromptOption<Input> = string | ((input: Input) => string);
 
 /** A tool executed on the server, optionally gated by an approval policy. */
 export interface ServerToolDefinition<Name extends string = string, InputSchema extends SchemaLike = SchemaLike> {
+  /** Runs on the server (attach its executor with `implement`). */
   readonly kind: "server";
+  /** The name the model calls it by. */
   readonly name: Name;
+  /** What the model is told the tool does. */
   readonly description: string;
+  /** The schema of the call's input, given to the model. */
   readonly inputSchema: InputSchema;
+  /** When a call waits for a person's approval. */
   readonly approval: ApprovalPolicy<Infer<InputSchema>>;
+  /** The question shown with an approval request. */
   readonly prompt?: PromptOption<Infer<InputSchema>>;
 }
 
@@ -33,11 +39,17 @@ export interface ClientToolDefinition<
   InputSchema extends SchemaLike = SchemaLike,
   AnswerSchema extends SchemaLike = SchemaLike,
 > {
+  /** Answered by a person in the browser. */
   readonly kind: "client";
+  /** The name the model calls it by. */
   readonly name: Name;
+  /** What the model is told the tool does. */
   readonly description: string;
+  /** The schema of the call's input, given to the model and shown to the widget. */
   readonly inputSchema: InputSchema;
+  /** The schema of the person's answer, checked in the browser and again on the server. */
   readonly answerSchema: AnswerSchema;
+  /** The question shown with the request. */
   readonly prompt?: PromptOption<Infer<InputSchema>>;
 }
 

@@ -69,22 +69,22 @@ export function isErrorCode(code: string): code is ErrorCode {
 
 /** An error with a wire code, thrown by the server and the client alike. */
 export class ProtocolError extends Error {
+  /** `"ProtocolError"` (`"ApiError"` for the client's subclass). */
   override readonly name: string = "ProtocolError";
   /** The error's code: one of {@link ERROR_CODES}, or a newer server's code this version does not know. */
   readonly code: ErrorCode | (string & {});
+  /** Structured detail: the issues of an `invalid_answer`, the resolution of an `already_resolved`, … */
+  readonly details: unknown;
 
   /**
    * @param code one of {@link ERROR_CODES}; its status comes from there
    * @param message what went wrong and, where there is one, the fix
    * @param details structured detail, such as the list of validation issues
    */
-  constructor(
-    code: ErrorCode,
-    message: string,
-    readonly details?: unknown,
-  ) {
+  constructor(code: ErrorCode, message: string, details?: unknown) {
     super(message);
     this.code = code;
+    this.details = details;
   }
 
   /** The HTTP status for this error's code (500 for a code this version does not know). */

@@ -1,3 +1,13 @@
+/**
+ * @hitl-kit/protocol: the wire protocol of hitl-kit and the tool definitions both sides
+ * share — events, requests, answers and the session snapshot as types; the decoders and
+ * the SSE codec for them; `defineTool` / `defineClientTool` and approval policies; schema
+ * helpers that accept zod, any Standard Schema or plain JSON Schema. No React, no Node APIs.
+ *
+ * Converters from other frameworks' tool shapes are in `@hitl-kit/protocol/convert`.
+ * `@hitl-kit/protocol/internal` is for hitl-kit's own packages and is not covered by semver.
+ * @packageDocumentation
+ */
 export {
   type ApprovalContext,
   type ApprovalOption,
@@ -5,11 +15,8 @@ export {
   always,
   never,
   once,
-  requiresApproval,
-  toApprovalPolicy,
 } from "./approval.js";
 export { askQuestion, type QuestionAnswer, type QuestionInput, type QuestionInputSchema } from "./ask-question.js";
-export { assertCheckableTool } from "./checkable-tool.js";
 export type {
   CancelBody,
   CreateSessionBody,
@@ -18,18 +25,15 @@ export type {
   ResponseAction,
   SendMessageBody,
 } from "./command-bodies.js";
-export { type CommandBodies, parseCommandBody } from "./decode-command.js";
 export { decodeEvent, type EventFrame, eventFrameDecoder, parseErrorBody, parseSnapshot } from "./decode-wire.js";
 export {
   type AnyToolDefinition,
   type ApprovalAnswer,
   approvalAnswerSchema,
   type ClientToolDefinition,
-  canPark,
   defineClientTool,
   defineTool,
   type PromptOption,
-  promptFor,
   type ServerToolDefinition,
   type ToolAnswerOf,
   type ToolInputOf,
@@ -54,19 +58,10 @@ export type {
   ToolOutcome,
   TurnError,
 } from "./events.js";
-export { findUnsupportedKeyword, type UnsupportedKeyword } from "./json-schema/find-unsupported-keyword.js";
-export {
-  fromReactiveAgentsTool,
-  fromVellumTool,
-  type ReactiveAgentsToolDefinition,
-  type RiskLevel,
-  type VellumToolDefinition,
-} from "./port-tools.js";
 export { emptySnapshot, reduceSession } from "./reduce-session.js";
 export type { InputRequest, RequestKind, ResolutionAction } from "./requests.js";
 export {
   type Infer,
-  isStandardSchema,
   type JsonSchema,
   jsonSchema,
   type SchemaLike,
@@ -86,15 +81,14 @@ export type {
   TextPart,
   ToolPart,
 } from "./snapshot.js";
-export { encodeComment, eventFrameEncoder } from "./sse.js";
-export {
-  indexTools,
-  type ToolAnswer,
-  type ToolInput,
-  type ToolName,
-  type ToolNamed,
-  type ToolSet,
-  type ToolUnion,
+export { eventFrameEncoder } from "./sse.js";
+export type {
+  ToolAnswer,
+  ToolInput,
+  ToolName,
+  ToolNamed,
+  ToolSet,
+  ToolUnion,
 } from "./tool-map.js";
 export { validateJsonSchema } from "./validate-json-schema.js";
 export { PROTOCOL_VERSION } from "./version.js";

@@ -18,6 +18,9 @@ export interface VellumToolDefinition {
 /**
  * Converts a Vellum plugin tool: `defaultRiskLevel` low → `never()`, medium → `once()`,
  * high → `always()`. Attach its executor with `implement` on the server.
+ * @example
+ * import { fromVellumTool } from "@hitl-kit/protocol/convert";
+ * const readFile = fromVellumTool({ name: "read_file", description: "Read a file.", input_schema, defaultRiskLevel: "low" });
  */
 export function fromVellumTool(tool: VellumToolDefinition): ServerToolDefinition<string, JsonSchema> {
   const policy = policyForRisk[tool.defaultRiskLevel];

@@ -8,14 +8,19 @@ export type RequestKind = "approval" | "input";
  * the JSON Schema the answer's `value` must satisfy; the server checks it again.
  */
 export interface InputRequest {
+  /** The request's id, which an `InputResponse` names. */
   requestId: string;
+  /** The parked tool call's id, as in its `tool.called` event. */
   toolCallId: string;
+  /** The tool's name, which picks the widget in a registry. */
   toolName: string;
+  /** `approval` for a server tool waiting for a yes or no, `input` for an answer. */
   kind: RequestKind;
   /** The question, when the tool defines one. */
   prompt?: string;
   /** The tool call's input, as the model wrote it and the tool's input schema accepted it. */
   input: unknown;
+  /** The JSON Schema an accepted answer's `value` must satisfy. */
   answerSchema: JsonSchema;
   /** ISO 8601; the request settles as expired then. */
   expiresAt?: string;

@@ -7,12 +7,14 @@ export type SessionStatus = "idle" | "running" | "waiting";
 /** Text the model or the person wrote. */
 export interface TextPart {
   type: "text";
+  /** The text so far (all of it once the message is complete). */
   text: string;
 }
 
 /** The model's visible reasoning. */
 export interface ReasoningPart {
   type: "reasoning";
+  /** The reasoning so far. */
   text: string;
 }
 
@@ -39,15 +41,21 @@ export type MessagePart = TextPart | ReasoningPart | ToolPart;
 
 /** A message of the transcript, as the person sees it. */
 export interface Message {
+  /** The message's id, as in its `message.started` event. */
   id: string;
+  /** Who wrote it. */
   role: MessageRole;
+  /** `streaming` until its `message.completed` event. */
   status: "streaming" | "complete";
+  /** Its text, reasoning and tool calls, in order. */
   parts: MessagePart[];
 }
 
 /** A settled request and how it was settled, so a transcript can show the answer after a reload. */
 export interface ResolvedRequest {
+  /** The request as it was asked. */
   request: InputRequest;
+  /** How it was settled: the action, the accepted value, the reason given. */
   resolution: { action: ResolutionAction; value?: unknown; reason?: string };
 }
 

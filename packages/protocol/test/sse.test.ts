@@ -3,12 +3,12 @@ import { describe, expect, it } from "vitest";
 import {
   decodeEvent,
   EVENT_TYPES,
-  encodeComment,
   eventFrameDecoder,
   eventFrameEncoder,
   ProtocolError,
   type ProtocolEvent,
 } from "../src/index.js";
+import { encodeComment } from "../src/internal.js";
 import { everyEventType } from "./fixtures.js";
 
 /** Frames as eventsource-parser hands them over, from bytes in awkward chunks, as a network would. */

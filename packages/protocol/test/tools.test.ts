@@ -1,21 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { fromReactiveAgentsTool, fromVellumTool } from "../src/convert.js";
 import {
   always,
   askQuestion,
-  canPark,
   defineClientTool,
   defineTool,
-  fromReactiveAgentsTool,
-  fromVellumTool,
-  indexTools,
   never,
   once,
-  promptFor,
-  requiresApproval,
   toJsonSchema,
   validate,
 } from "../src/index.js";
+import { canPark, indexTools, promptFor, requiresApproval } from "../src/internal.js";
 
 const refund = defineTool({
   name: "refund_charge",

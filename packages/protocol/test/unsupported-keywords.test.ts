@@ -3,14 +3,8 @@ import { toStandardJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  approvalAnswerSchema,
-  askQuestion,
-  defineClientTool,
-  defineTool,
-  findUnsupportedKeyword,
-  type JsonSchema,
-} from "../src/index.js";
+import { approvalAnswerSchema, askQuestion, defineClientTool, defineTool, type JsonSchema } from "../src/index.js";
+import { findUnsupportedKeyword } from "../src/internal.js";
 
 const client = (answerSchema: unknown, inputSchema: unknown = {}) =>
   defineClientTool({

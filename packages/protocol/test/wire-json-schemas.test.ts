@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildWireJsonSchemas } from "../scripts/wire-json-schemas.js";
 import { ProtocolEvent, RespondBody, SendMessageBody, SessionSnapshot } from "../scripts/wire-zod-schemas.js";
-import { decodeEvent, ProtocolError, parseCommandBody, parseErrorBody, parseSnapshot } from "../src/index.js";
+import { decodeEvent, ProtocolError, parseErrorBody, parseSnapshot } from "../src/index.js";
+import { parseCommandBody } from "../src/internal.js";
 import {
   commandJsonSchemas,
   errorBodyJsonSchema,

@@ -34,7 +34,6 @@ export {
 } from "./runtime/implement.js";
 export type { AgentRuntimeOptions } from "./runtime/runtime-core.js";
 export type { RuntimeTool } from "./runtime/tool-registry.js";
-export { findTranscriptError } from "./runtime/transcript.js";
 export { memoryStore } from "./store/memory-store.js";
 export type {
   ListSessionsOptions,

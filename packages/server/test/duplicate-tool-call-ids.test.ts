@@ -1,6 +1,6 @@
 import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { findTranscriptError } from "../src/index.js";
+import { findTranscriptError } from "../src/runtime/transcript.js";
 import { checkOneResultPerCall, startServer } from "./harness.js";
 import { recordingModel } from "./recording-model.js";
 import { executions } from "./tools.js";

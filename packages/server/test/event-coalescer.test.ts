@@ -1,5 +1,5 @@
 import type { EventInput } from "@hitl-kit/protocol";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { eventCoalescer } from "../src/runtime/event-coalescer.js";
 
 const delta = (messageId: string, text: string): EventInput => ({ type: "text.delta", messageId, delta: text });
@@ -38,8 +38,8 @@ describe("eventCoalescer", () => {
     const store = recorder();
     const coalescer = eventCoalescer(store.write, { maxDelayMs: 5 });
     await coalescer.emit([delta("m", "a")]);
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(store.batches).toEqual([[delta("m", "a")]]);
+    // Written by the timer, without a flush (waited for generously: a loaded machine runs timers late).
+    await vi.waitFor(() => expect(store.batches).toEqual([[delta("m", "a")]]), { timeout: 2_000, interval: 5 });
     await coalescer.emit([delta("m", "b")]);
     await coalescer.flush();
     expect(store.batches).toEqual([[delta("m", "a")], [delta("m", "b")]]);

@@ -2,13 +2,8 @@ import { join } from "node:path";
 import type { ProtocolEvent } from "@hitl-kit/protocol";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  type AgentRuntime,
-  createAgentRuntime,
-  findTranscriptError,
-  type SessionStore,
-  scriptedModel,
-} from "../src/index.js";
+import { type AgentRuntime, createAgentRuntime, type SessionStore, scriptedModel } from "../src/index.js";
+import { findTranscriptError } from "../src/runtime/transcript.js";
 import { sqliteStore } from "../src/store/sqlite-store.js";
 import { checkOneResultPerCall, quiet, tempDir } from "./harness.js";
 import { serverTools } from "./tools.js";

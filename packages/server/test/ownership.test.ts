@@ -174,6 +174,18 @@ describe("the host's identify hook", () => {
 });
 
 describe("session lifecycle over HTTP", () => {
+  it("answers 404 for a session deleted through another handler, though this one served it a moment ago", async () => {
+    server = startServer(scriptedModel([]), { http: { identify: () => "ada" } });
+    const other = browser(createFetchHandler(server.runtime, { identify: () => "ada", rateLimit: false }));
+    const id = (await server.call("POST", "/sessions", {})).body.sessionId;
+    expect((await server.call("GET", `/sessions/${id}`)).status).toBe(200);
+    expect((await other.call("DELETE", `/sessions/${id}`)).status).toBe(204);
+    const gone = await server.call("GET", `/sessions/${id}`);
+    expect(gone.status).toBe(404);
+    expect(gone.body.error.code).toBe("not_found");
+    expect((await server.call("POST", `/sessions/${id}/messages`, { text: "hi" })).status).toBe(404);
+  });
+
   it("pages the caller's sessions with ?limit= and ?cursor=, and refuses bad ones with 400", async () => {
     server = startServer(scriptedModel([]));
     const ids: string[] = [];

@@ -1,7 +1,7 @@
 import type { ProtocolEvent } from "@hitl-kit/protocol";
 import { defineTool } from "@hitl-kit/protocol";
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { z } from "zod";
 import { type AgentRuntime, createAgentRuntime, implement, type SessionStore, scriptedModel } from "../src/index.js";
 import { postgresStore } from "../src/store/postgres-store.js";
@@ -152,6 +152,37 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
     });
     expect(checkOneResultPerCall(await b.store.readEvents(orphan, 0))).toEqual([]);
   }, 20_000);
+
+  it("refuses a turn's write from an instance whose lease lapsed or was taken, in the write itself", async () => {
+    const schema = `inst_${++schemas}`;
+    const store = postgresStore(database, { schema, leaseMs: 400, poolSize: 2 });
+    const coordination = store.coordinate!();
+    onTestFinished(async () => {
+      await coordination.close();
+      await store.close();
+    });
+    await store.createSession({
+      sessionId: "s",
+      createdAt: new Date().toISOString(),
+      status: "idle",
+      step: 0,
+      stepOpen: false,
+      approvedTools: [],
+    });
+    const turnWrite = { events: [{ type: "turn.started" as const, turnId: "t1", cause: "message" as const }] };
+    const { holder } = coordination.turns;
+    // No lease yet: refused; held: written.
+    expect(await store.write("s", { ...turnWrite, requireLease: holder })).toEqual({ ok: false, reason: "lease" });
+    expect(await coordination.turns.acquire("s")).toBe(true);
+    expect(await store.write("s", { ...turnWrite, requireLease: holder })).toMatchObject({ ok: true });
+    // Another instance took it over: the write of the one that still thinks it drives is refused, and nothing is appended.
+    const admin = new pg.Client({ connectionString: database });
+    await admin.connect();
+    await admin.query(`UPDATE ${schema}.turn_leases SET holder = 'other', token = token + 1 WHERE session_id = 's'`);
+    await admin.end();
+    expect(await store.write("s", { ...turnWrite, requireLease: holder })).toEqual({ ok: false, reason: "lease" });
+    expect(await store.readEvents("s", 0)).toHaveLength(1);
+  });
 
   it("settles each expired request once when every instance sweeps", async () => {
     const schema = `inst_${++schemas}`;

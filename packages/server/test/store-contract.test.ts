@@ -381,7 +381,7 @@ describe("sqliteStore on disk", () => {
     expect((await again.getSession("legacy"))?.updatedAt).toBe("2025-02-01T00:00:00.000Z");
   });
 
-  it("fills the projection of a file written before it, from each session's log", async () => {
+  it("fills the projection of a file written before it, from each session's log, and keeps every row", async () => {
     const dir = tempDir();
     dirs.push(dir);
     // A session written by this version, copied into a file of the previous schema (version 1).
@@ -391,7 +391,23 @@ describe("sqliteStore on disk", () => {
     for (const batch of batchesOf([...ops, { kind: "start" }, { kind: "delta", text: "hi", reasoning: false }])) {
       await source.write("s", batch);
     }
-    const fold = (await source.readEvents("s", 0)).reduce(reduceSession, emptySnapshot("s"));
+    const call = {
+      toolCallId: "c",
+      turnId: "t9",
+      step: 1,
+      index: 0,
+      toolName: "t",
+      input: {},
+      state: "parked" as const,
+    };
+    await source.write("s", {
+      toolCalls: [call],
+      requests: [request("r9", 4_102_444_800_000)],
+      transcript: [{ role: "user", content: [{ type: "text", text: "kept" }] }],
+    });
+    const events = await source.readEvents("s", 0);
+    const fold = events.reduce(reduceSession, emptySnapshot("s"));
+    const requests = await source.getOpenRequests("s");
     await source.close();
     const old = new Database(join(dir.path, "old.sqlite"));
     old.exec(`
@@ -407,9 +423,10 @@ describe("sqliteStore on disk", () => {
         expires_at INTEGER, body TEXT NOT NULL, PRIMARY KEY (session_id, request_id)) WITHOUT ROWID;
       ATTACH DATABASE '${join(dir.path, "new.sqlite")}' AS new;
       INSERT INTO sessions SELECT session_id, created_at, status, last_seq, body, owner, updated_at FROM new.sessions;
-      INSERT INTO events SELECT * FROM new.events;
+      INSERT INTO events SELECT session_id, seq, body FROM new.events;
       INSERT INTO tool_calls SELECT session_id, tool_call_id, turn_id, body FROM new.tool_calls;
-      INSERT INTO requests SELECT * FROM new.requests;
+      INSERT INTO requests SELECT session_id, request_id, state, expires_at, body FROM new.requests;
+      INSERT INTO transcript SELECT session_id, idx, message FROM new.transcript;
       PRAGMA user_version = 1;`);
     old.close();
 
@@ -417,6 +434,15 @@ describe("sqliteStore on disk", () => {
     stores.push(store);
     expect(fold.messages.length).toBeGreaterThan(0);
     expect(await store.readSnapshot("s", { limit: 1_000 })).toEqual(fold);
+    // The tables rebuilt in rowid order (migration 3) keep every row.
+    expect(await store.readEvents("s", 0)).toEqual(events);
+    expect(await store.getOpenRequests("s")).toEqual(requests);
+    expect(await store.getToolCalls("s", "t9", 1)).toEqual([call]);
+    expect(await store.nextExpiry()).toBe(4_102_444_800_000);
+    expect((await store.readTranscript("s")).at(-1)).toEqual({
+      role: "user",
+      content: [{ type: "text", text: "kept" }],
+    });
     expect(await store.streamingMessageIds("s")).toEqual(
       fold.messages.filter((message) => message.status === "streaming").map((message) => message.id),
     );

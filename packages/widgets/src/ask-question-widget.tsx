@@ -4,7 +4,9 @@ import { FreeformAnswer } from "./freeform-answer.js";
 
 /** The input of an `askQuestion` request: the question and, optionally, answers to pick from. */
 export interface AskQuestionInput {
+  /** The question the model asks. */
   question?: string;
+  /** Answers to offer; without them the person types one. */
   choices?: readonly string[] | undefined;
 }
 

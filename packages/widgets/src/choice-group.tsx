@@ -6,6 +6,7 @@ import type { ChoiceOption, RenderVisual } from "./choice-option.js";
 
 /** Props of {@link ChoiceGroup}. */
 export interface ChoiceGroupProps<Value> {
+  /** The options, in order; a disabled one is skipped by the arrow keys. */
   options: readonly ChoiceOption<Value>[];
   /** Checkboxes (`true`) or radios (`false`). */
   multiple: boolean;
@@ -15,11 +16,17 @@ export interface ChoiceGroupProps<Value> {
   onPick: (index: number) => void;
   /** Enter: submit, with the selection it implies. */
   onSubmit: (selected: readonly number[]) => void;
+  /** The group's accessible name. */
   label: string;
+  /** The id of an element that describes the group (an error message, say). */
   describedBy?: string;
+  /** Disables every option (while an answer is being sent, say). */
   disabled?: boolean;
+  /** Marks the group `aria-invalid`. */
   invalid?: boolean;
+  /** One option per row (`list`, the default) or a grid the arrow keys move through by rows and columns. */
   layout?: "list" | "grid";
+  /** Draws each option's picture. */
   renderVisual?: RenderVisual<Value>;
   /** Keeps labels for screen readers only (a grid of thumbnails). */
   hideLabels?: boolean;

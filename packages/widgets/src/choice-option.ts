@@ -1,12 +1,15 @@
+import { jsonEqual } from "@hitl-kit/protocol/internal";
 import type { ReactNode } from "react";
 
 /** One option of a picker: the value it stands for and what the person sees. */
 export interface ChoiceOption<Value = string> {
+  /** What the option stands for; `toAnswer` turns it into the answer. */
   value: Value;
   /** The option's accessible name and visible text. */
   label: string;
   /** A second line under the label. */
   description?: string;
+  /** Shown but not choosable. */
   disabled?: boolean;
 }
 
@@ -77,8 +80,12 @@ export function chosenOptions<Value>(
 ): ChoiceOption<Value>[] {
   if (answer === undefined) return [];
   if (toAnswer) {
-    const json = JSON.stringify(answer);
-    const exact = options.filter((option) => JSON.stringify(attempt(() => toAnswer(option))) === json);
+    const exact = options.filter((option) =>
+      jsonEqual(
+        attempt(() => toAnswer(option)),
+        answer,
+      ),
+    );
     if (exact.length > 0) return exact;
     const byParts = chosenByParts(options, answer, toAnswer);
     if (byParts.length > 0) return byParts;

@@ -7,6 +7,7 @@ import { safeImageUrl } from "./safe-content.js";
 
 /** One picture or video poster a {@link MediaPicker} offers. */
 export interface MediaItem {
+  /** The id the answer carries (`{ mediaId }` or `{ mediaIds }` by default). */
   id: string;
   /**
    * The thumbnail's URL: `https:`, relative to the page, or a raster `data:image/…`;

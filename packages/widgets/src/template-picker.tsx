@@ -5,8 +5,11 @@ import { safeCssColor, safeImageUrl } from "./safe-content.js";
 
 /** A template as a `pick_template` tool sends it. */
 export interface Template {
+  /** The id the answer carries (`{ templateId }`). */
   id: string;
+  /** The template's visible name. */
   name: string;
+  /** A line under the name. */
   description?: string;
   /** A preview image URL: `https:`, relative to the page, or a raster `data:image/…` (see `safeImageUrl`). */
   preview?: string;

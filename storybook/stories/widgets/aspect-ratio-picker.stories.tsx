@@ -1,10 +1,10 @@
-import { AspectRatioPicker } from "@hitl-kit/widgets";
 import type { Meta, StoryObj } from "@storybook/react-vite";
 import { expect, fn } from "storybook/test";
+import { AspectRatioPicker } from "../../../apps/chat/src/widgets/aspect-ratio-picker.js";
 import { request, states } from "../fixtures.js";
 
 const meta = {
-  title: "Widgets/AspectRatioPicker",
+  title: "Demo widgets/AspectRatioPicker",
   component: AspectRatioPicker,
   args: {
     request: request(

@@ -1,6 +1,7 @@
 import { createWidgetRegistry, type WidgetFor } from "@hitl-kit/react";
-import { ApprovalCard, AspectRatioPicker, FormWidget, TemplatePicker } from "@hitl-kit/widgets";
+import { ApprovalCard, FormWidget, TemplatePicker } from "@hitl-kit/widgets";
 import type { tools } from "../shared/tools.js";
+import { AspectRatioPicker } from "./aspect-ratio-picker.js";
 import { MediaLibraryPicker } from "./media-library-picker.js";
 
 type Tools = typeof tools;

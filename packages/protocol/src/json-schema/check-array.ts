@@ -1,6 +1,6 @@
+import { jsonEqual } from "../json-equal.js";
 import type { JsonSchema, ValidationIssue } from "../schema.js";
 import type { Check, Path, Seen } from "./check-value.js";
-import { sameJson } from "./same-json.js";
 
 /**
  * Array keywords: `minItems`, `maxItems`, `prefixItems`, `items` (one schema, or an array
@@ -59,7 +59,7 @@ export function checkArray(
   });
   if (seen && s.unevaluatedItems !== undefined) seen.all = true;
   if (s.uniqueItems === true) {
-    const twin = (index: number) => value.findIndex((other, at) => at > index && sameJson(value[index], other));
+    const twin = (index: number) => value.findIndex((other, at) => at > index && jsonEqual(value[index], other));
     const first = value.findIndex((_, index) => twin(index) >= 0);
     if (first >= 0)
       out.push({ path: path.slice(), message: `Duplicate items at indexes ${first} and ${twin(first)}.` });

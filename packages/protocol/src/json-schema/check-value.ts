@@ -1,8 +1,8 @@
+import { jsonEqual } from "../json-equal.js";
 import type { JsonSchema, ValidationIssue } from "../schema.js";
 import { checkArray } from "./check-array.js";
 import { checkObject } from "./check-object.js";
 import { checkNumber, checkString } from "./check-scalars.js";
-import { sameJson } from "./same-json.js";
 
 /** A path into the value being checked; numbers index arrays. */
 export type Path = (string | number)[];
@@ -101,10 +101,10 @@ export function createCheck(root: JsonSchema): Check {
         });
       }
     }
-    if (s.const !== undefined && !sameJson(value, s.const)) {
+    if (s.const !== undefined && !jsonEqual(value, s.const)) {
       out.push({ path: path.slice(), message: `Instance does not match ${JSON.stringify(s.const)}.` });
     }
-    if (Array.isArray(s.enum) && !s.enum.some((option) => sameJson(value, option))) {
+    if (Array.isArray(s.enum) && !s.enum.some((option) => jsonEqual(value, option))) {
       out.push({ path: path.slice(), message: `Instance does not match any of ${JSON.stringify(s.enum)}.` });
     }
 

@@ -1,3 +1,4 @@
+import { jsonEqual } from "@hitl-kit/protocol/internal";
 import type { FormNode } from "./schema-node.js";
 
 /**
@@ -21,10 +22,6 @@ function toLocalDateTime(value: string): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }
 
-function sameValue(a: unknown, b: unknown): boolean {
-  return a === b || JSON.stringify(a) === JSON.stringify(b);
-}
-
 /** The draft of a node, from a starting value, else the schema's `default`. */
 export function initialDraft(node: FormNode, value: unknown): Draft {
   const start = value === undefined ? node.schema.default : value;
@@ -37,12 +34,12 @@ export function initialDraft(node: FormNode, value: unknown): Draft {
     case "boolean":
       return start === true;
     case "enum": {
-      const index = node.options.findIndex((option) => sameValue(option.value, start));
+      const index = node.options.findIndex((option) => jsonEqual(option.value, start));
       return index < 0 ? "" : String(index);
     }
     case "multi": {
       const chosen = Array.isArray(start) ? start : [];
-      return node.options.flatMap((option, index) => (chosen.some((v) => sameValue(v, option.value)) ? [index] : []));
+      return node.options.flatMap((option, index) => (chosen.some((v) => jsonEqual(v, option.value)) ? [index] : []));
     }
     case "object": {
       const values = isRecord(start) ? start : {};

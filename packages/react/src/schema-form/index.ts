@@ -1,6 +1,5 @@
 export { FallbackWidget } from "./fallback-widget.js";
 export { SchemaForm, type SchemaFormProps } from "./schema-form.js";
-export { type FormNode, toFormNode } from "./schema-node.js";
 export { useFocusOnAppear } from "./use-focus-on-appear.js";
 export { ValueView } from "./value-view.js";
-export { defaultStatusLabels, WidgetFrame, type WidgetFrameProps } from "./widget-frame.js";
+export { WidgetFrame, type WidgetFrameProps } from "./widget-frame.js";

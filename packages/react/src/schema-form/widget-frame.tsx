@@ -25,7 +25,7 @@ export interface WidgetFrameProps {
   title?: ReactNode;
   /** What a resolved widget shows; by default the answer, formatted. */
   summary?: ReactNode;
-  /** Replaces some of {@link defaultStatusLabels} (an approval says "Approved" and "Denied"). */
+  /** Replaces some of the default status labels ("Waiting for you", "Sending…" and so on; an approval says "Approved" and "Denied"). */
   labels?: Partial<Record<RequestStatus, string>>;
   /** Lists `error.issues` under the error message; off for forms that show them per field. */
   showIssues?: boolean;

@@ -1,4 +1,5 @@
-import { encodeComment, eventFrameEncoder, type ProtocolEvent } from "@hitl-kit/protocol";
+import { eventFrameEncoder, type ProtocolEvent } from "@hitl-kit/protocol";
+import { encodeComment } from "@hitl-kit/protocol/internal";
 import type { AgentRuntime } from "../runtime/agent-runtime.js";
 
 const encoder = new TextEncoder();

@@ -81,6 +81,7 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
   const trustProxy = options.trustProxy ?? false;
   const origins = new CrossOriginPolicy(options.allowedOrigins);
   const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit);
+  const owners = new Map<string, string | null>();
 
   async function answer(request: Request, platform: unknown, extra: Headers): Promise<Response> {
     const url = requestUrl(request, trustProxy);
@@ -119,10 +120,10 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
       return json(201, created);
     }
 
-    const info = await runtime.getSessionInfo(sessionId);
     // Another principal's session answers exactly as a missing one: its existence does not leak.
-    if (!info || info.owner !== caller.principal)
+    if ((await ownerOf(sessionId)) !== caller.principal) {
       throw new ProtocolError("not_found", `There is no session ${sessionId}.`);
+    }
     switch (route.action) {
       case "read":
         return json(200, await runtime.getSnapshot(sessionId, readSnapshotQuery(url.searchParams)));
@@ -156,8 +157,25 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
         return json(202, {});
       default: // "delete"
         await runtime.deleteSession(sessionId);
+        owners.delete(sessionId);
         return new Response(null, { status: 204 });
     }
+  }
+
+  /**
+   * The session's owner (`null` for none, `undefined` when there is no such session). A
+   * session's owner never changes, so the last few thousand are kept: most requests name a
+   * session seen a moment ago. A deleted one still in the map is refused by the runtime.
+   */
+  async function ownerOf(sessionId: string): Promise<string | null | undefined> {
+    const known = owners.get(sessionId);
+    if (known !== undefined) return known;
+    const info = await runtime.getSessionInfo(sessionId);
+    if (!info) return undefined;
+    const owner = info.owner ?? null;
+    if (owners.size >= OWNERS_KEPT) owners.delete(owners.keys().next().value!);
+    owners.set(sessionId, owner);
+    return owner;
   }
 
   async function authorize(access: SessionAccess): Promise<void> {
@@ -200,3 +218,6 @@ function afterSeq(request: Request, url: URL): number {
   }
   return seq;
 }
+
+/** How many sessions' owners a handler keeps. */
+const OWNERS_KEPT = 10_000;

@@ -1,4 +1,5 @@
-import { type CommandBodies, ProtocolError, parseCommandBody } from "@hitl-kit/protocol";
+import { ProtocolError } from "@hitl-kit/protocol";
+import { type CommandBodies, parseCommandBody } from "@hitl-kit/protocol/internal";
 
 /** How deeply arrays and objects may nest in a body. */
 export const MAX_JSON_DEPTH = 64;

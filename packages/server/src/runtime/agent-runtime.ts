@@ -5,6 +5,7 @@ import {
   type ProtocolEvent,
   type SessionSnapshot,
 } from "@hitl-kit/protocol";
+import { jsonEqual } from "@hitl-kit/protocol/internal";
 import type { SnapshotPage } from "../store/project-events.js";
 import type {
   ListSessionsOptions,
@@ -92,7 +93,8 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const core = new RuntimeCore(options);
   const { store, lock, coordination } = core;
   const expiry = new ExpiryTimer(store, (sessionId, requestId) => expireRequest(sessionId, requestId));
-  const driver = new TurnDriver(core, () => expiry.schedule());
+  core.expiry = expiry;
+  const driver = new TurnDriver(core);
   coordination.onAbort((sessionId, cause) => {
     if (cause.kind === "lease_lost") {
       driver.abort(sessionId, new LeaseLost(sessionId));
@@ -122,10 +124,19 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     return "asked";
   }
 
-  async function settleLocked(session: SessionRecord, items: PlanSettlementInput[]): Promise<boolean> {
+  /**
+   * Settles open requests under the session's lock, resuming the turn when they were the
+   * last ones it waited for; answers the settled records. `open` is the session's open
+   * requests when the caller has just read them.
+   */
+  async function settleLocked(
+    session: SessionRecord,
+    items: PlanSettlementInput[],
+    open?: RequestRecord[],
+  ): Promise<RequestRecord[]> {
     const { settlements, stepCalls } = await core.planSettlements(session, items);
     const settledIds = new Set(items.map((item) => item.record.requestId));
-    const open = await store.getOpenRequests(session.sessionId);
+    open ??= await store.getOpenRequests(session.sessionId);
     const resumes = session.status === "waiting" && open.every((request) => settledIds.has(request.requestId));
     const approved = settlements.flatMap((settlement) => (settlement.approvedTool ? [settlement.approvedTool] : []));
     const events: EventInput[] = settlements.flatMap((settlement) => settlement.events);
@@ -150,11 +161,13 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     });
     if (!result.ok) throw new Error(`Settlement refused (${result.reason}) under the session lock.`);
     if (resumes) driver.kick(session.sessionId);
-    return resumes;
+    return settlements.map((settlement) => settlement.request);
   }
 
   async function expireDueLocked(session: SessionRecord): Promise<SessionRecord> {
     const now = Date.now();
+    // Alone on its store, the runtime knows every request's expiry: most sessions are read without a look.
+    if (!coordination.shared && !expiry.mayHaveDue(now)) return session;
     const due = (await store.getOpenRequests(session.sessionId)).filter(
       (record) => record.expiresAt !== undefined && record.expiresAt <= now,
     );
@@ -246,9 +259,11 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     await recoverAll();
     expiry.schedule();
     sweeper?.start();
-    // With several instances, one that dies leaves its turns to the others once their leases lapse.
+    // With several instances, one that dies leaves its turns to the others once their leases lapse,
+    // and its requests' expiries: the timer reads the earliest again, which the others opened too.
     if (coordination.recoverEvery !== undefined) {
       orphans = setInterval(() => {
+        expiry.schedule();
         void recoverAll().catch((error: unknown) => core.logger.error("hitl-kit: recovering turns failed:", error));
       }, coordination.recoverEvery);
       orphans.unref?.();
@@ -363,9 +378,12 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         if (new Set(ids).size !== ids.length) {
           throw new ProtocolError("bad_request", "Each request may be answered once per body.");
         }
+        // Most answers are to open requests, read at once; the settlement needs them all anyway.
+        const openRequests = await store.getOpenRequests(sessionId);
+        const openById = new Map(openRequests.map((record) => [record.requestId, record]));
         const records: RequestRecord[] = [];
         for (const response of responses) {
-          const record = await store.getRequest(sessionId, response.requestId);
+          const record = openById.get(response.requestId) ?? (await store.getRequest(sessionId, response.requestId));
           if (!record)
             throw new ProtocolError("not_found", `There is no request ${response.requestId} in this session.`);
           if (record.state === "settled" && !sameAnswer(record, response)) {
@@ -381,9 +399,12 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           const record = records[index]!;
           return record.state === "open" ? [{ record, cause }] : [];
         });
-        if (open.length > 0) await settleLocked(session, open);
-        const settled = await Promise.all(ids.map((id) => store.getRequest(sessionId, id)));
-        return { status: open.length > 0 ? 202 : 200, resolutions: settled.map((record) => view(record!)) };
+        const settledNow = open.length > 0 ? await settleLocked(session, open, openRequests) : [];
+        const settled = new Map(settledNow.map((record) => [record.requestId, record]));
+        return {
+          status: open.length > 0 ? 202 : 200,
+          resolutions: records.map((record) => view(settled.get(record.requestId) ?? record)),
+        };
       });
     },
     cancel(sessionId) {
@@ -458,13 +479,5 @@ function sameAnswer(record: RequestRecord, response: InputResponse): boolean {
   if ((resolution.reason ?? undefined) !== (response.reason ?? undefined)) return false;
   if (response.action !== "accept") return true;
   const asked = record.request.kind === "approval" ? (response.value ?? {}) : response.value;
-  return canonical(asked) === canonical(resolution.value);
-}
-
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, item) =>
-    item && typeof item === "object" && !Array.isArray(item)
-      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : 1)))
-      : item,
-  );
+  return jsonEqual(asked, resolution.value);
 }

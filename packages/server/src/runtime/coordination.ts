@@ -12,6 +12,8 @@ export interface SessionLocker {
  * holder stops renewing it (it died), and then another instance may take the turn over.
  */
 export interface TurnLeases {
+  /** This instance's name in the leases; a turn's writes carry it (`WriteBatch.requireLease`). */
+  readonly holder: string;
   /** Takes the lease for this instance, or keeps it; `false` when another live instance holds it. */
   acquire(sessionId: string): Promise<boolean>;
   /** Whether this instance still holds the lease (checked under the session lock before each write of a turn). */
@@ -29,7 +31,7 @@ export type AbortCause = { kind: "requested"; turnId: string } | { kind: "lease_
 /**
  * What runtime instances sharing one store need to act as one: a lock per session across
  * them, events fanned out across them, and one driver per turn. A store for several
- * instances provides it (`SessionStore.coordinate`); without one, {@link localCoordination}
+ * instances provides it (`SessionStore.coordinate`); without one, `localCoordination()`
  * serves one process.
  */
 export interface Coordination {
@@ -57,6 +59,7 @@ export function localCoordination(): Coordination {
     lock: new SessionLock(),
     hub: new LocalEventHub(),
     turns: {
+      holder: "local",
       acquire: async () => true,
       holds: async () => true,
       release: async () => {},

@@ -5,7 +5,7 @@ export type EventListener = (event: ProtocolEvent) => void;
 
 /**
  * Fans a session's freshly appended events out to the streams of this process. One
- * interface, two implementations: {@link LocalEventHub} for one process, and the Postgres
+ * interface, two implementations: `LocalEventHub` for one process, and the Postgres
  * store's, which also delivers what other instances appended (told by `NOTIFY`, read from
  * the log). A listener gets events in order; it may see a gap after a lost notification,
  * and reads the log to fill it (the SSE stream does).

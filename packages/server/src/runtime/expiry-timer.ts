@@ -3,10 +3,21 @@ import type { SessionStore } from "../store/records.js";
 /**
  * One timer for the whole runtime, set for the earliest open request's `expiresAt`.
  * Holding one timer rather than one per request keeps parked sessions out of memory.
+ *
+ * It also keeps a floor: no open request expires before it. The store's earliest expiry
+ * sets it, and each request the runtime opens lowers it ({@link ExpiryTimer.opened}), so
+ * while this process is the only writer, a session read before the floor has nothing due
+ * and needs no look at its open requests ({@link ExpiryTimer.mayHaveDue}).
  */
 export class ExpiryTimer {
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the timer fires (`Infinity`: it is not set). */
+  #target = Infinity;
   #stopped = false;
+  /** No open request expires before this; `undefined` until the store's earliest expiry is read. */
+  #floor: number | undefined;
+  /** For each read of the store's earliest expiry under way, the earliest request opened meanwhile. */
+  readonly #reads = new Set<{ opened: number }>();
 
   constructor(
     private readonly store: SessionStore,
@@ -18,6 +29,18 @@ export class ExpiryTimer {
     void this.#schedule().catch(() => {});
   }
 
+  /** Notes a request this runtime just opened that expires at `expiresAt`; the timer moves up if it must. */
+  opened(expiresAt: number): void {
+    if (this.#floor !== undefined) this.#floor = Math.min(this.#floor, expiresAt);
+    for (const read of this.#reads) read.opened = Math.min(read.opened, expiresAt);
+    if (expiresAt < this.#target) this.schedule();
+  }
+
+  /** Whether an open request may be due at `now`; `false` means certainly none is. */
+  mayHaveDue(now: number): boolean {
+    return this.#floor === undefined || this.#floor <= now;
+  }
+
   /** Clears the timer for good. */
   stop(): void {
     this.#stopped = true;
@@ -25,16 +48,28 @@ export class ExpiryTimer {
   }
 
   async #schedule(): Promise<void> {
-    const next = await this.store.nextExpiry();
+    const read = { opened: Infinity };
+    this.#reads.add(read);
+    let next: number | undefined;
+    try {
+      next = await this.store.nextExpiry();
+    } finally {
+      this.#reads.delete(read);
+    }
+    // A request opened while the read was under way may be missing from it.
+    const earliest = Math.min(next ?? Infinity, read.opened);
+    this.#floor = earliest;
     if (this.#stopped) return;
     clearTimeout(this.#timer);
-    if (next === undefined) return;
-    const delay = Math.min(Math.max(0, next - Date.now()), 2 ** 31 - 1);
+    this.#target = earliest;
+    if (earliest === Infinity) return;
+    const delay = Math.min(Math.max(0, earliest - Date.now()), 2 ** 31 - 1);
     this.#timer = setTimeout(() => void this.#fire(), delay);
     this.#timer.unref?.();
   }
 
   async #fire(): Promise<void> {
+    this.#target = Infinity;
     for (;;) {
       const due = await this.store.listExpiredRequests(Date.now(), 100);
       for (const { sessionId, requestId } of due) await this.expire(sessionId, requestId);

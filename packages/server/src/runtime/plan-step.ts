@@ -1,12 +1,5 @@
-import {
-  approvalAnswerSchema,
-  type EventInput,
-  type InputRequest,
-  promptFor,
-  requiresApproval,
-  toJsonSchema,
-  validate,
-} from "@hitl-kit/protocol";
+import { approvalAnswerSchema, type EventInput, type InputRequest, toJsonSchema, validate } from "@hitl-kit/protocol";
+import { promptFor, requiresApproval } from "@hitl-kit/protocol/internal";
 import type { RequestRecord, ToolCallRecord } from "../store/records.js";
 import { randomId } from "./ids.js";
 import type { ModelToolCall } from "./model-step.js";

@@ -75,10 +75,20 @@ export class RuntimeCore {
     }));
   }
 
-  /** Writes a batch and, when it applied, publishes its events to this process's streams. */
+  /** Told of each request a write opens with an expiry: the runtime's expiry timer. */
+  expiry: { opened(expiresAt: number): void } | undefined;
+
+  /**
+   * Writes a batch and, when it applied, publishes its events to this process's streams
+   * and tells the expiry timer of the requests it opened.
+   */
   async commit(sessionId: string, batch: WriteBatch): Promise<WriteResult> {
     const result = await this.store.write(sessionId, batch);
-    if (result.ok) this.hub.publish(sessionId, result.events);
+    if (!result.ok) return result;
+    this.hub.publish(sessionId, result.events);
+    for (const request of batch.requests ?? []) {
+      if (request.state === "open" && request.expiresAt !== undefined) this.expiry?.opened(request.expiresAt);
+    }
     return result;
   }
 

@@ -1,4 +1,5 @@
-import { type AnyToolDefinition, assertCheckableTool, indexTools } from "@hitl-kit/protocol";
+import type { AnyToolDefinition } from "@hitl-kit/protocol";
+import { assertCheckableTool, indexTools } from "@hitl-kit/protocol/internal";
 import type { ImplementedTool } from "./implement.js";
 
 /** What the runtime is given as tools: bare definitions (client tools) or implemented ones. */

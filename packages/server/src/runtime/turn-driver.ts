@@ -31,10 +31,7 @@ export class TurnDriver {
   /** Calls that asked a question in this process (`ctx.ask`), until they finish. */
   readonly #asked = new Set<string>();
 
-  constructor(
-    private readonly core: RuntimeCore,
-    private readonly onParked: () => void,
-  ) {}
+  constructor(private readonly core: RuntimeCore) {}
 
   /**
    * Starts driving a session unless it is being driven already. `before` are events the
@@ -90,9 +87,22 @@ export class TurnDriver {
   /** Commits a batch of the drive, with the events it was kicked with ahead of the first one. */
   async #commit(sessionId: string, batch: WriteBatch): Promise<void> {
     const before = this.#before.get(sessionId);
-    if (!before) return this.core.mustCommit(sessionId, batch);
-    await this.core.mustCommit(sessionId, { ...batch, events: [...before, ...(batch.events ?? [])] });
+    await this.#fenced(sessionId, before ? { ...batch, events: [...before, ...(batch.events ?? [])] } : batch);
     this.#before.delete(sessionId);
+  }
+
+  /**
+   * Writes a batch of the turn. With several instances, the store refuses it once this one
+   * no longer holds the turn's lease (checked in the write itself): the driver stops then.
+   */
+  async #fenced(sessionId: string, batch: WriteBatch): Promise<void> {
+    const { coordination } = this.core;
+    const result = await this.core.commit(
+      sessionId,
+      coordination.shared ? { ...batch, requireLease: coordination.turns.holder } : batch,
+    );
+    if (!result.ok && result.reason === "lease") throw new LeaseLost(sessionId);
+    if (!result.ok) throw new Error(`Write to session ${sessionId} refused (${result.reason}).`);
   }
 
   /** Writes the events the drive was kicked with when it wrote nothing itself. */
@@ -138,7 +148,7 @@ export class TurnDriver {
     const session = await this.core.requireSession(sessionId);
     if (session.status !== "running" && session.status !== "resuming") return;
     const cutOff = await this.core.cutOffBatch(session);
-    if (cutOff) await this.core.mustCommit(sessionId, cutOff);
+    if (cutOff) await this.#fenced(sessionId, cutOff);
   }
 
   /** A critical section of the turn: it runs only while this instance holds the turn's lease. */
@@ -235,7 +245,6 @@ export class TurnDriver {
         events: [{ type: "turn.waiting", turnId: session.turnId!, requestIds }],
         session: { status: "waiting" },
       });
-      this.onParked();
       return { kind: "stop" };
     }
     await this.#commit(sessionId, core.closeStep(calls)!);
@@ -387,7 +396,6 @@ export class TurnDriver {
         events: [{ type: "input.requested", requests: [request] }],
       }),
     );
-    this.onParked();
     question.signal?.addEventListener("abort", () => void this.#withdraw(sessionId, requestId, question.signal!), {
       once: true,
     });
@@ -475,8 +483,10 @@ export class TurnDriver {
           `which is empty or already used; it runs as ${call.id}.`,
       );
     }
+    // The session as the step began: while a turn runs only its driver changes the fields read
+    // here (the turn, its step, the approved tools), and a driver that lost the turn stops at the section.
+    const current = session;
     return this.#turnSection(sessionId, async () => {
-      const current = await core.requireSession(sessionId);
       const started: EventInput[] = [];
       let messageId = output.messageId;
       if (!messageId && output.toolCalls.length > 0) {
@@ -520,7 +530,6 @@ export class TurnDriver {
         requests: plan.requests,
         session: { step: current.step + 1, stepOpen: !finished, status },
       });
-      if (parks) this.onParked();
       return status === "running" ? "again" : "stop";
     });
   }

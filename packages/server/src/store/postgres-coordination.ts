@@ -60,32 +60,44 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
           broken = error;
         };
         client.on("error", dropped);
-        try {
-          await client.query("SELECT pg_advisory_lock($1, hashtext($2))", [LOCK_SPACE, sessionId]);
-          try {
-            return await section();
-          } finally {
-            await client
-              .query("SELECT pg_advisory_unlock($1, hashtext($2))", [LOCK_SPACE, sessionId])
-              .catch((error: unknown) => {
-                broken = error; // the connection is gone, and the lock with it
-              });
-          }
-        } catch (error) {
-          broken ??= error;
-          throw error;
-        } finally {
+        const release = () => {
           client.off("error", dropped);
           client.release(broken instanceof Error ? broken : undefined);
+        };
+        try {
+          await client.query("SELECT pg_advisory_lock($1, hashtext($2))", [LOCK_SPACE, sessionId]);
+        } catch (error) {
+          broken = error;
+          release();
+          throw error;
+        }
+        try {
+          return await section();
+        } finally {
+          // The section's caller goes on without waiting for the unlock: a next section (here or
+          // in another instance) waits for it in the database, and the connection returns to
+          // the pool once it is done (or, when it failed, the connection is gone and the lock with it).
+          void client
+            .query("SELECT pg_advisory_unlock($1, hashtext($2))", [LOCK_SPACE, sessionId])
+            .catch((error: unknown) => {
+              broken = error;
+            })
+            .finally(release);
         }
       }),
   };
 
-  const held = new Set<string>();
+  // Each lease this instance holds, with when it certainly still holds it (performance.now()):
+  // the lease runs `leaseMs` from the database's clock at the acquire or renewal, which is
+  // later than the moment the query was sent; a third of the lease is kept as a margin.
+  const held = new Map<string, number>();
   const leaseSeconds = options.leaseMs / 1000;
+  const margin = options.leaseMs / 3;
   const turns: TurnLeases = {
+    holder,
     async acquire(sessionId) {
       await ready;
+      const sent = performance.now();
       // A new holder gets the next fencing token; the same holder renews its own.
       const { rows } = await pool.query(
         `INSERT INTO ${s}.turn_leases AS lease (session_id, holder, token, expires_at)
@@ -97,15 +109,24 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
         [sessionId, holder, leaseSeconds],
       );
       if (rows.length === 0) return false;
-      held.add(sessionId);
+      held.set(sessionId, sent + options.leaseMs - margin);
       return true;
     },
     async holds(sessionId) {
-      const { rows } = await pool.query(
-        `SELECT 1 FROM ${s}.turn_leases WHERE session_id = $1 AND holder = $2 AND expires_at > now()`,
+      // Renewed by the heartbeat, a held lease is known to be valid without asking the database.
+      const until = held.get(sessionId);
+      if (until === undefined) return false;
+      if (performance.now() < until) return true;
+      const sent = performance.now();
+      const { rows } = await pool.query<{ left_ms: number }>(
+        `SELECT extract(epoch FROM expires_at - now()) * 1000 AS left_ms FROM ${s}.turn_leases
+         WHERE session_id = $1 AND holder = $2 AND expires_at > now()`,
         [sessionId, holder],
       );
-      return rows.length > 0;
+      const left = rows[0] && Number(rows[0].left_ms);
+      if (left === undefined) return false;
+      if (held.has(sessionId)) held.set(sessionId, sent + left - margin);
+      return true;
     },
     async release(sessionId) {
       held.delete(sessionId);
@@ -116,7 +137,8 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   const renew = async () => {
     if (held.size === 0) return;
-    const asked = [...held];
+    const asked = [...held.keys()];
+    const sent = performance.now();
     const { rows } = await pool.query<{ session_id: string }>(
       `UPDATE ${s}.turn_leases SET expires_at = now() + make_interval(secs => $3)
        WHERE holder = $1 AND session_id = ANY($2) AND expires_at > now() RETURNING session_id`,
@@ -124,7 +146,11 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
     );
     const renewed = new Set(rows.map((row) => row.session_id));
     for (const sessionId of asked) {
-      if (renewed.has(sessionId) || !held.has(sessionId)) continue;
+      if (!held.has(sessionId)) continue;
+      if (renewed.has(sessionId)) {
+        held.set(sessionId, sent + options.leaseMs - margin);
+        continue;
+      }
       held.delete(sessionId);
       abortLocally(sessionId, { kind: "lease_lost" });
     }
@@ -165,7 +191,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
     },
     async close() {
       clearInterval(heartbeat);
-      const leases = [...held];
+      const leases = [...held.keys()];
       held.clear();
       if (leases.length > 0) {
         await pool

@@ -87,173 +87,146 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       )
     ).map((row) => JSON.parse(row.body) as ProtocolEvent);
 
+  // A write is four round trips whatever its batch holds: BEGIN, one read, one write, COMMIT.
+  // The read locks the session's row (so the batch's guards and writes are one step for
+  // every process) and fetches what the guards and the projection need; the write is one
+  // statement, each table's rows passed as arrays. Both are prepared once per connection.
+  const readForWrite = {
+    name: `${s}_read_for_write`,
+    text: `SELECT s.status, s.body, s.last_seq, s.transcript_len, s.projection,
+       (SELECT json_agg(r.body) FROM ${s}.requests r
+         WHERE r.session_id = $1 AND r.request_id = ANY($2::text[]) AND r.state <> 'open') AS settled,
+       (SELECT json_agg(json_build_array(m.idx, m.message_id, m.body)) FROM ${s}.messages m
+         WHERE m.session_id = $1 AND (m.message_id = ANY($3::text[]) OR m.message_id IN (
+           SELECT c.message_id FROM ${s}.tool_calls c WHERE c.session_id = $1 AND c.tool_call_id = ANY($4::text[])))
+       ) AS touched,
+       $5::text IS NULL OR EXISTS (SELECT 1 FROM ${s}.turn_leases l
+         WHERE l.session_id = $1 AND l.holder = $5 AND l.expires_at > now()) AS leased
+     FROM ${s}.sessions s WHERE s.session_id = $1 FOR UPDATE OF s`,
+  };
+  const writeAll = {
+    name: `${s}_write_all`,
+    text: `WITH
+       events AS (INSERT INTO ${s}.events (session_id, seq, body) SELECT $1, * FROM unnest($2::int[], $3::text[])),
+       transcript AS (INSERT INTO ${s}.transcript (session_id, idx, message)
+         SELECT $1, * FROM unnest($4::int[], $5::text[])),
+       calls AS (INSERT INTO ${s}.tool_calls (session_id, tool_call_id, turn_id, step, message_id, body)
+         SELECT $1, * FROM unnest($6::text[], $7::text[], $8::int[], $9::text[], $10::text[])
+         ON CONFLICT (session_id, tool_call_id) DO UPDATE SET turn_id = excluded.turn_id, step = excluded.step,
+           message_id = excluded.message_id, body = excluded.body),
+       requests AS (INSERT INTO ${s}.requests (session_id, request_id, state, expires_at, body)
+         SELECT $1, * FROM unnest($11::text[], $12::text[], $13::bigint[], $14::text[])
+         ON CONFLICT (session_id, request_id) DO UPDATE SET state = excluded.state,
+           expires_at = excluded.expires_at, claimed_until = NULL, body = excluded.body),
+       messages AS (INSERT INTO ${s}.messages (session_id, idx, message_id, body)
+         SELECT $1, * FROM unnest($15::int[], $16::text[], $17::text[])
+         ON CONFLICT (session_id, message_id) DO UPDATE SET idx = excluded.idx, body = excluded.body),
+       session AS (UPDATE ${s}.sessions SET status = $18, body = $19, last_seq = $20, updated_at = $21,
+         transcript_len = $22, projection = $23 WHERE session_id = $1)
+     SELECT CASE WHEN $24::text IS NOT NULL THEN pg_notify($25, $24) END`,
+  };
+
   async function write(client: pg.PoolClient, sessionId: string, batch: WriteBatch): Promise<WriteResult> {
-    const run = async <R extends pg.QueryResultRow>(sql: string, values: unknown[]) =>
-      (await client.query<R>(sql, values)).rows;
-    // The row lock makes this batch's guards and writes one step for every process.
-    const [row] = await run<{
+    const calls = batch.toolCalls ?? [];
+    const requests = batch.requests ?? [];
+    const transcript = batch.transcript ?? [];
+    const touched = messagesTouchedBy(batch.events ?? []);
+    // The messages the events touch: named by the events, or by their calls (this batch's or stored ones).
+    const ofCalls = new Set(touched.toolCallIds);
+    const messageIds = new Set(touched.messageIds);
+    for (const call of calls) if (call.messageId && ofCalls.has(call.toolCallId)) messageIds.add(call.messageId);
+    const { rows } = await client.query<{
       status: SessionRecord["status"];
       body: string;
       last_seq: number;
       transcript_len: number;
       projection: string;
-    }>(
-      `SELECT status, body, last_seq, transcript_len, projection FROM ${s}.sessions WHERE session_id = $1 FOR UPDATE`,
-      [sessionId],
-    );
+      settled: string[] | null;
+      touched: [number, string, string][] | null;
+      leased: boolean;
+    }>({
+      ...readForWrite,
+      values: [sessionId, batch.requireOpen ?? [], [...messageIds], touched.toolCallIds, batch.requireLease ?? null],
+    });
+    const row = rows[0];
     if (!row) return { ok: false, reason: "not_found" };
+    if (!row.leased) return { ok: false, reason: "lease" };
     if (batch.requireStatus && !batch.requireStatus.includes(row.status)) {
       return { ok: false, reason: "status", status: row.status };
     }
-    if (batch.requireOpen && batch.requireOpen.length > 0) {
-      const settled = await run<{ body: string }>(
-        `SELECT body FROM ${s}.requests WHERE session_id = $1 AND request_id = ANY($2) AND state <> 'open'`,
-        [sessionId, batch.requireOpen],
-      );
-      if (settled.length > 0) {
-        const byId = new Map(settled.map((found) => [JSON.parse(found.body).requestId as string, found.body]));
-        const requests = batch.requireOpen.flatMap((id) => {
-          const body = byId.get(id);
-          return body ? [JSON.parse(body) as RequestRecord] : [];
-        });
-        return { ok: false, reason: "settled", requests };
-      }
+    if (row.settled) {
+      const byId = new Map(row.settled.map((body) => [JSON.parse(body).requestId as string, body]));
+      const settled = (batch.requireOpen ?? []).flatMap((id) => {
+        const body = byId.get(id);
+        return body ? [JSON.parse(body) as RequestRecord] : [];
+      });
+      return { ok: false, reason: "settled", requests: settled };
     }
     const at = new Date().toISOString();
     const events = stampEvents(sessionId, row.last_seq, at, batch.events);
-    if (events.length > 0) {
-      await run(`INSERT INTO ${s}.events (session_id, seq, body) SELECT $1, * FROM unnest($2::int[], $3::text[])`, [
-        sessionId,
-        events.map((event) => event.seq),
-        events.map((event) => JSON.stringify(event)),
-      ]);
-    }
     let { status, body } = row;
     if (batch.session) {
       const changed = { ...(JSON.parse(body) as SessionRecord), ...batch.session };
       status = changed.status;
       body = JSON.stringify(changed);
     }
-    const transcript = batch.transcript ?? [];
-    if (transcript.length > 0) {
-      await run(
-        `INSERT INTO ${s}.transcript (session_id, idx, message) SELECT $1, * FROM unnest($2::int[], $3::text[])`,
-        [
-          sessionId,
-          transcript.map((_, index) => row.transcript_len + index),
-          transcript.map((message) => JSON.stringify(message)),
-        ],
-      );
-    }
-    const calls = batch.toolCalls ?? [];
-    if (calls.length > 0) {
-      await run(
-        `INSERT INTO ${s}.tool_calls (session_id, tool_call_id, turn_id, step, message_id, body)
-         SELECT $1, * FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[])
-         ON CONFLICT (session_id, tool_call_id) DO UPDATE SET turn_id = excluded.turn_id, step = excluded.step,
-           message_id = excluded.message_id, body = excluded.body`,
-        [
-          sessionId,
-          calls.map((call) => call.toolCallId),
-          calls.map((call) => call.turnId),
-          calls.map((call) => call.step),
-          calls.map((call) => call.messageId ?? null),
-          calls.map((call) => JSON.stringify(call)),
-        ],
-      );
-    }
-    const requests = batch.requests ?? [];
-    if (requests.length > 0) {
-      await run(
-        `INSERT INTO ${s}.requests (session_id, request_id, state, expires_at, body)
-         SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[])
-         ON CONFLICT (session_id, request_id) DO UPDATE SET state = excluded.state,
-           expires_at = excluded.expires_at, claimed_until = NULL, body = excluded.body`,
-        [
-          sessionId,
-          requests.map((request) => request.requestId),
-          requests.map((request) => request.state),
-          requests.map((request) => request.expiresAt ?? null),
-          requests.map((request) => JSON.stringify(request)),
-        ],
-      );
-    }
-    const projection =
-      events.length > 0
-        ? ((await project(client, sessionId, row.projection, events)) ?? row.projection)
-        : row.projection;
-    const lastSeq = row.last_seq + events.length;
-    await run(
-      `UPDATE ${s}.sessions SET status = $2, body = $3, last_seq = $4, updated_at = $5, transcript_len = $6, projection = $7
-       WHERE session_id = $1`,
-      [sessionId, status, body, lastSeq, at, row.transcript_len + transcript.length, projection],
-    );
-    if (events.length > 0) {
-      // Delivered once the transaction commits, and only then: other instances read the events from the log.
-      await run("SELECT pg_notify($1, $2)", [channel, JSON.stringify([sessionId, events[0]!.seq, lastSeq])]);
-    }
-    return { ok: true, events };
-  }
-
-  /**
-   * Applies a batch's events to the session's projection: writes the messages they touch,
-   * and answers the projection's new state (JSON), or `undefined` when it did not change.
-   */
-  async function project(
-    client: pg.PoolClient,
-    sessionId: string,
-    stored: string,
-    events: ProtocolEvent[],
-  ): Promise<string | undefined> {
-    // Deltas (most writes) change only their message: the state is neither read nor written.
-    const deltas = events.every((e) => e.type === "text.delta" || e.type === "reasoning.delta");
-    const state = deltas ? emptyProjection : (JSON.parse(stored) as ProjectionState);
-    const { messageIds, toolCallIds } = messagesTouchedBy(events);
-    const ids = new Set(messageIds);
-    if (toolCallIds.length > 0) {
-      const { rows } = await client.query<{ tool_call_id: string; message_id: string | null }>(
-        `SELECT tool_call_id, message_id FROM ${s}.tool_calls WHERE session_id = $1 AND tool_call_id = ANY($2)`,
-        [sessionId, toolCallIds],
-      );
-      const byCall = new Map(rows.map((found) => [found.tool_call_id, found.message_id]));
-      for (const id of toolCallIds) {
-        const messageId = byCall.get(id);
-        if (messageId) ids.add(messageId);
-      }
-    }
-    const { rows } =
-      ids.size === 0
-        ? { rows: [] }
-        : await client.query<{ idx: number; message_id: string; body: string }>(
-            `SELECT idx, message_id, body FROM ${s}.messages WHERE session_id = $1 AND message_id = ANY($2)`,
-            [sessionId, [...ids]],
-          );
-    const byId = new Map(rows.map((found) => [found.message_id, found]));
-    const touched = [...ids].flatMap((id) => {
-      const found = byId.get(id);
-      return found ? [{ index: found.idx, message: JSON.parse(found.body) }] : [];
-    });
-    const change = projectEvents(state, touched, events);
-    if (change.deleted.length > 0) {
+    const change = events.length > 0 ? project(row, events) : undefined;
+    // An abandoned message leaves the projection before the upserts move later ones into its place.
+    if (change && change.deleted.length > 0) {
       await client.query(`DELETE FROM ${s}.messages WHERE session_id = $1 AND message_id = ANY($2)`, [
         sessionId,
         change.deleted,
       ]);
     }
-    if (change.upserts.length > 0) {
-      await client.query(
-        `INSERT INTO ${s}.messages (session_id, idx, message_id, body)
-         SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[])
-         ON CONFLICT (session_id, message_id) DO UPDATE SET idx = excluded.idx, body = excluded.body`,
-        [
-          sessionId,
-          change.upserts.map((entry) => entry.index),
-          change.upserts.map((entry) => entry.message.id),
-          change.upserts.map((entry) => JSON.stringify(entry.message)),
-        ],
-      );
-    }
-    return !deltas && change.state !== state ? JSON.stringify(change.state) : undefined;
+    const upserts = change?.upserts ?? [];
+    const lastSeq = row.last_seq + events.length;
+    await client.query({
+      ...writeAll,
+      values: [
+        sessionId,
+        events.map((event) => event.seq),
+        events.map((event) => JSON.stringify(event)),
+        transcript.map((_, index) => row.transcript_len + index),
+        transcript.map((message) => JSON.stringify(message)),
+        calls.map((call) => call.toolCallId),
+        calls.map((call) => call.turnId),
+        calls.map((call) => call.step),
+        calls.map((call) => call.messageId ?? null),
+        calls.map((call) => JSON.stringify(call)),
+        requests.map((request) => request.requestId),
+        requests.map((request) => request.state),
+        requests.map((request) => request.expiresAt ?? null),
+        requests.map((request) => JSON.stringify(request)),
+        upserts.map((entry) => entry.index),
+        upserts.map((entry) => entry.message.id),
+        upserts.map((entry) => JSON.stringify(entry.message)),
+        status,
+        body,
+        lastSeq,
+        at,
+        row.transcript_len + transcript.length,
+        change?.projection ?? row.projection,
+        // Delivered once the transaction commits, and only then: other instances read the events from the log.
+        events.length > 0 ? JSON.stringify([sessionId, events[0]!.seq, lastSeq]) : null,
+        channel,
+      ],
+    });
+    return { ok: true, events };
+  }
+
+  /**
+   * Applies a batch's events to the session's projection: the messages they touch (read
+   * with the session's row) and the projection's new state (JSON, or the stored one when
+   * it did not change).
+   */
+  function project(row: { projection: string; touched: [number, string, string][] | null }, events: ProtocolEvent[]) {
+    // Deltas (most writes) change only their message: the state is neither read nor written.
+    const deltas = events.every((e) => e.type === "text.delta" || e.type === "reasoning.delta");
+    const state = deltas ? emptyProjection : (JSON.parse(row.projection) as ProjectionState);
+    const messages = (row.touched ?? []).map(([index, , body]) => ({ index, message: JSON.parse(body) }));
+    const change = projectEvents(state, messages, events);
+    const projection = !deltas && change.state !== state ? JSON.stringify(change.state) : row.projection;
+    return { upserts: change.upserts, deleted: change.deleted, projection };
   }
 
   const inTransaction = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {

@@ -1,4 +1,5 @@
 import {
+  type EventInput,
   type InputRequest,
   type Message,
   type ProtocolEvent,
@@ -33,7 +34,7 @@ export interface ProjectedMessage {
 export const emptyProjection: ProjectionState = { status: "idle", pending: [], streaming: [], nextIndex: 0 };
 
 /** The messages a batch of events changes: named by their id, or by one of their tool calls. */
-export function messagesTouchedBy(events: readonly ProtocolEvent[]): { messageIds: string[]; toolCallIds: string[] } {
+export function messagesTouchedBy(events: readonly EventInput[]): { messageIds: string[]; toolCallIds: string[] } {
   const messageIds = new Set<string>();
   const toolCallIds = new Set<string>();
   for (const event of events) {

@@ -141,6 +141,13 @@ export interface WriteBatch {
   requireOpen?: string[];
   /** Guard: the session must be in one of these states. */
   requireStatus?: TurnState[];
+  /**
+   * Guard: the session's turn lease is held by this holder (`TurnLeases.holder`) and
+   * has not lapsed, so a driver that lost its turn writes nothing more. A store several
+   * instances share checks it in the same step as the write; a store of one process
+   * ignores it, since its one process holds every lease.
+   */
+  requireLease?: string;
 }
 
 /** What a write did. */
@@ -148,6 +155,7 @@ export type WriteResult =
   | { ok: true; events: ProtocolEvent[] }
   | { ok: false; reason: "settled"; requests: RequestRecord[] }
   | { ok: false; reason: "status"; status: TurnState }
+  | { ok: false; reason: "lease" }
   | { ok: false; reason: "not_found" };
 
 /**

@@ -34,7 +34,12 @@ export interface CheckpointHooks {
 /** How many commits pass between two looks at the WAL's size. */
 const COMMITS_PER_LOOK = 32;
 
-/** The worker: one connection, a passive checkpoint per message. */
+/** The most passive checkpoints the worker runs for one message. */
+const MAX_PASSES = 8;
+/** A pass that copied no more frames than this has caught up closely enough to stop. */
+const CLOSE_ENOUGH_FRAMES = 64;
+
+/** The worker: one connection, passive checkpoints until they catch up, per message. */
 const workerSource = `
 const { parentPort, workerData } = require("node:worker_threads");
 const Database = require(workerData.driver);
@@ -43,7 +48,20 @@ db.pragma("busy_timeout = 5000");
 parentPort.on("message", () => {
   let reply;
   try {
-    db.pragma("wal_checkpoint(PASSIVE)");
+    // Each pass copies what was committed up to its start; the next, what came during it.
+    // While passes shrink, the copy is catching up with the commits: go on until one is
+    // short, so the store's thread copies only the last few frames. A pass that did not
+    // shrink by half says the commits are as fast as the copy: more passes would only
+    // delay the catch-up while the WAL grows.
+    let copied = 0;
+    let previous = Infinity;
+    for (let pass = 0; pass < ${MAX_PASSES}; pass += 1) {
+      const [{ checkpointed }] = db.pragma("wal_checkpoint(PASSIVE)");
+      const fresh = checkpointed - copied;
+      copied = checkpointed;
+      if (fresh <= ${CLOSE_ENOUGH_FRAMES} || fresh > previous / 2) break;
+      previous = fresh;
+    }
     reply = { ok: true };
   } catch (error) {
     reply = { ok: false, message: String(error && error.message || error) };

@@ -1,6 +1,7 @@
 import type { WidgetProps } from "@hitl-kit/react";
+import { ChoicePicker } from "@hitl-kit/widgets";
 import type { CSSProperties } from "react";
-import { ChoicePicker } from "./choice-picker.js";
+import "../aspect-ratio-picker.css";
 
 /** The ratios offered when neither the input nor the props name any. */
 export const defaultRatios = ["1:1", "4:5", "3:2", "16:9", "9:16"];
@@ -44,8 +45,8 @@ function RatioBox({ ratio }: { ratio: string }) {
 }
 
 /**
- * An example of a custom widget: aspect ratios drawn as boxes of that shape, answered
- * with `{ ratio }`.
+ * The demo's aspect ratio picker, a custom widget on the kit's `ChoicePicker`: aspect
+ * ratios drawn as boxes of that shape, answered with `{ ratio }`.
  * @example
  * // answer: z.object({ ratio: z.enum(["1:1", "4:5", "16:9"]) }) — the picker's types follow the enum
  * widgets.add("choose_aspect_ratio", AspectRatioPicker);

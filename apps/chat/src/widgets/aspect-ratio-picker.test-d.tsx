@@ -2,7 +2,7 @@ import { defineClientTool } from "@hitl-kit/protocol";
 import { createWidgetRegistry, type WidgetFor } from "@hitl-kit/react";
 import { describe, expectTypeOf, it } from "vitest";
 import { z } from "zod";
-import { AspectRatioPicker, type AspectRatioPickerProps } from "../src/index.js";
+import { AspectRatioPicker, type AspectRatioPickerProps } from "./aspect-ratio-picker.js";
 
 const ratios = ["1:1", "4:5", "16:9"] as const;
 type Ratio = (typeof ratios)[number];

@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { createApiClient } from "@hitl-kit/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientBudgetBytes, measureShipped } from "../bench/bundle-size.js";
 import { runApiExtractor } from "../scripts/api-report.js";
@@ -17,26 +18,23 @@ afterAll(() => server?.stop());
 
 const bin = (name: string) => join(root, "node_modules/.bin", name);
 
-/** A client of the server with a cookie jar, as a browser would be. */
-function httpClient(api: string) {
+/** The protocol's client over a `fetch` with a cookie jar, as a browser would be. */
+function apiWithCookies(url: string) {
   const cookies = new Map<string, string>();
-  return async (method: string, path: string, body?: unknown) => {
-    const headers: Record<string, string> = { accept: "application/json" };
-    if (body !== undefined) headers["content-type"] = "application/json";
-    if (cookies.size > 0) headers.cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join("; ");
-    const response = await fetch(`${api}${path}`, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = ""] = line.split(";");
-      const at = pair.indexOf("=");
-      cookies.set(pair.slice(0, at), pair.slice(at + 1));
-    }
-    const text = await response.text();
-    return { status: response.status, body: text.startsWith("{") ? JSON.parse(text) : text };
-  };
+  return createApiClient({
+    url,
+    fetch: async (input, init) => {
+      const headers = new Headers(init?.headers);
+      if (cookies.size > 0) headers.set("cookie", [...cookies].map(([name, value]) => `${name}=${value}`).join("; "));
+      const response = await fetch(input, { ...init, headers });
+      for (const line of response.headers.getSetCookie()) {
+        const [pair = ""] = line.split(";");
+        const at = pair.indexOf("=");
+        cookies.set(pair.slice(0, at), pair.slice(at + 1));
+      }
+      return response;
+    },
+  });
 }
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
@@ -89,28 +87,27 @@ describe("the packed packages, installed in a new project outside the workspace"
 
   it("run the README's server with plain node: park a request, refuse a bad answer, answer it over HTTP", async () => {
     server = await startConsumerServer(consumer.app);
-    const call = httpClient(server.api);
-    const created = await call("POST", "/sessions", {});
-    expect(created.status).toBe(201);
-    const id = created.body.sessionId as string;
-    expect((await call("POST", `/sessions/${id}/messages`, { text: "make me a poster" })).status).toBe(202);
-    const snapshot = () => call("GET", `/sessions/${id}`).then((response) => response.body);
+    const api = apiWithCookies(server.api);
+    const { sessionId: id } = await api.createSession();
+    await api.sendMessage(id, "make me a poster");
+    const snapshot = () => api.getSnapshot(id);
     const picking = await until(snapshot, (s) => s.status === "waiting");
     expect(picking.pending).toMatchObject([{ toolName: "pick_template", kind: "input" }]);
-    const requestId = picking.pending[0].requestId;
+    const requestId = picking.pending[0]!.requestId;
 
-    const bad = await call("POST", `/sessions/${id}/responses`, {
-      responses: [{ requestId, action: "accept", value: { templateId: 7 } }],
-    });
-    expect(bad.status).toBe(422);
+    const bad = await api.respond(id, [{ requestId, action: "accept", value: { templateId: 7 } }]).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(bad).toMatchObject({ code: "invalid_answer", status: 422 });
     expect((await snapshot()).pending).toHaveLength(1);
 
-    const answer = { requestId, action: "accept", value: { templateId: "calm" } };
-    expect((await call("POST", `/sessions/${id}/responses`, { responses: [answer] })).status).toBe(202);
+    const answer = { requestId, action: "accept" as const, value: { templateId: "calm" } };
+    expect((await api.respond(id, [answer])).status).toBe(202);
     const approving = await until(snapshot, (s) => s.pending[0]?.kind === "approval");
-    expect(approving.pending[0].toolName).toBe("refund_charge");
-    const approval = { requestId: approving.pending[0].requestId, action: "accept" };
-    expect((await call("POST", `/sessions/${id}/responses`, { responses: [approval] })).status).toBe(202);
+    expect(approving.pending[0]!.toolName).toBe("refund_charge");
+    const approval = { requestId: approving.pending[0]!.requestId, action: "accept" as const };
+    expect((await api.respond(id, [approval])).status).toBe(202);
     const done = await until(snapshot, (s) => s.status === "idle" && s.messages.length >= 4);
     const text = JSON.stringify(done.messages);
     expect(text).toContain("Done: the poster uses your template and the charge is refunded.");

@@ -1,14 +1,18 @@
 /**
  * Records the event streams the transcript stories replay, from the real runtime with a
  * scripted model and the demo's tools: `npm run record-fixtures` writes one JSON file per
- * HITL state into storybook/fixtures/. Nothing in them is written by hand.
+ * HITL state into storybook/fixtures/ (or the folder given as its argument). It drives each
+ * session through `@hitl-kit/client`'s ApiClient, as a browser would. Nothing in them is
+ * written by hand.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { type ApiClient, createApiClient } from "@hitl-kit/client";
 import type { InputResponse, ProtocolEvent } from "@hitl-kit/protocol";
 import {
   type AgentRuntime,
   createAgentRuntime,
+  createFetchHandler,
   memoryStore,
   type ScriptedReply,
   scriptedModel,
@@ -93,6 +97,17 @@ const scenarios: Record<string, Scenario> = {
   },
 };
 
+/** The events of `sessionId` up to `lastSeq`, read from its event stream. */
+async function readStream(api: ApiClient, sessionId: string, lastSeq: number): Promise<ProtocolEvent[]> {
+  const events: ProtocolEvent[] = [];
+  if (lastSeq === 0) return events;
+  for await (const event of api.events(sessionId)) {
+    events.push(event);
+    if (event.seq >= lastSeq) break;
+  }
+  return events;
+}
+
 async function record(name: string, scenario: Scenario): Promise<ProtocolEvent[]> {
   const runtime: AgentRuntime = createAgentRuntime({
     model: scriptedModel(scenario.script, { wordsPerChunk: 3 }),
@@ -100,25 +115,32 @@ async function record(name: string, scenario: Scenario): Promise<ProtocolEvent[]
     store: memoryStore(),
     ...(scenario.expireAfter ? { expireAfter: scenario.expireAfter } : {}),
   });
-  const { sessionId } = await runtime.createSession();
-  await runtime.sendMessage(sessionId, scenario.message);
+  // The recorder is a client like any other: it drives the session over the wire protocol,
+  // through the fetch handler in process, and records what the event stream delivers.
+  const handler = createFetchHandler(runtime, { identify: () => "recorder" });
+  const api = createApiClient({
+    url: "http://recorder.local/api/agent",
+    fetch: (url, init) => handler(new Request(url, init)),
+  });
+  const { sessionId } = await api.createSession();
+  await api.sendMessage(sessionId, scenario.message);
   await runtime.idle();
   await scenario.after?.(async (responses) => {
-    await runtime.respond(sessionId, responses((await runtime.getSnapshot(sessionId)).pending));
+    await api.respond(sessionId, responses((await api.getSnapshot(sessionId)).pending));
     await runtime.idle();
   });
   if (scenario.expireAfter) {
     await new Promise((resolve) => setTimeout(resolve, scenario.expireAfter! * 5));
-    await runtime.getSnapshot(sessionId); // a read settles what expired
+    await api.getSnapshot(sessionId); // a read settles what expired
     await runtime.idle();
   }
-  const events = await runtime.readEvents(sessionId, 0);
+  const events = await readStream(api, sessionId, (await api.getSnapshot(sessionId)).lastSeq);
   await runtime.close();
   console.log(`${name}: ${events.length} events`);
   return events;
 }
 
-const folder = join(import.meta.dirname, "../fixtures");
+const folder = process.argv[2] ?? join(import.meta.dirname, "../fixtures");
 mkdirSync(folder, { recursive: true });
 for (const [name, scenario] of Object.entries(scenarios)) {
   const events = await record(name, scenario);

@@ -6,7 +6,7 @@ import { ChatPanel } from "./components/chat-panel.js";
 import { SessionSidebar } from "./components/session-sidebar.js";
 import { Welcome } from "./components/welcome.js";
 import { useSessionId } from "./session/use-session-id.js";
-import { agentEndpoint } from "./shared/endpoint.js";
+import { agentApi } from "./shared/endpoint.js";
 import { chatWidgets } from "./widgets/chat-widgets.js";
 
 /**
@@ -16,7 +16,7 @@ import { chatWidgets } from "./widgets/chat-widgets.js";
 export function App() {
   const { sessionId, error, notice, startNew } = useSessionId();
   const [drawerOpen, setDrawerOpen] = useState(false);
-  const history = useQuery(sessionHistoryQueryOptions(agentEndpoint));
+  const history = useQuery(sessionHistoryQueryOptions(agentApi));
   const title = history.data?.find((session) => session.sessionId === sessionId)?.title;
   const newChat = () => {
     setDrawerOpen(false);
@@ -27,7 +27,7 @@ export function App() {
     <div className="chat-app" data-drawer={drawerOpen ? "open" : "closed"}>
       <div className="chat-app__sidebar" id="chat-sidebar">
         <SessionSidebar
-          endpoint={agentEndpoint}
+          api={agentApi}
           currentId={sessionId}
           onNew={newChat}
           onNavigate={() => setDrawerOpen(false)}
@@ -45,9 +45,9 @@ export function App() {
         onClick={() => setDrawerOpen(false)}
       />
       {sessionId ? (
-        <AgentProvider key={sessionId} url={agentEndpoint.url} sessionId={sessionId}>
+        <AgentProvider key={sessionId} api={agentApi} sessionId={sessionId}>
           <ChatPanel
-            endpoint={agentEndpoint}
+            api={agentApi}
             widgets={chatWidgets}
             onNew={newChat}
             title={title}

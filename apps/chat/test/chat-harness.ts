@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ProtocolEvent, SessionSnapshot } from "@hitl-kit/protocol";
+import { createApiClient } from "@hitl-kit/client";
+import type { ProtocolEvent } from "@hitl-kit/protocol";
 import { scriptedModel } from "@hitl-kit/server";
 import { type ChatAppOptions, createChatApp } from "../server/chat-app.js";
 import { demoScript } from "../server/demo-script.js";
@@ -27,18 +28,24 @@ export function startChat(options: Partial<ChatAppOptions> = {}) {
   });
   // One browser: the identity cookie the server sets is sent back, as a cookie jar does.
   let cookie: string | undefined;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const headers: Record<string, string> = body === undefined ? {} : { "content-type": "application/json" };
-    if (cookie) headers.cookie = cookie;
-    const response = await app.handler(
-      new Request(`http://127.0.0.1${path}`, {
-        method,
-        headers,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      }),
-    );
+  const fetch = async (url: string, init?: RequestInit) => {
+    const request = new Request(url, init);
+    if (cookie) request.headers.set("cookie", cookie);
+    const response = await app.handler(request);
     const set = response.headers.getSetCookie()[0];
     if (set) cookie = set.split(";")[0];
+    return response;
+  };
+  /** The protocol's client, as the browser app uses it. */
+  const api = createApiClient({ url: "http://127.0.0.1/api/agent", fetch });
+  /** A raw request to any route of the demo server (for testing the routes themselves). */
+  const call = async (method: string, path: string, body?: unknown) => {
+    const headers: Record<string, string> = body === undefined ? {} : { "content-type": "application/json" };
+    const response = await fetch(`http://127.0.0.1${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     const text = await response.text();
     const json = response.headers.get("content-type")?.includes("json") && text ? JSON.parse(text) : undefined;
     // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
@@ -46,25 +53,22 @@ export function startChat(options: Partial<ChatAppOptions> = {}) {
   };
   const chat = {
     app,
+    api,
     call,
-    async session(): Promise<string> {
-      return (await call("POST", "/api/agent/sessions", {})).body.sessionId;
-    },
-    snapshot: async (id: string) => (await call("GET", `/api/agent/sessions/${id}`)).body as SessionSnapshot,
+    session: async (): Promise<string> => (await api.createSession()).sessionId,
+    snapshot: (id: string) => api.getSnapshot(id),
     events: (id: string): Promise<ProtocolEvent[]> => app.runtime.readEvents(id, 0),
     /** Sends a message and waits until the turn has finished or parked. */
     async send(id: string, text: string) {
-      const sent = await call("POST", `/api/agent/sessions/${id}/messages`, { text });
+      const sent = await api.sendMessage(id, text);
       await app.runtime.idle();
       return sent;
     },
-    /** Answers the one open request and waits until the turn has finished or parked again. */
+    /** Answers the one open request and waits until the turn has finished or parked again; a refusal rejects with its `ApiError`. */
     async answer(id: string, response: { action: "accept" | "decline" | "cancel"; value?: unknown; reason?: string }) {
       const [request] = (await chat.snapshot(id)).pending;
       if (!request) throw new Error("No request is open.");
-      const answered = await call("POST", `/api/agent/sessions/${id}/responses`, {
-        responses: [{ requestId: request.requestId, ...response }],
-      });
+      const answered = await api.respond(id, [{ requestId: request.requestId, ...response }]);
       await app.runtime.idle();
       return answered;
     },

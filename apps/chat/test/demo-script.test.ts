@@ -125,8 +125,8 @@ describe("the demo script, through the real runtime", () => {
       seats: 12,
       newsletter: true,
     };
-    const refused = await chat.answer(id, { action: "accept", value: { ...answer, email: "ada@", seats: 900 } });
-    expect(refused.status).toBe(422);
+    const refused = chat.answer(id, { action: "accept", value: { ...answer, email: "ada@", seats: 900 } });
+    await expect(refused).rejects.toMatchObject({ code: "invalid_answer", status: 422 });
     expect(await chat.openTool(id)).toBe("collect_details");
 
     await chat.answer(id, { action: "accept", value: answer });
@@ -161,18 +161,18 @@ describe("the demo script, through the real runtime", () => {
     chat = startChat();
     const id = await chat.session();
     // The tool runs while it waits for the person, so the turn is not idle: wait for the request.
-    await chat.call("POST", `/api/agent/sessions/${id}/messages`, { text: "book a table" });
+    await chat.api.sendMessage(id, "book a table");
     await vi.waitFor(async () => expect(await chat.openTool(id)).toBe("book_table"));
     const [request] = (await chat.snapshot(id)).pending;
     expect(request).toMatchObject({ kind: "input", prompt: "How many seats at Nora, and on which day?" });
-    const refused = await chat.call("POST", `/api/agent/sessions/${id}/responses`, {
-      responses: [{ requestId: request!.requestId, action: "accept", value: { seats: 0, date: "2026-12-24" } }],
-    });
-    expect(refused.status).toBe(422);
+    const refused = chat.api.respond(id, [
+      { requestId: request!.requestId, action: "accept", value: { seats: 0, date: "2026-12-24" } },
+    ]);
+    await expect(refused).rejects.toMatchObject({ code: "invalid_answer", status: 422 });
     await chat.answer(id, { action: "accept", value: { seats: 4, date: "2026-12-24" } });
     expect(await chat.lastReply(id)).toBe("Booked 4 seats at Nora on 2026-12-24.");
 
-    await chat.call("POST", `/api/agent/sessions/${id}/messages`, { text: "book again" });
+    await chat.api.sendMessage(id, "book again");
     await vi.waitFor(async () => expect(await chat.openTool(id)).toBe("book_table"));
     await chat.answer(id, { action: "decline" });
     expect(await chat.lastReply(id)).toBe("No table booked (declined) — say “book a table” to try again.");

@@ -1,4 +1,5 @@
 import { type InputResponse, ProtocolError, validateJsonSchema } from "@hitl-kit/protocol";
+import type { ApiClient, ApiClientOptions } from "./api-types.js";
 import type { ClientAction } from "./client-action.js";
 import { type ClientState, initialClientState } from "./client-state.js";
 import { type CommandError, type CommandResult, toCommandError, toRequestError } from "./command-result.js";
@@ -6,14 +7,21 @@ import { reduceClientState } from "./reduce-client-state.js";
 import { type RequestRef, requestIdOf } from "./request-ref.js";
 import type { RequestError, SentAnswer } from "./request-state.js";
 import { SessionConnection } from "./session-connection.js";
-import { type SseTransportOptions, sseTransport } from "./sse-transport.js";
+import { sseTransport } from "./sse-transport.js";
 import type { AgentCommand, Transport } from "./transport.js";
 
-/** Options of {@link createAgentClient}: a `url` (and HTTP options), or a ready-made `transport`. */
+/**
+ * Options of {@link createAgentClient}: a `url` (and the HTTP options of an
+ * {@link ApiClient}), an `api` client to share, or a ready-made `transport`.
+ */
 export type AgentClientOptions = {
   /** Attach to this session. Without it, the client has no session until `send()` (or `createSession()`) makes one. */
   sessionId?: string;
-} & ((SseTransportOptions & { transport?: undefined }) | { transport: Transport; url?: string });
+} & (
+  | (ApiClientOptions & { api?: undefined; transport?: undefined })
+  | { api: ApiClient; url?: undefined; transport?: undefined }
+  | { transport: Transport; url?: string; api?: undefined }
+);
 
 /** Called after every change, with the new state and the one before. */
 export type StateListener = (state: ClientState, previous: ClientState) => void;

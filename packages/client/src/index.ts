@@ -4,7 +4,22 @@
  * and answers. React apps want `@hitl-kit/react`, which binds it.
  * @packageDocumentation
  */
+
 export { AgentClient, type AgentClientOptions, createAgentClient, type StateListener } from "./agent-client.js";
+export { createApiClient } from "./api-client.js";
+export { ApiError } from "./api-error.js";
+export type {
+  ApiClient,
+  ApiClientOptions,
+  CallOptions,
+  EventsOptions,
+  FetchLike,
+  OpenStreamOptions,
+  Resolution,
+  RespondReply,
+  SessionPage,
+  SessionSummary,
+} from "./api-types.js";
 export { type BackoffOptions, backoffDelay } from "./backoff.js";
 export type { ClientAction } from "./client-action.js";
 export {
@@ -15,7 +30,6 @@ export {
   initialClientState,
 } from "./client-state.js";
 export type { CommandError, CommandResult } from "./command-result.js";
-export type { FetchLike } from "./http-json.js";
 export { reduceClientState } from "./reduce-client-state.js";
 export {
   type RecordedCommand,

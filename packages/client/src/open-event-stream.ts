@@ -1,9 +1,8 @@
 import { EVENT_TYPES, eventFrameDecoder } from "@hitl-kit/protocol";
 import { createParser } from "eventsource-parser";
+import { ApiError, badResponseError, errorOfResponse } from "./api-error.js";
 import { type BackoffOptions, backoffDelay, sleep } from "./backoff.js";
-import { type CommandError, toCommandError } from "./command-result.js";
 import { eventPacer } from "./event-pacer.js";
-import { errorOfResponse } from "./http-json.js";
 import { nextTask, SLICE_MS } from "./next-task.js";
 import type { EventSink, StreamOptions } from "./transport.js";
 
@@ -14,7 +13,15 @@ const FEED_CHARS = 16_384;
 /** Opens one SSE request for the events after `lastSeq`. */
 export type ConnectStream = (lastSeq: number, signal: AbortSignal) => Promise<Response>;
 
-type ReadOutcome = { kind: "dropped"; progressed: boolean } | { kind: "fatal"; error: CommandError };
+type ReadOutcome = { kind: "dropped"; progressed: boolean } | { kind: "fatal"; error: ApiError };
+
+/** Options of {@link openEventStream}. */
+export interface OpenEventStreamOptions extends StreamOptions {
+  sessionId: string;
+  backoff?: BackoffOptions;
+  /** Reconnects in a row without an event before the sink is failed with `network` (default: no limit). */
+  maxRetries?: number;
+}
 
 /** Statuses worth retrying: the server is busy, restarting or rate limiting. */
 const isRetryable = (status: number) => status === 408 || status === 429 || status >= 500;
@@ -23,14 +30,13 @@ const isRetryable = (status: number) => status === 408 || status === 429 || stat
  * Keeps a session's event stream open: reads it (`TextDecoder → eventsource-parser
  * → eventFrameDecoder`), hands events to the sink in batches paced to the display (see `eventPacer`), and
  * when it drops or ends, reconnects after a backoff with `lastSeq()` as
- * the resume point. An answer retrying cannot fix (404, 403, …) or an undecodable event
- * fails the sink and stops. Returns the function that closes the stream for good.
+ * the resume point. An answer retrying cannot fix (404, 403, …), an undecodable event
+ * (`bad_response`) or more than `maxRetries` reconnects in a row without an event
+ * (`network`) fail the sink with an `ApiError` and stop. Returns the function that closes
+ * the stream for good.
  */
-export function openEventStream(
-  connect: ConnectStream,
-  options: StreamOptions & { sessionId: string; backoff?: BackoffOptions },
-): () => void {
-  const { sink, lastSeq, backoff, sessionId } = options;
+export function openEventStream(connect: ConnectStream, options: OpenEventStreamOptions): () => void {
+  const { sink, lastSeq, backoff, sessionId, maxRetries = Number.POSITIVE_INFINITY } = options;
   const abort = new AbortController();
   const run = async () => {
     for (let attempt = 0, first = true; ; first = false) {
@@ -41,6 +47,10 @@ export function openEventStream(
       // Only a stream that delivered something resets the backoff, so a server that
       // accepts and at once drops the stream is not hammered.
       if (outcome.progressed) attempt = 0;
+      if (attempt >= maxRetries) {
+        const message = `The event stream of ${sessionId} dropped ${attempt + 1} times in a row; check the connection and try again.`;
+        return sink.fail(new ApiError("network", message, { status: 0 }));
+      }
       await sleep(backoffDelay(attempt++, backoff), abort.signal);
       if (abort.signal.aborted) return;
     }
@@ -69,9 +79,7 @@ async function readOnce(
   if (!response.ok) {
     const body = await response.json().catch(() => undefined);
     const error = errorOfResponse(response.status, body);
-    return isRetryable(response.status)
-      ? { kind: "dropped", progressed: false }
-      : { kind: "fatal", error: toCommandError(error) };
+    return isRetryable(response.status) ? { kind: "dropped", progressed: false } : { kind: "fatal", error };
   }
   if (!response.body) return { kind: "dropped", progressed: false };
   sink.connection("open");
@@ -81,7 +89,7 @@ async function readOnce(
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let progressed = false;
-  let fatal: CommandError | undefined;
+  let fatal: ApiError | undefined;
   const pacer = eventPacer((events) => {
     if (!signal.aborted) sink.events(events);
   });
@@ -94,7 +102,7 @@ async function readOnce(
         pacer.push(decodeFrame(frame));
         progressed = true;
       } catch (error) {
-        fatal = toCommandError(error);
+        fatal = badResponseError("event stream", response.status, error);
       }
     },
   });

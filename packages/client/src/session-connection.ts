@@ -94,7 +94,11 @@ export class SessionConnection {
         fail: (error) => {
           if (!live) return;
           this.#running = false;
-          host.dispatch({ type: "connection.failed", error });
+          const { code, message, details } = error;
+          host.dispatch({
+            type: "connection.failed",
+            error: { code, message, ...(details === undefined ? {} : { details }) },
+          });
         },
       },
     });

@@ -39,7 +39,14 @@ export {
   type ToolInputOf,
 } from "./define-tool.js";
 export type { ErrorBody } from "./error-body.js";
-export { ERROR_STATUS, type ErrorCode, ProtocolError } from "./errors.js";
+export {
+  type ClientErrorCode,
+  ERROR_CODES,
+  type ErrorCode,
+  isErrorCode,
+  ProtocolError,
+  type ServerErrorCode,
+} from "./errors.js";
 export { EVENT_TYPES } from "./event-types.js";
 export type {
   EventInput,

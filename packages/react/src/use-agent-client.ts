@@ -18,7 +18,7 @@ export function useOwnedAgentClient(options: AgentClientOptions | undefined): Ag
 }
 
 function serves(owned: { options: AgentClientOptions; client: AgentClient }, options: AgentClientOptions): boolean {
-  if (owned.options.url !== options.url) return false;
+  if (owned.options.url !== options.url || owned.options.api !== options.api) return false;
   return (
     owned.options.sessionId === options.sessionId ||
     (options.sessionId !== undefined && owned.client.getSnapshot().sessionId === options.sessionId)

@@ -1,4 +1,4 @@
-import { createAgentClient, replayTransport } from "@hitl-kit/client";
+import { createAgentClient, createApiClient, replayTransport } from "@hitl-kit/client";
 import { emptySnapshot, type ProtocolEvent, reduceSession } from "@hitl-kit/protocol";
 import { AgentProvider } from "@hitl-kit/react";
 import { scriptedModel } from "@hitl-kit/server";
@@ -60,13 +60,13 @@ async function renderChat(events: ProtocolEvent[]) {
     const body = { sessions: [{ ...session, ...(sent ? { title: "refund 1500" } : {}) }] };
     return new Response(JSON.stringify(body), { headers: { "content-type": "application/json" } });
   });
-  const endpoint = { url: "/api/agent", fetch: listSessions as typeof fetch };
+  const api = createApiClient({ url: "/api/agent", fetch: listSessions });
   const client = createAgentClient({ transport: replay, sessionId: replay.sessionId });
   render(
     <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
-      <SessionSidebar endpoint={endpoint} currentId={sessionId} onNew={() => {}} />
+      <SessionSidebar api={api} currentId={sessionId} onNew={() => {}} />
       <AgentProvider client={client}>
-        <ChatPanel endpoint={endpoint} widgets={chatWidgets} onNew={() => {}} />
+        <ChatPanel api={api} widgets={chatWidgets} onNew={() => {}} />
       </AgentProvider>
     </QueryClientProvider>,
   );

@@ -1,5 +1,5 @@
+import type { ApiClient } from "@hitl-kit/client";
 import { useAgent, type WidgetRegistry } from "@hitl-kit/react";
-import type { AgentEndpoint } from "@hitl-kit/react/query";
 import type { ReactNode } from "react";
 import { useSessionHistoryRefresh } from "../session/use-session-history-refresh.js";
 import { Composer } from "./composer.js";
@@ -8,7 +8,8 @@ import { Transcript } from "./transcript.js";
 
 /** Props of {@link ChatPanel}. */
 export interface ChatPanelProps {
-  endpoint: AgentEndpoint;
+  /** The protocol client, for the session list this panel keeps fresh. */
+  api: ApiClient;
   widgets: WidgetRegistry;
   /** Starts a new chat (offered when this one no longer exists). */
   onNew: () => void;
@@ -25,9 +26,9 @@ export interface ChatPanelProps {
  * transcript and the composer. It refreshes the session history when the session's
  * status changes or a message is sent (`useSessionHistoryRefresh`).
  */
-export function ChatPanel({ endpoint, widgets, onNew, headerStart, title, notice, empty }: ChatPanelProps) {
+export function ChatPanel({ api, widgets, onNew, headerStart, title, notice, empty }: ChatPanelProps) {
   const agent = useAgent();
-  useSessionHistoryRefresh(endpoint, agent);
+  useSessionHistoryRefresh(api, agent);
   const missing = agent.error?.source === "connection" && agent.error.code === "not_found";
 
   return (

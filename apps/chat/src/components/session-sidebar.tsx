@@ -1,15 +1,11 @@
-import {
-  type AgentEndpoint,
-  deleteSessionMutationOptions,
-  type SessionListItem,
-  sessionHistoryQueryOptions,
-} from "@hitl-kit/react/query";
+import type { ApiClient, SessionSummary } from "@hitl-kit/client";
+import { deleteSessionMutationOptions, sessionHistoryQueryOptions } from "@hitl-kit/react/query";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { hashForSession } from "../session/use-session-id.js";
 
 /** Props of {@link SessionSidebar}. */
 export interface SessionSidebarProps {
-  endpoint: AgentEndpoint;
+  api: ApiClient;
   currentId: string | undefined;
   /** Starts a new chat. */
   onNew: () => void;
@@ -30,12 +26,12 @@ const statusLabels: Record<string, string> = { waiting: "Waiting for you", runni
  * `#session=<id>`; the current one has `aria-current="page"`. A "New chat" button on top,
  * and a delete button beside each chat (`deleteSessionMutationOptions`), after a confirm.
  * @example
- * <SessionSidebar endpoint={{ url: "/api/agent" }} currentId={sessionId} onNew={startNew} />
+ * <SessionSidebar api={createApiClient({ url: "/api/agent" })} currentId={sessionId} onNew={startNew} />
  */
-export function SessionSidebar({ endpoint, currentId, onNew, onNavigate, onDeleted, error }: SessionSidebarProps) {
-  const history = useQuery(sessionHistoryQueryOptions(endpoint));
-  const remove = useMutation(deleteSessionMutationOptions(endpoint));
-  const deleteSession = (session: SessionListItem) => {
+export function SessionSidebar({ api, currentId, onNew, onNavigate, onDeleted, error }: SessionSidebarProps) {
+  const history = useQuery(sessionHistoryQueryOptions(api));
+  const remove = useMutation(deleteSessionMutationOptions(api));
+  const deleteSession = (session: SessionSummary) => {
     const name = session.title ?? "this chat";
     if (!confirm(`Delete “${name}”? Its open questions are cancelled and it cannot be brought back.`)) return;
     remove.mutate(session.sessionId, { onSuccess: () => onDeleted?.(session.sessionId) });
@@ -87,7 +83,7 @@ export function SessionSidebar({ endpoint, currentId, onNew, onNavigate, onDelet
 }
 
 function SessionLink(props: {
-  session: SessionListItem;
+  session: SessionSummary;
   current: boolean;
   onNavigate: (() => void) | undefined;
   onDelete: () => void;

@@ -1,5 +1,6 @@
+import type { ApiClient } from "@hitl-kit/client";
 import type { AgentView } from "@hitl-kit/react";
-import { type AgentEndpoint, sessionHistoryQueryOptions } from "@hitl-kit/react/query";
+import { sessionHistoryQueryOptions } from "@hitl-kit/react/query";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
 
@@ -22,15 +23,15 @@ function activityKey(agent: SessionActivity): string {
  * never for text streaming in.
  * @example
  * const agent = useAgent();
- * useSessionHistoryRefresh(agentEndpoint, agent);
+ * useSessionHistoryRefresh(agentApi, agent);
  */
-export function useSessionHistoryRefresh(endpoint: AgentEndpoint, agent: SessionActivity): void {
+export function useSessionHistoryRefresh(api: ApiClient, agent: SessionActivity): void {
   const queryClient = useQueryClient();
   const key = agent.hydrated ? activityKey(agent) : undefined;
   const seen = useRef<string | undefined>(undefined);
   useEffect(() => {
     if (key === undefined || key === seen.current) return;
     seen.current = key;
-    void queryClient.invalidateQueries({ queryKey: sessionHistoryQueryOptions(endpoint).queryKey });
-  }, [key, queryClient, endpoint]);
+    void queryClient.invalidateQueries({ queryKey: sessionHistoryQueryOptions(api).queryKey });
+  }, [key, queryClient, api]);
 }

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { agentEndpoint } from "../shared/endpoint.js";
+import { agentApi } from "../shared/endpoint.js";
 
 const storageKey = "hitl-kit-chat:session";
 const hashPrefix = "#session=";
@@ -53,15 +53,7 @@ export interface SessionSelection {
 }
 
 async function createSession(): Promise<string> {
-  const response = await fetch(`${agentEndpoint.url}/sessions`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: "{}",
-  });
-  const body = (await response.json().catch(() => ({}))) as { sessionId?: string; error?: { message?: string } };
-  if (!response.ok || !body.sessionId)
-    throw new Error(body.error?.message ?? `The server answered ${response.status}.`);
-  return body.sessionId;
+  return (await agentApi.createSession()).sessionId;
 }
 
 let creating: Promise<string> | undefined;

@@ -1,7 +1,7 @@
-import type { AgentEndpoint } from "@hitl-kit/react/query";
+import { createApiClient } from "@hitl-kit/client";
 
-/** Where the demo's server mounts wire protocol v1 (same origin as the app). */
-export const agentEndpoint: AgentEndpoint = { url: "/api/agent" };
+/** The client of the demo server's wire protocol, mounted at `/api/agent` (same origin as the app). */
+export const agentApi = createApiClient({ url: "/api/agent" });
 
 /** Where the demo's server serves the media library. */
 export const mediaLibraryUrl = "/api/media";

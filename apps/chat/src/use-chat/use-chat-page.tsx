@@ -1,10 +1,10 @@
 import { hitlChatTransport } from "@hitl-kit/ai-sdk";
 import { useEffect, useState } from "react";
-import { agentEndpoint } from "../shared/endpoint.js";
+import { agentApi } from "../shared/endpoint.js";
 import { type ChatMessage, UseChatPanel } from "./use-chat-panel.js";
 
 /** The transport: the one line that differs from a `useChat` app on its own backend. */
-export const transport = hitlChatTransport<ChatMessage>({ url: agentEndpoint.url });
+export const transport = hitlChatTransport<ChatMessage>({ url: agentApi.url });
 
 /** The chat id in the URL hash (`#chat=…`), made once per new chat, so a reload finds the chat again. */
 function useChatId(): string {

@@ -28,7 +28,8 @@ export function errorResponse(error: unknown): Response {
     console.error("hitl-kit: unexpected error", error);
     return errorResponse(new ProtocolError("internal", "The server failed to handle this request."));
   }
-  const response = json(error.status, error.toBody());
+  // A client-only code (status 0) is no answer a server can send: it is the server's failure.
+  const response = json(error.status >= 400 ? error.status : 500, error.toBody());
   const details = error.details as { retryAfterSeconds?: number; allow?: string[] } | undefined;
   if (error.code === "rate_limited" && details?.retryAfterSeconds) {
     response.headers.set("retry-after", String(details.retryAfterSeconds));

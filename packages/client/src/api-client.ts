@@ -1,0 +1,186 @@
+import { type InputResponse, ProtocolError, parseSnapshot } from "@hitl-kit/protocol";
+import { badResponseError, errorOfResponse, failedRequestError } from "./api-error.js";
+import type {
+  ApiClient,
+  ApiClientOptions,
+  CallOptions,
+  FetchLike,
+  OpenStreamOptions,
+  RespondReply,
+  SessionPage,
+  SessionSummary,
+} from "./api-types.js";
+import { eventIterator } from "./event-iterator.js";
+import { openEventStream } from "./open-event-stream.js";
+
+/**
+ * Creates the HTTP client of the wire protocol. It does no I/O until a method is called.
+ * @example
+ * const api = createApiClient({ url: "/api/agent" });
+ * const { sessionId } = await api.createSession();
+ * await api.sendMessage(sessionId, "make me a poster");
+ * for await (const event of api.events(sessionId, { signal })) {
+ *   if (event.type === "input.requested") {
+ *     const [request] = event.requests;
+ *     await api.respond(sessionId, [{ requestId: request.requestId, action: "accept", value: { templateId: "calm" } }]);
+ *   }
+ * }
+ * @example
+ * // In process, against a fetch handler (tests, scripts):
+ * const api = createApiClient({ url: "http://local/api/agent", fetch: (url, init) => handler(new Request(url, init)) });
+ */
+export function createApiClient(options: ApiClientOptions): ApiClient {
+  if (typeof options?.url !== "string" || options.url === "") {
+    throw new Error("createApiClient() needs the url of the hitl-kit handler, such as { url: '/api/agent' }.");
+  }
+  const base = options.url.replace(/\/+$/, "");
+  const fetch: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const credentials = options.credentials ?? "same-origin";
+  const sessionPath = (sessionId: string) => `/sessions/${encodeURIComponent(sessionId)}`;
+
+  const headersFor = async (defaults: Record<string, string>, extra: HeadersInit | undefined) => {
+    const headers = new Headers(defaults);
+    const configured = typeof options.headers === "function" ? await options.headers() : options.headers;
+    for (const source of [configured, extra]) for (const [name, value] of new Headers(source)) headers.set(name, value);
+    return headers;
+  };
+
+  /** Sends one request and reads its JSON answer; throws an `ApiError` for anything but a 2xx. */
+  const request = async (
+    method: "GET" | "POST" | "DELETE",
+    path: string,
+    body: unknown,
+    call: CallOptions = {},
+  ): Promise<{ status: number; body: unknown }> => {
+    const url = `${base}${path}`;
+    const defaults: Record<string, string> = { accept: "application/json" };
+    // Every POST is JSON, `{}` when it says nothing: the server refuses others, as a CSRF defence.
+    if (method === "POST") defaults["content-type"] = "application/json";
+    const headers = await headersFor(defaults, call.headers);
+    let response: Response;
+    let text: string;
+    try {
+      call.signal?.throwIfAborted();
+      response = await fetch(url, {
+        method,
+        headers,
+        credentials,
+        ...(method === "POST" ? { body: JSON.stringify(body ?? {}) } : {}),
+        ...(call.signal ? { signal: call.signal } : {}),
+      });
+      text = await response.text();
+    } catch (error) {
+      throw failedRequestError(url, error, call.signal);
+    }
+    let json: unknown;
+    try {
+      json = text === "" ? undefined : JSON.parse(text);
+    } catch (error) {
+      if (response.ok) throw badResponseError(`answer to ${method} ${path}`, response.status, error);
+    }
+    if (!response.ok) throw errorOfResponse(response.status, json);
+    return { status: response.status, body: json };
+  };
+
+  /** Checks a 2xx body's shape; a body that does not fit is `bad_response`. */
+  const expect = <T>(
+    what: string,
+    answer: { status: number; body: unknown },
+    fits: (body: Record<string, unknown>) => boolean,
+  ): T => {
+    if (answer.body !== null && typeof answer.body === "object" && fits(answer.body as Record<string, unknown>))
+      return answer.body as T;
+    throw badResponseError(what, answer.status, new Error(JSON.stringify(answer.body)?.slice(0, 200) ?? "no body"));
+  };
+
+  const respond = async (sessionId: string, responses: InputResponse[], call?: CallOptions): Promise<RespondReply> => {
+    const answer = await request("POST", `${sessionPath(sessionId)}/responses`, { responses }, call);
+    const { resolutions } = expect<{ resolutions: RespondReply["resolutions"] }>(
+      "answer to POST /responses",
+      answer,
+      (body) => Array.isArray(body.resolutions),
+    );
+    return { status: answer.status === 200 ? 200 : 202, resolutions };
+  };
+
+  const connect = (sessionId: string, extra: HeadersInit | undefined) => async (lastSeq: number, signal: AbortSignal) =>
+    fetch(`${base}${sessionPath(sessionId)}/events`, {
+      headers: await headersFor({ accept: "text/event-stream", "last-event-id": String(lastSeq) }, extra),
+      credentials,
+      signal,
+    });
+
+  const openStream = (sessionId: string, streamOptions: OpenStreamOptions, extra?: HeadersInit) =>
+    openEventStream(connect(sessionId, extra), {
+      ...streamOptions,
+      sessionId,
+      ...(options.reconnect ? { backoff: options.reconnect } : {}),
+    });
+
+  return {
+    url: base,
+    async createSession(call) {
+      const answer = await request("POST", "/sessions", {}, call);
+      const { sessionId } = expect<{ sessionId: string }>(
+        "answer to POST /sessions",
+        answer,
+        (body) => typeof body.sessionId === "string",
+      );
+      return { sessionId };
+    },
+    async listSessions({ limit, cursor, ...call } = {}) {
+      const query = new URLSearchParams();
+      if (limit !== undefined) query.set("limit", String(limit));
+      if (cursor !== undefined) query.set("cursor", cursor);
+      const answer = await request("GET", `/sessions${query.size > 0 ? `?${query}` : ""}`, undefined, call);
+      const page = expect<SessionPage>("session list", answer, (body) => Array.isArray(body.sessions));
+      return {
+        sessions: page.sessions as SessionSummary[],
+        ...(typeof page.nextCursor === "string" ? { nextCursor: page.nextCursor } : {}),
+      };
+    },
+    async getSnapshot(sessionId, { before, limit, ...call } = {}) {
+      const query = new URLSearchParams();
+      if (before !== undefined) query.set("before", before);
+      if (limit !== undefined) query.set("limit", String(limit));
+      const answer = await request(
+        "GET",
+        `${sessionPath(sessionId)}${query.size > 0 ? `?${query}` : ""}`,
+        undefined,
+        call,
+      );
+      try {
+        return parseSnapshot(answer.body);
+      } catch (error) {
+        if (error instanceof ProtocolError) throw badResponseError("snapshot", answer.status, error);
+        throw error;
+      }
+    },
+    async sendMessage(sessionId, text, call) {
+      const answer = await request("POST", `${sessionPath(sessionId)}/messages`, { text }, call);
+      const { turnId } = expect<{ turnId: string }>(
+        "answer to POST /messages",
+        answer,
+        (body) => typeof body.turnId === "string",
+      );
+      return { turnId };
+    },
+    respond,
+    cancelRequest: (sessionId, requestId, call) => respond(sessionId, [{ requestId, action: "cancel" }], call),
+    async stopTurn(sessionId, call) {
+      await request("POST", `${sessionPath(sessionId)}/cancel`, {}, call);
+    },
+    async deleteSession(sessionId, call) {
+      await request("DELETE", sessionPath(sessionId), undefined, call);
+    },
+    events(sessionId, { after = 0, signal, maxRetries, headers } = {}) {
+      return eventIterator(
+        (sink, lastSeq) =>
+          openStream(sessionId, { sink, lastSeq, ...(maxRetries === undefined ? {} : { maxRetries }) }, headers),
+        after,
+        signal,
+      );
+    },
+    openStream: (sessionId, streamOptions) => openStream(sessionId, streamOptions),
+  };
+}

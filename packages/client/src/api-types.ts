@@ -1,0 +1,143 @@
+import type {
+  InputResponse,
+  ProtocolEvent,
+  ResolutionAction,
+  SessionSnapshot,
+  SessionStatus,
+} from "@hitl-kit/protocol";
+import type { BackoffOptions } from "./backoff.js";
+import type { StreamOptions } from "./transport.js";
+
+/** A `fetch`-compatible function. */
+export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+/** Options of {@link createApiClient}. */
+export interface ApiClientOptions {
+  /** The protocol's base, such as `/api/agent` or `http://127.0.0.1:3000/api/agent`. */
+  url: string;
+  /** The `fetch` to use (default: the global one): to add auth, to test a flaky network, or a fetch handler called in process. */
+  fetch?: FetchLike;
+  /** Headers sent with every request, or a function read before each one (for a token that refreshes). */
+  headers?: HeadersInit | (() => HeadersInit | Promise<HeadersInit>);
+  /** The `credentials` of every request (default `same-origin`, so the identity cookie goes along). */
+  credentials?: RequestCredentials;
+  /** How event streams wait before reconnecting. */
+  reconnect?: BackoffOptions;
+}
+
+/** Per-call options of the {@link ApiClient}'s methods. */
+export interface CallOptions {
+  /** Aborts the request; it then rejects with an `ApiError` of code `aborted`. */
+  signal?: AbortSignal;
+  /** Headers for this request only, over the client's. */
+  headers?: HeadersInit;
+}
+
+/** One session in the list `GET /sessions` answers. */
+export interface SessionSummary {
+  /** The session's id, for `getSnapshot`, `events` and the commands. */
+  sessionId: string;
+  /** When it was created (ISO 8601); the list is newest first by this. */
+  createdAt: string;
+  /** When it last changed (ISO 8601): an event, or a change of its turn's state. */
+  updatedAt: string;
+  /** The first words of the first message. */
+  title?: string;
+  /** Where its turn is; `resuming` while the server picks a settled turn up again. */
+  status: SessionStatus | "resuming";
+  /** The seq of its newest event. */
+  lastSeq: number;
+}
+
+/** A page of the caller's sessions, newest first. */
+export interface SessionPage {
+  /** At most the page's `limit` sessions, newest first. */
+  sessions: SessionSummary[];
+  /** Pass it as `cursor` for the next page; absent on the last page. */
+  nextCursor?: string;
+}
+
+/** How a request was settled, as `POST /sessions/:id/responses` answers it. */
+export interface Resolution {
+  /** The request it settled. */
+  requestId: string;
+  /** How it was settled: the person's `accept`, `decline` or `cancel`, or `expire`. */
+  action: ResolutionAction;
+  /** The accepted answer, as the server validated it. */
+  value?: unknown;
+  /** Why it was declined, when the person said. */
+  reason?: string;
+}
+
+/** The answer to `respond`: `202` when any request settled now, `200` when every response repeated a settled one. */
+export interface RespondReply {
+  /** `202`: at least one request settled now; `200`: every response repeated a settled one. */
+  status: 200 | 202;
+  /** Each request's resolution, in the order of the responses (a repeat gets the first resolution). */
+  resolutions: Resolution[];
+}
+
+/** Options of {@link ApiClient.events}. */
+export interface EventsOptions {
+  /** Start after this seq (default `0`: from the first event). A dropped stream resumes after the last event received. */
+  after?: number;
+  /** Ends the iteration (it then returns, without an error). */
+  signal?: AbortSignal;
+  /** Reconnects in a row without an event before the iteration throws `network` (default: no limit). */
+  maxRetries?: number;
+  /** Headers for this stream only, over the client's. */
+  headers?: HeadersInit;
+}
+
+/** Options of {@link ApiClient.openStream}: where to resume and where events go. */
+export interface OpenStreamOptions extends StreamOptions {
+  /** Reconnects in a row without an event before the sink is failed with `network` (default: no limit). */
+  maxRetries?: number;
+}
+
+/**
+ * The HTTP client of the wire protocol: one method per route of the fetch handler, typed
+ * results, and every failure thrown as an {@link ApiError} carrying the wire code and
+ * the HTTP status. Create it with {@link createApiClient}. Every state-changing request
+ * is JSON (`Content-Type: application/json`), as the server's CSRF rule wants; a browser
+ * adds `Origin` by itself.
+ */
+export interface ApiClient {
+  /** The protocol's base, without a trailing slash. */
+  readonly url: string;
+  /** `POST /sessions`: a new session owned by the caller. @throws `session_limit`, `rate_limited`, … */
+  createSession(options?: CallOptions): Promise<{ sessionId: string }>;
+  /** `GET /sessions`: the caller's sessions, newest first; `limit` 1–100 (default 50), `cursor` from a previous page. */
+  listSessions(page?: { limit?: number; cursor?: string } & CallOptions): Promise<SessionPage>;
+  /**
+   * `GET /sessions/:id`: the session's snapshot with its newest `limit` messages (1–200,
+   * default 50); with `before` (a snapshot's `before`), the page before those. @throws `not_found`
+   */
+  getSnapshot(sessionId: string, page?: { before?: string; limit?: number } & CallOptions): Promise<SessionSnapshot>;
+  /** `POST /sessions/:id/messages`: starts a turn. @throws `turn_running`, `not_found`, `bad_request` */
+  sendMessage(sessionId: string, text: string, options?: CallOptions): Promise<{ turnId: string }>;
+  /**
+   * `POST /sessions/:id/responses`: answers requests (1 to 100, each a different one).
+   * Sending the same response again is safe: it answers `200` with the first resolution.
+   * @throws `invalid_answer` (the issues in `details`), `already_resolved`, `not_found`
+   */
+  respond(sessionId: string, responses: InputResponse[], options?: CallOptions): Promise<RespondReply>;
+  /** Cancels one request (`respond` with action `cancel`): its tool call ends as cancelled. */
+  cancelRequest(sessionId: string, requestId: string, options?: CallOptions): Promise<RespondReply>;
+  /** `POST /sessions/:id/cancel`: stops the running or parked turn; open requests end as cancelled. */
+  stopTurn(sessionId: string, options?: CallOptions): Promise<void>;
+  /** `DELETE /sessions/:id`: the session and everything in it (a running turn is stopped first). */
+  deleteSession(sessionId: string, options?: CallOptions): Promise<void>;
+  /**
+   * `GET /sessions/:id/events`: the session's events after `after`, then live ones, in
+   * order, each once. A dropped stream reconnects with backoff and resumes after the last
+   * event received; an answer retrying cannot fix throws (`not_found`, `forbidden`, …).
+   */
+  events(sessionId: string, options?: EventsOptions): AsyncIterableIterator<ProtocolEvent>;
+  /**
+   * The event stream as a sink, for a store: events in paced batches, connection changes,
+   * and one `fail` when it cannot go on. Resumes after `lastSeq()` at every reconnect.
+   * Returns the function that closes it.
+   */
+  openStream(sessionId: string, options: OpenStreamOptions): () => void;
+}

@@ -1,0 +1,487 @@
+import { type InputRequest, ProtocolError, type ProtocolEvent } from "@hitl-kit/protocol";
+import {
+  type AgentRuntime,
+  createAgentRuntime,
+  createFetchHandler,
+  type FetchHandlerOptions,
+  memoryStore,
+  type Script,
+  type ScriptedModelOptions,
+  scriptedModel,
+} from "@hitl-kit/server";
+import { afterEach, describe, expect, it } from "vitest";
+import { type ApiClient, type ApiClientOptions, ApiError, createApiClient } from "../src/index.js";
+import { pickCall, pickTemplate } from "./helpers.js";
+
+const base = "http://hitl.test/api/agent";
+let runtimes: AgentRuntime[] = [];
+
+afterEach(async () => {
+  for (const runtime of runtimes) await runtime.close();
+  runtimes = [];
+});
+
+interface Sent {
+  method: string;
+  path: string;
+  headers: Headers;
+  credentials: RequestCredentials | undefined;
+}
+
+/** The real runtime and fetch handler, called in process through the client's `fetch`. */
+function setup(
+  script: Script,
+  options: {
+    model?: ScriptedModelOptions;
+    http?: FetchHandlerOptions;
+    client?: Omit<ApiClientOptions, "url" | "fetch">;
+    maxSessionsPerOwner?: number;
+  } = {},
+) {
+  const runtime = createAgentRuntime({
+    model: scriptedModel(script, options.model),
+    tools: [pickTemplate],
+    store: memoryStore(),
+    logger: { warn: () => {}, error: () => {} },
+    ...(options.maxSessionsPerOwner ? { maxSessionsPerOwner: options.maxSessionsPerOwner } : {}),
+  });
+  runtimes.push(runtime);
+  const handler = createFetchHandler(runtime, { identify: () => "tester", ...options.http });
+  const sent: Sent[] = [];
+  const api = createApiClient({
+    url: `${base}/`,
+    ...options.client,
+    fetch: async (url, init) => {
+      const request = new Request(url, init);
+      sent.push({
+        method: request.method,
+        path: new URL(url).pathname + new URL(url).search,
+        headers: request.headers,
+        credentials: init?.credentials,
+      });
+      return handler(request);
+    },
+  });
+  return { runtime, api, sent };
+}
+
+const pickerScript: Script = [{ text: "Pick a template.", toolCalls: [pickCall] }, { text: "Nice choice." }];
+
+/** Creates a session, sends a message and waits until the turn parks on the picker. */
+async function parked(api: ApiClient, runtime: AgentRuntime) {
+  const { sessionId } = await api.createSession();
+  await api.sendMessage(sessionId, "make me a poster");
+  await runtime.idle();
+  const snapshot = await api.getSnapshot(sessionId);
+  return { sessionId, request: snapshot.pending[0] as InputRequest };
+}
+
+/** The error `promise` rejects with. */
+async function rejection(promise: Promise<unknown>): Promise<ApiError> {
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
+}
+
+/** Reads `count` events, then stops the iteration. */
+async function take(events: AsyncIterable<ProtocolEvent>, count: number): Promise<ProtocolEvent[]> {
+  const taken: ProtocolEvent[] = [];
+  if (count === 0) return taken;
+  for await (const event of events) {
+    taken.push(event);
+    if (taken.length === count) break;
+  }
+  return taken;
+}
+
+describe("createApiClient against the real fetch handler", () => {
+  it("refuses to start without a url, naming the fix", () => {
+    expect(() => createApiClient({ url: "" })).toThrow(/needs the url of the hitl-kit handler/);
+  });
+
+  it("creates, lists, reads, messages, answers and deletes a session", async () => {
+    const { api, runtime, sent } = setup(pickerScript);
+    const { sessionId, request } = await parked(api, runtime);
+    expect(sessionId).toMatch(/^ses_/);
+    expect(request).toMatchObject({ toolName: "pick_template", kind: "input" });
+
+    const list = await api.listSessions();
+    expect(list.sessions).toEqual([
+      expect.objectContaining({ sessionId, status: "waiting", title: "make me a poster", lastSeq: expect.any(Number) }),
+    ]);
+    expect(list.nextCursor).toBeUndefined();
+
+    const answered = await api.respond(sessionId, [
+      { requestId: request.requestId, action: "accept", value: { templateId: "calm" } },
+    ]);
+    expect(answered).toEqual({
+      status: 202,
+      resolutions: [{ requestId: request.requestId, action: "accept", value: { templateId: "calm" } }],
+    });
+    // The same response again is a safe retry: 200 with the first resolution.
+    const repeated = await api.respond(sessionId, [
+      { requestId: request.requestId, action: "accept", value: { templateId: "calm" } },
+    ]);
+    expect(repeated).toEqual({ ...answered, status: 200 });
+    await runtime.idle();
+    const snapshot = await api.getSnapshot(sessionId);
+    expect(snapshot).toMatchObject({ sessionId, status: "idle", pending: [] });
+    expect(snapshot.messages.map((message) => message.role)).toEqual(["user", "assistant", "assistant"]);
+
+    await api.deleteSession(sessionId);
+    expect((await api.listSessions()).sessions).toEqual([]);
+    expect(sent.map(({ method, path }) => `${method} ${path}`)).toEqual([
+      "POST /api/agent/sessions",
+      `POST /api/agent/sessions/${sessionId}/messages`,
+      `GET /api/agent/sessions/${sessionId}`,
+      "GET /api/agent/sessions",
+      `POST /api/agent/sessions/${sessionId}/responses`,
+      `POST /api/agent/sessions/${sessionId}/responses`,
+      `GET /api/agent/sessions/${sessionId}`,
+      `DELETE /api/agent/sessions/${sessionId}`,
+      "GET /api/agent/sessions",
+    ]);
+  });
+
+  it("sends every POST as JSON with the client's and the call's headers, and same-origin credentials", async () => {
+    const { api, sent } = setup([], {
+      client: { headers: () => ({ authorization: "Bearer one", "x-app": "chat" }) },
+    });
+    await api.createSession({ headers: { authorization: "Bearer two" } });
+    const [create] = sent;
+    expect(create!.headers.get("content-type")).toBe("application/json");
+    expect(create!.headers.get("authorization")).toBe("Bearer two");
+    expect(create!.headers.get("x-app")).toBe("chat");
+    expect(create!.credentials).toBe("same-origin");
+  });
+
+  it("pages the session list with limit and cursor", async () => {
+    const { api } = setup([]);
+    const ids: string[] = [];
+    for (let index = 0; index < 3; index++) ids.push((await api.createSession()).sessionId);
+    const first = await api.listSessions({ limit: 2 });
+    expect(first.sessions).toHaveLength(2);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const second = await api.listSessions({ limit: 2, cursor: first.nextCursor! });
+    expect(second.sessions).toHaveLength(1);
+    expect(second.nextCursor).toBeUndefined();
+    expect([...first.sessions, ...second.sessions].map((session) => session.sessionId).sort()).toEqual(ids.sort());
+  });
+
+  it("pages a snapshot's history with before", async () => {
+    const script: Script = Array.from({ length: 3 }, (_, index) => ({ text: `Reply ${index}.` }));
+    const { api, runtime } = setup(script);
+    const { sessionId } = await api.createSession();
+    for (let index = 0; index < 3; index++) {
+      await api.sendMessage(sessionId, `Message ${index}`);
+      await runtime.idle();
+    }
+    const newest = await api.getSnapshot(sessionId, { limit: 4 });
+    expect(newest.messages).toHaveLength(4);
+    expect(newest.before).toEqual(expect.any(String));
+    const earlier = await api.getSnapshot(sessionId, { before: newest.before!, limit: 4 });
+    expect(earlier.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect(earlier.before).toBeUndefined();
+  });
+
+  it("cancels one request, and stops a running turn", async () => {
+    const { api, runtime } = setup([...pickerScript, { text: "word ".repeat(200) }], {
+      model: { chunkDelayMs: 2 },
+    });
+    const { sessionId, request } = await parked(api, runtime);
+    const cancelled = await api.cancelRequest(sessionId, request.requestId);
+    expect(cancelled.resolutions).toEqual([{ requestId: request.requestId, action: "cancel" }]);
+    await runtime.idle();
+
+    await api.sendMessage(sessionId, "talk for a while");
+    expect((await api.getSnapshot(sessionId)).status).toBe("running");
+    await api.stopTurn(sessionId);
+    await runtime.idle();
+    const events = await take(api.events(sessionId), (await api.getSnapshot(sessionId)).lastSeq);
+    expect(events.at(-1)).toMatchObject({ type: "turn.cancelled" });
+  });
+
+  describe("errors", () => {
+    it("throws not_found (404) for an unknown session, on every route", async () => {
+      const { api } = setup([]);
+      const calls = [
+        api.getSnapshot("ses_missing"),
+        api.sendMessage("ses_missing", "hi"),
+        api.respond("ses_missing", [{ requestId: "req_x", action: "cancel" }]),
+        api.cancelRequest("ses_missing", "req_x"),
+        api.stopTurn("ses_missing"),
+        api.deleteSession("ses_missing"),
+        take(api.events("ses_missing"), 1),
+      ];
+      for (const call of calls) {
+        const error = await rejection(call);
+        expect(error).toBeInstanceOf(ProtocolError);
+        expect({ code: error.code, status: error.status }).toEqual({ code: "not_found", status: 404 });
+        expect(error.message).toContain("ses_missing");
+      }
+    });
+
+    it("throws already_resolved (409) with the first resolution for a different answer", async () => {
+      const { api, runtime } = setup(pickerScript);
+      const { sessionId, request } = await parked(api, runtime);
+      await api.respond(sessionId, [{ requestId: request.requestId, action: "accept", value: { templateId: "calm" } }]);
+      const error = await rejection(api.cancelRequest(sessionId, request.requestId));
+      expect(error).toMatchObject({ code: "already_resolved", status: 409 });
+      expect(error.details).toMatchObject({ resolution: { action: "accept", value: { templateId: "calm" } } });
+    });
+
+    it("throws turn_running (409) for a message while a turn runs", async () => {
+      const { api } = setup([{ text: "word ".repeat(200) }], { model: { chunkDelayMs: 2 } });
+      const { sessionId } = await api.createSession();
+      await api.sendMessage(sessionId, "go");
+      const error = await rejection(api.sendMessage(sessionId, "again"));
+      expect(error).toMatchObject({ code: "turn_running", status: 409 });
+      await api.stopTurn(sessionId);
+    });
+
+    it("throws session_limit (409) past the owner's cap", async () => {
+      const { api } = setup([], { maxSessionsPerOwner: 1 });
+      await api.createSession();
+      const error = await rejection(api.createSession());
+      expect(error).toMatchObject({ code: "session_limit", status: 409, details: { limit: 1 } });
+    });
+
+    it("throws invalid_answer (422) with each issue, and the request stays open", async () => {
+      const { api, runtime } = setup(pickerScript);
+      const { sessionId, request } = await parked(api, runtime);
+      const error = await rejection(
+        api.respond(sessionId, [{ requestId: request.requestId, action: "accept", value: { templateId: "retro" } }]),
+      );
+      expect(error).toMatchObject({ code: "invalid_answer", status: 422 });
+      expect(error.details).toEqual([expect.objectContaining({ message: "The retro template is retired." })]);
+      expect((await api.getSnapshot(sessionId)).pending.map((open) => open.requestId)).toEqual([request.requestId]);
+    });
+
+    it("throws bad_request (400) for a query the server refuses", async () => {
+      const { api } = setup([]);
+      const error = await rejection(api.listSessions({ limit: 1000 }));
+      expect(error).toMatchObject({ code: "bad_request", status: 400 });
+      expect(error.message).toContain("?limit=");
+    });
+
+    it("throws the host's forbidden (403) and unauthorized (401)", async () => {
+      const refused = setup([], { http: { authorize: () => false } });
+      expect(await rejection(refused.api.createSession())).toMatchObject({ code: "forbidden", status: 403 });
+      const anonymous = setup([], { http: { identify: () => undefined } });
+      expect(await rejection(anonymous.api.listSessions())).toMatchObject({ code: "unauthorized", status: 401 });
+    });
+
+    it("throws network (status 0) when no answer comes back", async () => {
+      const api = createApiClient({
+        url: base,
+        fetch: () => Promise.reject(new TypeError("fetch failed")),
+      });
+      const error = await rejection(api.createSession());
+      expect(error).toMatchObject({ code: "network", status: 0 });
+      expect(error.message).toContain("fetch failed");
+      expect(error.cause).toBeInstanceOf(TypeError);
+    });
+
+    it("throws aborted (status 0) when the caller aborts, before or during the request", async () => {
+      const { api, sent } = setup([]);
+      const before = new AbortController();
+      before.abort();
+      expect(await rejection(api.listSessions({ signal: before.signal }))).toMatchObject({
+        code: "aborted",
+        status: 0,
+      });
+      expect(sent).toEqual([]);
+      // As the platform's fetch does: a request in flight rejects when its signal aborts.
+      let sending!: () => void;
+      const inFlight = new Promise<void>((resolve) => {
+        sending = resolve;
+      });
+      const hanging = createApiClient({
+        url: base,
+        fetch: (_url, init) =>
+          new Promise((_resolve, reject) => {
+            init?.signal?.addEventListener("abort", () => reject(init.signal!.reason));
+            sending();
+          }),
+      });
+      const during = new AbortController();
+      const pending = rejection(hanging.createSession({ signal: during.signal }));
+      await inFlight;
+      during.abort();
+      expect(await pending).toMatchObject({ code: "aborted", status: 0 });
+    });
+
+    it("throws bad_response for answers that are not the protocol's, keeping their status", async () => {
+      const answering = (response: () => Response) => createApiClient({ url: base, fetch: async () => response() });
+      const proxyPage = answering(() => new Response("<h1>Bad gateway</h1>", { status: 502 }));
+      expect(await rejection(proxyPage.listSessions())).toMatchObject({ code: "bad_response", status: 502 });
+      // A bare 409 could be any of three conflicts: the client does not guess.
+      const bareConflict = answering(() => new Response(null, { status: 409 }));
+      expect(await rejection(bareConflict.sendMessage("ses_1", "hi"))).toMatchObject({
+        code: "bad_response",
+        status: 409,
+      });
+      // A status with one code gets it, even from a proxy.
+      const bare401 = answering(() => new Response("Log in", { status: 401 }));
+      expect(await rejection(bare401.listSessions())).toMatchObject({ code: "unauthorized", status: 401 });
+      const notJson = answering(() => new Response("<html>", { status: 200 }));
+      expect(await rejection(notJson.listSessions())).toMatchObject({ code: "bad_response", status: 200 });
+      const notASnapshot = answering(() => Response.json({ sessionId: "ses_1" }));
+      const error = await rejection(notASnapshot.getSnapshot("ses_1"));
+      expect(error).toMatchObject({ code: "bad_response", status: 200 });
+      expect(error.message).toContain("snapshot");
+    });
+
+    it("keeps a code this version does not know", async () => {
+      const api = createApiClient({
+        url: base,
+        fetch: async () =>
+          Response.json({ error: { code: "quota_exceeded", message: "Out of credit." } }, { status: 402 }),
+      });
+      expect(await rejection(api.createSession())).toMatchObject({
+        code: "quota_exceeded",
+        status: 402,
+        message: "Out of credit.",
+      });
+    });
+  });
+
+  describe("events", () => {
+    it("streams a session's events in order, from the first or after a seq", async () => {
+      const { api, runtime } = setup(pickerScript);
+      const { sessionId } = await parked(api, runtime);
+      const { lastSeq } = await api.getSnapshot(sessionId);
+      const all = await take(api.events(sessionId), lastSeq);
+      expect(all.map((event) => event.seq)).toEqual(Array.from({ length: lastSeq }, (_, index) => index + 1));
+      expect(all[0]).toMatchObject({ type: "session.created", sessionId });
+      expect(all.at(-1)).toMatchObject({ type: "turn.waiting" });
+      const rest = await take(api.events(sessionId, { after: lastSeq - 2 }), 2);
+      expect(rest).toEqual(all.slice(-2));
+    });
+
+    it("follows live events, and ends without an error when its signal aborts", async () => {
+      const { api, runtime } = setup(pickerScript);
+      const { sessionId, request } = await parked(api, runtime);
+      const { lastSeq } = await api.getSnapshot(sessionId);
+      const abort = new AbortController();
+      const seen: ProtocolEvent[] = [];
+      const following = (async () => {
+        for await (const event of api.events(sessionId, { after: lastSeq, signal: abort.signal })) {
+          seen.push(event);
+          if (event.type === "turn.completed") abort.abort();
+        }
+      })();
+      await api.respond(sessionId, [{ requestId: request.requestId, action: "accept", value: { templateId: "bold" } }]);
+      await following;
+      expect(seen[0]).toMatchObject({ type: "input.resolved", seq: lastSeq + 1 });
+      expect(seen.at(-1)).toMatchObject({ type: "turn.completed" });
+    });
+
+    it("resumes after the last event received when the stream drops, each event once", async () => {
+      const runtime = createAgentRuntime({
+        model: scriptedModel(Array.from({ length: 3 }, (_, index) => ({ text: `Reply number ${index}.` }))),
+        tools: [],
+        store: memoryStore(),
+      });
+      runtimes.push(runtime);
+      const handler = createFetchHandler(runtime, { identify: () => "tester" });
+      const resumedFrom: (string | null)[] = [];
+      const api = createApiClient({
+        url: base,
+        reconnect: { initialDelayMs: 1, maxDelayMs: 5 },
+        fetch: async (url, init) => {
+          const response = await handler(new Request(url, init));
+          if (!url.endsWith("/events")) return response;
+          resumedFrom.push(new Headers(init?.headers).get("last-event-id"));
+          return dropAfterBytes(response, 200); // a frame or two per connection
+        },
+      });
+      const { sessionId } = await api.createSession();
+      for (const text of ["one", "two", "three"]) {
+        await api.sendMessage(sessionId, text);
+        await runtime.idle();
+      }
+      const { lastSeq } = await api.getSnapshot(sessionId);
+      const events = await take(api.events(sessionId), lastSeq);
+      expect(events.map((event) => event.seq)).toEqual(Array.from({ length: lastSeq }, (_, index) => index + 1));
+      expect(resumedFrom.length).toBeGreaterThan(3);
+      expect(resumedFrom[0]).toBe("0");
+      // Every reconnect asks for what follows the last event received: further each time.
+      const seqs = resumedFrom.map(Number);
+      expect(seqs.every((seq, index) => index === 0 || seq > seqs[index - 1]!)).toBe(true);
+      expect(seqs.at(-1)).toBeLessThan(lastSeq);
+    });
+
+    it("throws network after maxRetries reconnects in a row without an event", async () => {
+      let attempts = 0;
+      const api = createApiClient({
+        url: base,
+        reconnect: { initialDelayMs: 1, maxDelayMs: 2 },
+        fetch: async () => {
+          attempts++;
+          throw new TypeError("connection refused");
+        },
+      });
+      const error = await rejection(take(api.events("ses_1", { maxRetries: 2 }), 1));
+      expect(error).toMatchObject({ code: "network", status: 0 });
+      expect(attempts).toBe(3);
+    });
+
+    it("throws not_found once the session is deleted, after its last events", async () => {
+      const { api, runtime } = setup(pickerScript);
+      const { sessionId } = await parked(api, runtime);
+      const { lastSeq } = await api.getSnapshot(sessionId);
+      const seen: ProtocolEvent[] = [];
+      let streaming!: () => void;
+      const open = new Promise<void>((resolve) => {
+        streaming = resolve;
+      });
+      const following = (async () => {
+        for await (const event of api.events(sessionId, { after: lastSeq - 1 })) {
+          seen.push(event);
+          streaming();
+        }
+      })();
+      following.catch(() => {});
+      await open; // the stream is live: its first event (the turn's last) arrived
+      await api.deleteSession(sessionId);
+      const error = await rejection(following);
+      expect(error).toMatchObject({ code: "not_found", status: 404 });
+      expect(seen.map((event) => event.type)).toContain("tool.result");
+    });
+
+    it("throws bad_response for an event that does not decode", async () => {
+      const api = createApiClient({
+        url: base,
+        fetch: async () =>
+          new Response('id: 1\nevent: turn.started\ndata: {"nope":true}\n\n', {
+            headers: { "content-type": "text/event-stream" },
+          }),
+      });
+      const error = await rejection(take(api.events("ses_1"), 1));
+      expect(error).toMatchObject({ code: "bad_response", status: 200 });
+    });
+  });
+});
+
+/** The body of `response`, erroring (as a dropped connection does) after `bytes` bytes, mid-frame. */
+function dropAfterBytes(response: Response, bytes: number): Response {
+  const reader = response.body!.getReader();
+  let left = bytes;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (left <= 0) {
+        await reader.cancel();
+        return controller.error(new TypeError("network connection lost"));
+      }
+      const { done, value } = await reader.read();
+      if (done) return controller.close();
+      controller.enqueue(value.subarray(0, left));
+      left -= value.byteLength;
+    },
+  });
+  return new Response(body, { status: response.status, headers: response.headers });
+}

@@ -125,7 +125,7 @@ export interface Resolution {
 
 /** A parked request and, once settled, its one resolution. */
 export interface RequestRecord {
-  /** The request's id (`req_` and 22 random characters), minted when the call parks; responses name it. */
+  /** The request's id (`req_` and 22 random characters), minted when the request is parked; responses name it. */
   requestId: string;
   /** The parked tool call's id. */
   toolCallId: string;

@@ -4,7 +4,9 @@ import { errorTextOf, type HitlRequestData, REQUEST_PART } from "./request-part.
 
 /** What a chunker knows before the first event: the tool calls and requests the chat already shows. */
 export interface ChunkerSeed {
+  /** Tool calls the chat already has parts for: their results and requests get chunks. */
   toolCallIds?: Iterable<string>;
+  /** Requests the chat already shows, so a later `input.resolved` can update their parts. */
   requests?: Iterable<InputRequest>;
   /** Assistant messages still streaming, whose text part is open in the chat. */
   streamingMessageIds?: Iterable<string>;

@@ -14,7 +14,9 @@ export type HeadersOption =
 export interface SessionHttpOptions {
   /** Where the hitl-kit fetch handler is mounted, such as `/api/agent`. */
   url: string;
+  /** The `fetch` every request goes through (default `globalThis.fetch`), to add auth or test in process. */
   fetch?: FetchFunction;
+  /** Headers added to every request, or a function called for each one. */
   headers?: HeadersOption;
   /** The `credentials` of every request (default `same-origin`, so the identity cookie goes along). */
   credentials?: RequestCredentials;

@@ -1,6 +1,8 @@
 /** Where a transport remembers the hitl-kit session of each chat id. */
 export interface SessionMap {
+  /** The session id stored for the chat, or `undefined` when the chat has none yet. */
   get(chatId: string): string | undefined | Promise<string | undefined>;
+  /** Stores the session the transport created for the chat. */
   set(chatId: string, sessionId: string): void | Promise<void>;
 }
 

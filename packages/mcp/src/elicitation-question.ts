@@ -12,8 +12,11 @@ export const urlElicitationKeyword = "x-mcp-elicitation";
 
 /** What {@link urlElicitationKeyword} holds. */
 export interface UrlElicitationAnnotation {
+  /** Always `url`: the elicitation's mode. */
   mode: "url";
+  /** The URL the MCP server asks the person to visit. */
   url: string;
+  /** The MCP server's id for the elicitation, as in its `elicitation/create` params. */
   elicitationId: string;
 }
 

@@ -15,9 +15,13 @@ export type { SessionAction } from "./session-route.js";
 
 /** What `authorize` decides on: who asks, to do what, to which session (none for `list` and `create`). */
 export interface SessionAccess {
+  /** Who asks: what `identify` returned, or the anonymous identity cookie's principal. */
   principal: string;
+  /** What the request would do, from its route and method. */
   action: SessionAction;
+  /** The session in the route; `undefined` for `list` and `create`. */
   sessionId: string | undefined;
+  /** The incoming request (headers, URL), for checks of the host app's own. */
   request: Request;
 }
 

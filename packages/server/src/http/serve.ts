@@ -19,6 +19,7 @@ export interface ServeOptions {
 export interface Served {
   /** Where it listens, such as `http://127.0.0.1:3000`. */
   url: string;
+  /** The port it listens on: the one asked for, or the free one picked for port 0. */
   port: number;
   /** Stops accepting connections and closes open ones, event streams included. */
   close(): Promise<void>;

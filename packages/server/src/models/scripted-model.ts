@@ -8,13 +8,20 @@ import { randomId } from "../runtime/ids.js";
 
 /** One reply of a scripted model: text, reasoning and tool calls, streamed in that order. */
 export interface ScriptedReply {
+  /** Reasoning, streamed first in chunks of `wordsPerChunk` words. */
   reasoning?: string;
+  /** The assistant's text, streamed after the reasoning in chunks of `wordsPerChunk` words. */
   text?: string;
+  /**
+   * Tool calls, after the text. `input` is sent as JSON (a string as it is, so a test can send
+   * invalid JSON); a call without `toolCallId` gets a random `call_…` id.
+   */
   toolCalls?: { toolName: string; input: unknown; toolCallId?: string }[];
 }
 
 /** What a script function is told: the prompt, and the facts most scripts look at. */
 export interface ScriptContext {
+  /** The full prompt of this model call, as the runtime sent it (tool results included). */
   prompt: LanguageModelV4Message[];
   /** How many assistant messages the prompt holds: the index of this step in the session. */
   step: number;

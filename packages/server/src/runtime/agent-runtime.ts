@@ -25,15 +25,21 @@ import { TurnDriver } from "./turn-driver.js";
 
 /** How a settled request was resolved, as answered to `POST /responses`. */
 export interface ResolutionView {
+  /** The settled request, as the response named it. */
   requestId: string;
+  /** What settled it: `accept`, `decline`, `cancel` or `expire`. */
   action: string;
+  /** For `accept`, the accepted answer (as the answer schema checked it); absent otherwise. */
   value?: unknown;
+  /** The note the settling response gave, if any. */
   reason?: string;
 }
 
 /** The answer to a batch of responses: `202` when any settled now, `200` when all were repeats. */
 export interface RespondResult {
+  /** `202` when this call settled at least one request, `200` when every one was a repeat of its settlement. */
   status: 200 | 202;
+  /** The resolution of each answered request, in the order of the responses. */
   resolutions: ResolutionView[];
 }
 

@@ -37,8 +37,11 @@ export type AbortCause = { kind: "requested"; turnId: string } | { kind: "lease_
 export interface Coordination {
   /** `true` when other instances may share the store. */
   readonly shared: boolean;
+  /** Runs each session's critical sections one at a time, across every instance sharing the store. */
   readonly lock: SessionLocker;
+  /** Fans committed events out to the event streams of this instance (and of the others, when shared). */
   readonly hub: EventHub;
+  /** Decides which instance drives each session's turn. */
   readonly turns: TurnLeases;
   /** How often (ms) an instance looks for turns whose driver died; `undefined` in one process. */
   readonly recoverEvery: number | undefined;

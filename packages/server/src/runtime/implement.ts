@@ -9,8 +9,11 @@ import type {
 
 /** What server-side tool code is told about the call. */
 export interface ToolContext {
+  /** The session the call belongs to. */
   sessionId: string;
+  /** The turn whose model step made the call. */
   turnId: string;
+  /** The call's id, as in its `tool.called` and `tool.result` events. */
   toolCallId: string;
   /** The person's approval, for a call that waited for one. */
   approval?: { approved: true; reason?: string };
@@ -61,8 +64,11 @@ export type Resolve<Input, Answer> = (answer: Answer, context: ToolContext & { i
 
 /** A tool definition with its server-side code attached. */
 export interface ImplementedTool<T extends AnyToolDefinition = AnyToolDefinition> {
+  /** The tool definition, shared with the client: name, schemas, approval policy. */
   readonly definition: T;
+  /** A server tool's executor; `undefined` for a client tool. */
   readonly execute?: Execute<ToolInputOf<T>>;
+  /** A client tool's step from the person's checked answer to the call's result; without it the answer is the result. */
   // biome-ignore lint/suspicious/noExplicitAny: the answer type depends on the tool kind
   readonly resolve?: Resolve<ToolInputOf<T>, any>;
 }
@@ -79,6 +85,7 @@ export function implement<const Name extends string, S extends SchemaLike>(
   tool: ServerToolDefinition<Name, S>,
   execute: Execute<Infer<S>>,
 ): ImplementedTool<ServerToolDefinition<Name, S>>;
+/** Attaches a `resolve` to a client tool: it turns the person's checked answer into the call's result. */
 export function implement<const Name extends string, S extends SchemaLike, A extends SchemaLike>(
   tool: ClientToolDefinition<Name, S, A>,
   handlers: { resolve: Resolve<Infer<S>, Infer<A>> },

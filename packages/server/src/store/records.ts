@@ -19,6 +19,7 @@ export type TurnState = "idle" | "running" | "waiting" | "resuming";
 
 /** A session's durable state, beside its event log. */
 export interface SessionRecord {
+  /** The session's id (`ses_` and 22 random characters), minted by the runtime's `createSession`. */
   sessionId: string;
   /**
    * The principal that created the session and alone may reach it over HTTP. `undefined`
@@ -26,9 +27,11 @@ export interface SessionRecord {
    * fetch handler shows it to no one.
    */
   owner?: string;
+  /** When the session was created, as an ISO 8601 time. */
   createdAt: string;
   /** When the session last changed (an event or a change of state): what retention measures idleness by. */
   updatedAt: string;
+  /** Where the session's turn is: see {@link TurnState}. */
   status: TurnState;
   /** The current (or last) turn. */
   turnId?: string;
@@ -40,6 +43,7 @@ export interface SessionRecord {
   approvedTools: string[];
   /** The first words of the first message, for session lists. */
   title?: string;
+  /** The `seq` of the session's newest event; 0 before its first (the store assigns it). */
   lastSeq: number;
   /** How many model messages the transcript holds (kept by the store). */
   transcriptLength: number;
@@ -56,7 +60,9 @@ export type SessionSummary = Pick<
  * `createdAt` first, then `sessionId` descending).
  */
 export interface SessionCursor {
+  /** The `createdAt` of the last session of the previous page. */
   createdAt: string;
+  /** The `sessionId` of the last session of the previous page, which breaks ties of `createdAt`. */
   sessionId: string;
 }
 
@@ -79,40 +85,59 @@ export type ToolCallState = "parked" | "ready" | "executing" | "done";
 
 /** One tool call of a turn's step. */
 export interface ToolCallRecord {
+  /** The call's id as the model wrote it, or a new `call_…` id when the model's was empty or already used in the session. */
   toolCallId: string;
+  /** The turn whose step made the call. */
   turnId: string;
+  /** Which model call of the turn made it, from 1 (the turn's `SessionRecord.step` after that call). */
   step: number;
   /** Position in the step, so results reach the model in call order. */
   index: number;
+  /** The tool's name, as the model called it (it may name no registered tool: the call then ends in an `error`). */
   toolName: string;
   /** The assistant message the call is a part of. */
   messageId?: string;
+  /** The input as the tool's input schema accepted it; for a call that failed at once, what the model wrote. */
   input: unknown;
+  /** Where the call is: see {@link ToolCallState}. */
   state: ToolCallState;
+  /** The request the call parked on (client tools, and server tools that wait for approval). */
   requestId?: string;
   /** The person's accepted answer (client tools) or approval note, for the server-side work. */
   answer?: unknown;
+  /** How the call ended; set with `output` once it is `done`. */
   outcome?: ToolOutcome;
+  /** The call's one result (JSON), as its `tool.result` event carries it; set once it is `done`. */
   output?: unknown;
 }
 
 /** How a request was settled. */
 export interface Resolution {
+  /** What settled it: the person's `accept`, `decline` or `cancel`, or `expire` when its time ran out. */
   action: ResolutionAction;
+  /** For `accept`: the answer as the answer schema checked (and may have transformed) it. */
   value?: unknown;
+  /** The person's note, when the response gave one (or why the runtime cancelled the request). */
   reason?: string;
+  /** When it was settled, as an ISO 8601 time. */
   at: string;
 }
 
 /** A parked request and, once settled, its one resolution. */
 export interface RequestRecord {
+  /** The request's id (`req_` and 22 random characters), minted when the request is parked; responses name it. */
   requestId: string;
+  /** The parked tool call's id. */
   toolCallId: string;
+  /** The turn that parked the request. */
   turnId: string;
+  /** The request as sent to the client in `input.requested`. */
   request: InputRequest;
   /** Hash of the answer schema the request was parked with. */
   schemaHash: string;
+  /** `open` until its one settlement, then `settled` for good. */
   state: "open" | "settled";
+  /** How it was settled; present exactly when `state` is `settled`. */
   resolution?: Resolution;
   /** Epoch milliseconds, when the request expires. */
   expiresAt?: number;
@@ -130,6 +155,7 @@ export interface RequestRecord {
 export interface WriteBatch {
   /** Events to append; the store assigns `seq`, `sessionId` and `at`. */
   events?: EventInput[];
+  /** Session fields to change; the store keeps `lastSeq`, `updatedAt` and `transcriptLength` itself. */
   session?: Partial<Pick<SessionRecord, "status" | "turnId" | "step" | "stepOpen" | "approvedTools" | "title">>;
   /** Model messages to append to the transcript. */
   transcript?: LanguageModelV4Message[];
@@ -168,6 +194,7 @@ export type WriteResult =
 export interface SessionStore {
   /** Stores a new session; its `updatedAt` starts at `createdAt`. */
   createSession(session: Omit<SessionRecord, "lastSeq" | "updatedAt" | "transcriptLength">): Promise<void>;
+  /** The session's record, or `undefined` when there is no such session. */
   getSession(sessionId: string): Promise<SessionRecord | undefined>;
   /** Newest `createdAt` first, ties by `sessionId` descending: a total order, so pages never skip or repeat. */
   listSessions(options?: ListSessionsOptions): Promise<SessionSummary[]>;
@@ -191,7 +218,9 @@ export interface SessionStore {
   readTranscript(sessionId: string, from?: number): Promise<LanguageModelV4Message[]>;
   /** The tool calls of one step of a turn, in call order (`index`): what the runtime settles, runs and answers the model with. */
   getToolCalls(sessionId: string, turnId: string, step: number): Promise<ToolCallRecord[]>;
+  /** One request of the session, open or settled; `undefined` when the session has no such request. */
   getRequest(sessionId: string, requestId: string): Promise<RequestRecord | undefined>;
+  /** The session's requests still waiting for an answer (none for an unknown session). */
   getOpenRequests(sessionId: string): Promise<RequestRecord[]>;
   /** Sessions a restarted runtime must continue (`running` or `resuming`). */
   listSessionsToRecover(): Promise<string[]>;
@@ -199,6 +228,10 @@ export interface SessionStore {
   listExpiredRequests(now: number, limit?: number): Promise<{ sessionId: string; requestId: string }[]>;
   /** The earliest `expiresAt` of any open request. */
   nextExpiry(): Promise<number | undefined>;
+  /**
+   * Applies a batch atomically and answers the stamped events; when the session is gone
+   * or a guard fails, writes nothing and answers why (see {@link WriteResult}).
+   */
   write(sessionId: string, batch: WriteBatch): Promise<WriteResult>;
   /**
    * For a store several runtime instances share (`postgresStore`): what makes them act as
@@ -206,5 +239,6 @@ export interface SessionStore {
    * turn. Called once by each runtime. A store without it serves one process.
    */
   coordinate?(): Coordination;
+  /** Releases the store's connections and files (SQLite commits its queued writes first). `AgentRuntime.close` leaves the store open: close it after that. */
   close(): Promise<void>;
 }

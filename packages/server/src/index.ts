@@ -33,9 +33,9 @@ export {
   type ToolContext,
 } from "./runtime/implement.js";
 export type { AgentRuntimeOptions } from "./runtime/runtime-core.js";
-export type { SnapshotPage } from "./store/project-events.js";
 export type { RuntimeTool } from "./runtime/tool-registry.js";
 export { memoryStore } from "./store/memory-store.js";
+export type { SnapshotPage } from "./store/project-events.js";
 export type {
   ListSessionsOptions,
   RequestRecord,

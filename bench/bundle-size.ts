@@ -10,8 +10,13 @@ import * as esbuild from "esbuild";
 import { prepareConsumer } from "../consumer/prepare-consumer.js";
 import { fmt, printTable, type Row, ratio, verdict } from "./table.js";
 
-/** The budget of `@hitl-kit/client` + `@hitl-kit/react` in an app, minified and gzipped. */
-export const clientBudgetBytes = 20_000;
+/**
+ * The budget of `@hitl-kit/client` + `@hitl-kit/react` in an app, minified and gzipped: a
+ * guard against what should not ship (zod, a second copy of a dependency), not a product
+ * target. It was 20 KB until the one HTTP client (every route, typed errors) and the
+ * request-state unions with `useParkedRequest` took the minimal app from 19.0 to 20.3 KB.
+ */
+export const clientBudgetBytes = 21_000;
 
 const entries = {
   /** What every app ships: the hook, the registry, the request renderer and the fallback form. */

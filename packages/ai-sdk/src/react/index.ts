@@ -4,4 +4,5 @@
  * @packageDocumentation
  */
 export { type AnswerVerbs, answerVerbs, type ChatAnswers } from "./answer-verbs.js";
+export type { HitlRequestData } from "../request-part.js";
 export { HitlRequestPart, type HitlRequestPartProps } from "./hitl-request-part.js";

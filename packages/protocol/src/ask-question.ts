@@ -81,11 +81,7 @@ export function askQuestion<Extra extends SchemaLike = TypedJsonSchema<Record<ne
     name?: string;
     description?: string;
   } = {},
-): ClientToolDefinition<
-  "ask_question",
-  QuestionInputSchema<QuestionInputOf<Extra>>,
-  TypedJsonSchema<QuestionAnswer>
-> {
+): ClientToolDefinition<"ask_question", QuestionInputSchema<QuestionInputOf<Extra>>, TypedJsonSchema<QuestionAnswer>> {
   return defineClientTool({
     name: (options.name ?? "ask_question") as "ask_question",
     description:

@@ -23,7 +23,7 @@ export interface QuestionInput {
 
 /** What the person answers to the built-in question tool. */
 export interface QuestionAnswer {
-  /** The person's answer: one of the `choices`, or free text (1 to 10,000 characters). */
+  /** The person's answer, 1 to 10,000 characters: usually one of the `choices` (the schema does not check it), else free text. */
   answer: string;
 }
 

@@ -16,6 +16,7 @@ export {
   type RequestViewStatus,
   requestPartsOf,
   requestViewOf,
+  type SettledRequestView,
 } from "./request-view.js";
 export type { FetchFunction, HeadersOption, SessionHttpOptions } from "./session-http.js";
 export { memorySessionMap, type SessionMap } from "./session-map.js";

@@ -26,15 +26,20 @@ export type RequestViewSent =
 export type RequestView =
   | { request: InputRequest; status: "pending"; sent?: never; resolution?: never }
   | { request: InputRequest; status: "submitting"; sent: RequestViewSent; resolution?: never }
-  | SettledView<"resolved", "accept">
-  | SettledView<"declined", "decline">
-  | SettledView<"cancelled", "cancel">
-  | SettledView<"expired", "expire">;
+  | SettledRequestView<"resolved", "accept">
+  | SettledRequestView<"declined", "decline">
+  | SettledRequestView<"cancelled", "cancel">
+  | SettledRequestView<"expired", "expire">;
 
-interface SettledView<Status extends string, Action extends ResolutionAction> {
+/** A settled member of {@link RequestView}: its `Status` and the `resolution` of the matching `Action`. */
+export interface SettledRequestView<Status extends string, Action extends ResolutionAction> {
+  /** The request as the agent asked it. */
   request: InputRequest;
+  /** Discriminant: how it settled (`resolved`, `declined`, `cancelled` or `expired`). */
   status: Status;
+  /** A settled request has no answer in flight. */
   sent?: never;
+  /** How the request was settled. */
   resolution: Extract<RequestViewResolution, { action: Action }>;
 }
 

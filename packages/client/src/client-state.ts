@@ -24,7 +24,9 @@ export type ConnectionState = "idle" | "connecting" | "open" | "reconnecting" | 
 export interface ClientError {
   /** The wire code (`turn_running`, `not_found`, `network`, a turn's failure code, …). */
   code: string;
+  /** A human-readable description of the failure. */
   message: string;
+  /** The error's `details` from the server (or the transport), when it sent any. */
   details?: unknown;
   /** What failed: the event stream or session setup, the turn, `send()`, `cancelTurn()` or `deleteSession()`. */
   source: "connection" | "turn" | "send" | "cancelTurn" | "delete";
@@ -34,7 +36,9 @@ export interface ClientError {
 export interface ClientState {
   /** The session's id; `undefined` until the first `send()` creates one. */
   sessionId: string | undefined;
+  /** What the client is doing, derived from the other fields (see {@link ClientStatus}). */
   status: ClientStatus;
+  /** The event stream's state (see {@link ConnectionState}). */
   connection: ConnectionState;
   /** The transcript: text, reasoning and tool parts, as folded by the protocol. */
   messages: readonly Message[];
@@ -42,6 +46,10 @@ export interface ClientState {
   requests: Readonly<Record<string, RequestState>>;
   /** The requests still open (`pending`, `submitting` or `error`), in the order they were asked. */
   pending: readonly RequestState[];
+  /**
+   * The last failure the whole session saw; `undefined` when there is none. Sending a message
+   * or a new turn starting clears it, unless it is a `connection` error.
+   */
   error: ClientError | undefined;
   /** The seq of the last event applied. */
   lastSeq: number;

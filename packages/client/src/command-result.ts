@@ -3,8 +3,11 @@ import type { RequestError } from "./request-state.js";
 
 /** What went wrong with a command: the server's code, message and details, or the client's own. */
 export interface CommandError {
+  /** The wire error code (`turn_running`, `invalid_answer`, …), `network` when no answer came back, `internal` for anything else thrown. */
   code: string;
+  /** A human-readable description of the failure. */
   message: string;
+  /** The server's `details` (for `invalid_answer`, the validation issues), when it sent any. */
   details?: unknown;
 }
 

@@ -48,11 +48,12 @@ export {
   type RequestStateOf,
   type RequestStatus,
   type SentAnswer,
+  type SettledMember,
   type SettledRequestState,
   type SettledStatus,
   type SubmittingRequestState,
   type TypedInputRequest,
 } from "./request-state.js";
 export { type SseTransportOptions, sseTransport } from "./sse-transport.js";
-export { type ToolCallState, type ToolCallStatus, toolCallStateOf } from "./tool-call-state.js";
+export { type ToolCallBase, type ToolCallState, type ToolCallStatus, toolCallStateOf } from "./tool-call-state.js";
 export type { AgentCommand, CommandReply, EventSink, StreamOptions, Transport } from "./transport.js";

@@ -13,6 +13,7 @@ export type SettledStatus = SettledRequestState["status"];
 export interface RequestError {
   /** The wire error code (`invalid_answer`, `network`, …). */
   code: string;
+  /** A human-readable description of why the answer was refused. */
   message: string;
   /** Per-field issues, from the client's own check or the server's 422. */
   issues?: ValidationIssue[];
@@ -45,30 +46,43 @@ export type TypedInputRequest<Input = unknown, Name extends string = string> = O
 
 /** An open request nobody answered yet. */
 export interface PendingRequestState<Input = unknown, Name extends string = string> {
+  /** The request as the agent asked it, its input typed. */
   request: TypedInputRequest<Input, Name>;
+  /** Discriminant: open, no answer sent. */
   status: "pending";
+  /** No answer is in flight. */
   sent?: never;
+  /** No answer was refused. */
   error?: never;
+  /** Not settled. */
   resolution?: never;
 }
 
 /** An open request whose answer is on its way; `sent` is that answer. */
 export interface SubmittingRequestState<Input = unknown, Answer = unknown, Name extends string = string> {
+  /** The request as the agent asked it, its input typed. */
   request: TypedInputRequest<Input, Name>;
+  /** Discriminant: an answer is in flight. */
   status: "submitting";
   /** The answer in flight. */
   sent: SentAnswer<Answer>;
+  /** No refusal while the answer is in flight. */
   error?: never;
+  /** Not settled yet. */
   resolution?: never;
 }
 
 /** An open request whose last answer was refused: `error` says why, and it can be answered again. */
 export interface FailedRequestState<Input = unknown, Name extends string = string> {
+  /** The request as the agent asked it, its input typed. */
   request: TypedInputRequest<Input, Name>;
+  /** Discriminant: the last answer was refused; the request is open again. */
   status: "error";
   /** Why the last answer was refused. */
   error: RequestError;
+  /** No answer is in flight. */
   sent?: never;
+  /** Not settled. */
   resolution?: never;
 }
 
@@ -82,12 +96,20 @@ export type SettledRequestState<Input = unknown, Answer = unknown, Name extends 
   | SettledMember<Input, Name, "cancelled", Extract<RequestResolution<Answer>, { action: "cancel" }>>
   | SettledMember<Input, Name, "expired", Extract<RequestResolution<Answer>, { action: "expire" }>>;
 
-interface SettledMember<Input, Name extends string, Status extends string, Resolution> {
+/**
+ * One member of {@link SettledRequestState}: a request settled with `Status`, carrying the
+ * `Resolution` of the matching action.
+ */
+export interface SettledMember<Input, Name extends string, Status extends string, Resolution> {
+  /** The request as the agent asked it, its input typed. */
   request: TypedInputRequest<Input, Name>;
+  /** Discriminant: how it settled (`resolved`, `declined`, `cancelled` or `expired`). */
   status: Status;
   /** How the request was settled. */
   resolution: Resolution;
+  /** A settled request has no answer in flight. */
   sent?: never;
+  /** A settled request has no refusal. */
   error?: never;
 }
 

@@ -1,8 +1,12 @@
 import type { ToolOutcome, ToolPart } from "@hitl-kit/protocol";
 
-interface ToolCallBase<Input, Name extends string> {
+/** The fields every {@link ToolCallState} has, whatever its `state`. */
+export interface ToolCallBase<Input, Name extends string> {
+  /** The call's id, as the model gave it. */
   toolCallId: string;
+  /** The tool called. */
   toolName: Name;
+  /** The arguments the model called it with. */
   input: Input;
   /** The parked request of the call, when it asked a person. */
   requestId?: string;

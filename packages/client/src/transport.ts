@@ -14,7 +14,9 @@ export type AgentCommand =
 
 /** A command's successful answer: its HTTP status (`202`, `200` for a repeated response, `204` for a delete) and JSON body. */
 export interface CommandReply {
+  /** The HTTP status of the 2xx answer. */
   status: number;
+  /** The parsed JSON body; `undefined` when the answer had none (a `204`). */
   body: unknown;
 }
 
@@ -34,6 +36,7 @@ export interface EventSink {
 export interface StreamOptions {
   /** The seq of the last event applied, read at every (re)connect for `Last-Event-ID`. */
   lastSeq: () => number;
+  /** Where the stream delivers its events, connection changes and fatal failure. */
   sink: EventSink;
 }
 

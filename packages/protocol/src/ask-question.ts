@@ -15,6 +15,7 @@ import { validateJsonSchema } from "./validate-json-schema.js";
 
 /** What the model asks with the built-in question tool. */
 export interface QuestionInput {
+  /** The question, in one or two sentences. */
   question: string;
   /** Answers the person can pick from; absent for a free-text answer. */
   choices?: string[];
@@ -22,6 +23,7 @@ export interface QuestionInput {
 
 /** What the person answers to the built-in question tool. */
 export interface QuestionAnswer {
+  /** The person's answer, 1 to 10,000 characters: usually one of the `choices` (the schema does not check it), else free text. */
   answer: string;
 }
 
@@ -50,7 +52,15 @@ const answerSchema = jsonSchema<QuestionAnswer>({
   additionalProperties: false,
 });
 
-type Flat<T> = { [K in keyof T]: T[K] } & {};
+/**
+ * The input an `askQuestion` tool receives: the {@link QuestionInput} fields and those of
+ * its extra `inputSchema`, as one object type.
+ * @typeParam Extra - The schema passed as `inputSchema`.
+ * @typeParam Input - Leave it at its default; it only names the intersection the object type is built from.
+ */
+export type QuestionInputOf<Extra extends SchemaLike, Input = QuestionInput & Infer<Extra>> = {
+  [K in keyof Input]: Input[K];
+} & {};
 
 /** The input schema of `askQuestion`: the built-in fields and any extra ones, typed. */
 export type QuestionInputSchema<Input> = StandardSchemaV1<unknown, Input> & StandardJSONSchemaV1<unknown, Input>;
@@ -71,17 +81,13 @@ export function askQuestion<Extra extends SchemaLike = TypedJsonSchema<Record<ne
     name?: string;
     description?: string;
   } = {},
-): ClientToolDefinition<
-  "ask_question",
-  QuestionInputSchema<Flat<QuestionInput & Infer<Extra>>>,
-  TypedJsonSchema<QuestionAnswer>
-> {
+): ClientToolDefinition<"ask_question", QuestionInputSchema<QuestionInputOf<Extra>>, TypedJsonSchema<QuestionAnswer>> {
   return defineClientTool({
     name: (options.name ?? "ask_question") as "ask_question",
     description:
       options.description ??
       "Ask the person a question and wait for the answer. Use it when you need a decision or a fact only they have.",
-    inputSchema: questionInputSchema<Flat<QuestionInput & Infer<Extra>>>(options.inputSchema),
+    inputSchema: questionInputSchema<QuestionInputOf<Extra>>(options.inputSchema),
     answerSchema,
     prompt: (input) => input.question,
   });

@@ -4,6 +4,7 @@ import { type Infer, jsonSchema, type SchemaLike } from "./schema.js";
 
 /** What the person answers to an approval: optionally, a note for the tool or the model. */
 export interface ApprovalAnswer {
+  /** A note for the tool or the model (up to 10,000 characters); absent when the person wrote none. */
   reason?: string;
 }
 

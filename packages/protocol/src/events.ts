@@ -9,7 +9,9 @@ export type ToolOutcome = "ok" | "error" | "declined" | "cancelled" | "expired";
 
 /** The code and message of a failed turn. */
 export interface TurnError {
+  /** A machine-readable code for the failure. */
   code: string;
+  /** A human-readable description of the failure. */
   message: string;
 }
 
@@ -23,25 +25,34 @@ export type StreamedEventType = "text.delta" | "reasoning.delta";
  * What every event carries: its place in the session's log, the session, and when it was
  * appended — always in the store; a client does not receive the time of streamed deltas.
  */
-type Envelope<T extends EventType> = {
+export type EventEnvelope<T extends EventType> = {
   /** Per session, strictly increasing from 1; the SSE `id`. */
   seq: number;
   type: T;
   sessionId: string;
 } & (T extends StreamedEventType ? { /** ISO 8601. */ at?: string } : { /** ISO 8601. */ at: string });
 
-/** The payload of each event type, beyond the {@link Envelope}. */
-interface Payloads {
+/** The payload of each event type, beyond the {@link EventEnvelope}: `EventPayloads["tool.result"]` is one. */
+export interface EventPayloads {
+  /** The session was created; it carries nothing else. */
   "session.created": Record<never, never>;
+  /** A turn began, started by a person's message or by answers to parked requests. */
   "turn.started": { turnId: string; cause: "message" | "responses" };
+  /** A message began; its parts follow as deltas and tool calls. */
   "message.started": { messageId: string; role: MessageRole };
+  /** More text of a message: `delta` is appended to its text part. */
   "text.delta": { messageId: string; delta: string };
+  /** More visible reasoning of a message: `delta` is appended to its reasoning part. */
   "reasoning.delta": { messageId: string; delta: string };
+  /** A message is complete. */
   "message.completed": { messageId: string };
   /** A message cut off mid-stream by a crash: drop it; the restarted step writes the reply again. */
   "message.abandoned": { messageId: string };
+  /** The model called a tool from message `messageId`, with `input` as its arguments. */
   "tool.called": { messageId: string; toolCallId: string; toolName: string; input: unknown };
+  /** Tool calls parked on people: one open request each. */
   "input.requested": { requests: InputRequest[] };
+  /** A request was settled: `value` is the answer of an `accept`, `reason` an optional note. */
   "input.resolved": {
     requestId: string;
     toolCallId: string;
@@ -49,20 +60,31 @@ interface Payloads {
     value?: unknown;
     reason?: string;
   };
+  /** The one result of a tool call: how it ended and its output. */
   "tool.result": { toolCallId: string; outcome: ToolOutcome; output: unknown };
+  /** The turn is parked on the open requests `requestIds`. */
   "turn.waiting": { turnId: string; requestIds: string[] };
+  /** The turn ended normally. */
   "turn.completed": { turnId: string };
+  /** The turn ended with `error`. */
   "turn.failed": { turnId: string; error: TurnError };
+  /** The turn was cancelled. */
   "turn.cancelled": { turnId: string };
 }
 
-type Flat<T> = { [K in keyof T]: T[K] } & {};
-
-/** The event of one type. */
-export type EventOf<T extends EventType> = Flat<Envelope<T> & Payloads[T]>;
+/**
+ * The event of one type: its {@link EventEnvelope} and its {@link EventPayloads} entry, as one object type.
+ * @typeParam T - The event type.
+ * @typeParam Event - Leave it at its default; it only names the intersection the object type is built from.
+ */
+export type EventOf<T extends EventType, Event = EventEnvelope<T> & EventPayloads[T]> = {
+  [K in keyof Event]: Event[K];
+} & {};
 
 /** One event of a session's ordered, durable log: a discriminated union on `type`. */
 export type ProtocolEvent = { [T in EventType]: EventOf<T> }[EventType];
 
 /** What an event carries beyond the envelope (`seq`, `sessionId`, `at`): what a store is asked to append. */
-export type EventInput = { [T in EventType]: Flat<{ type: T } & Payloads[T]> }[EventType];
+export type EventInput = {
+  [T in EventType]: { [K in keyof ({ type: T } & EventPayloads[T])]: ({ type: T } & EventPayloads[T])[K] } & {};
+}[EventType];

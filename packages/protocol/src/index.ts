@@ -16,7 +16,13 @@ export {
   never,
   once,
 } from "./approval.js";
-export { askQuestion, type QuestionAnswer, type QuestionInput, type QuestionInputSchema } from "./ask-question.js";
+export {
+  askQuestion,
+  type QuestionAnswer,
+  type QuestionInput,
+  type QuestionInputOf,
+  type QuestionInputSchema,
+} from "./ask-question.js";
 export type {
   CancelBody,
   CreateSessionBody,
@@ -49,8 +55,10 @@ export {
 } from "./errors.js";
 export { EVENT_TYPES } from "./event-types.js";
 export type {
+  EventEnvelope,
   EventInput,
   EventOf,
+  EventPayloads,
   EventType,
   MessageRole,
   ProtocolEvent,

@@ -9,9 +9,13 @@ const policyForRisk = { low: never, medium: once, high: always } as const;
 
 /** A tool as the Vellum plugin API declares it. */
 export interface VellumToolDefinition {
+  /** The name the model calls it by. */
   name: string;
+  /** What the model is told the tool does. */
   description: string;
+  /** JSON Schema of the input. */
   input_schema: JsonSchema;
+  /** Sets the approval policy: low → `never()`, medium → `once()`, high → `always()`. */
   defaultRiskLevel: RiskLevel;
 }
 
@@ -35,11 +39,15 @@ export function fromVellumTool(tool: VellumToolDefinition): ServerToolDefinition
 
 /** A tool as reactive-agents declares it. */
 export interface ReactiveAgentsToolDefinition {
+  /** The name the model calls it by. */
   name: string;
+  /** What the model is told the tool does. */
   description: string;
   /** JSON Schema of the input. */
   parameters: JsonSchema;
+  /** When set, decides alone: true → `always()`, false → `never()`. */
   requiresApproval?: boolean;
+  /** Used when `requiresApproval` is not set: as Vellum's levels, with critical → `always()`; absent → `never()`. */
   riskLevel?: RiskLevel | "critical";
 }
 

@@ -27,7 +27,9 @@ export type Infer<S> = S extends StandardSchemaV1
 
 /** One reason a value was refused, with the path to the offending part (`[]` for the root). */
 export interface ValidationIssue {
+  /** Property names and array indexes from the root to the offending value; `[]` for the root. */
   path: (string | number)[];
+  /** What is wrong with the value. */
   message: string;
 }
 

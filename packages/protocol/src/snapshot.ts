@@ -6,6 +6,7 @@ export type SessionStatus = "idle" | "running" | "waiting";
 
 /** Text the model or the person wrote. */
 export interface TextPart {
+  /** Discriminant of the part. */
   type: "text";
   /** The text so far (all of it once the message is complete). */
   text: string;
@@ -13,6 +14,7 @@ export interface TextPart {
 
 /** The model's visible reasoning. */
 export interface ReasoningPart {
+  /** Discriminant of the part. */
   type: "reasoning";
   /** The reasoning so far. */
   text: string;
@@ -65,13 +67,17 @@ export interface ResolvedRequest {
  * `GET /sessions/:id?before=<before>` answers the page before these.
  */
 export interface SessionSnapshot {
+  /** The session's id. */
   sessionId: string;
+  /** Whether a turn is running, parked on people, or none is. */
   status: SessionStatus;
   /** The newest messages (a page), oldest first. */
   messages: Message[];
+  /** The open requests, in the order they were asked. */
   pending: InputRequest[];
   /** The settled requests of these messages' tool calls, oldest first. */
   resolved: ResolvedRequest[];
+  /** The seq of the last event folded in (`0` for none); a stream resumes after it. */
   lastSeq: number;
   /** Why the last turn failed, until the next turn starts. */
   error?: TurnError;

@@ -7,6 +7,7 @@ import type { WidgetRegistry } from "./widget-registry.js";
 
 /** Props of {@link ParkedRequest}. */
 export interface ParkedRequestProps {
+  /** The id of the request to render; nothing renders while the client does not know it. */
   requestId: string;
   /** The widgets by tool; a request whose tool has none renders `fallback`. */
   widgets?: WidgetRegistry;

@@ -8,11 +8,15 @@ import type { WidgetRegistry } from "./widget-registry.js";
 
 /** Props of {@link ParkedRequests}. */
 export interface ParkedRequestsProps {
+  /** The widgets by tool; a request whose tool has none renders `fallback`. */
   widgets?: WidgetRegistry;
+  /** The client, or the `useAgent()` view (which carries it); from `<AgentProvider>` when omitted. */
   agent?: AgentClient | { client: AgentClient };
+  /** What renders unregistered tools (default: a form generated from the answer schema). */
   fallback?: ComponentType<WidgetProps>;
   /** Which open requests to show (default: all). */
   filter?: (toolName: string) => boolean;
+  /** The class of the element around the requests (default: `hitl-parked-requests`). */
   className?: string;
 }
 

@@ -13,8 +13,14 @@ export type TypedQueryOptions<Data, Key extends readonly unknown[]> = UseQueryOp
   queryKey: DataTag<Key, Data, Error>;
 };
 
-type SnapshotKey = readonly ["hitl-kit", string, "sessions", string];
-type HistoryKey = readonly ["hitl-kit", string, "sessions"];
+/**
+ * The query key of a session's snapshot: `["hitl-kit", api.url, "sessions", sessionId]`.
+ * It starts with the {@link SessionHistoryQueryKey}, so invalidating that key refreshes both.
+ */
+export type SessionSnapshotQueryKey = readonly ["hitl-kit", string, "sessions", string];
+
+/** The query key of the caller's session list: `["hitl-kit", api.url, "sessions"]`. */
+export type SessionHistoryQueryKey = readonly ["hitl-kit", string, "sessions"];
 
 /**
  * React Query options for a session's snapshot — to show a session's history (its
@@ -27,7 +33,7 @@ type HistoryKey = readonly ["hitl-kit", string, "sessions"];
 export function sessionSnapshotQueryOptions(
   api: ApiClient,
   sessionId: string,
-): TypedQueryOptions<SessionSnapshot, SnapshotKey> {
+): TypedQueryOptions<SessionSnapshot, SessionSnapshotQueryKey> {
   return queryOptions({
     queryKey: ["hitl-kit", api.url, "sessions", sessionId] as const,
     queryFn: ({ signal }) => api.getSnapshot(sessionId, { signal }),
@@ -43,7 +49,7 @@ export function sessionSnapshotQueryOptions(
 export function sessionHistoryQueryOptions(
   api: ApiClient,
   { limit = 50 }: { limit?: number } = {},
-): TypedQueryOptions<SessionSummary[], HistoryKey> {
+): TypedQueryOptions<SessionSummary[], SessionHistoryQueryKey> {
   return queryOptions({
     queryKey: ["hitl-kit", api.url, "sessions"] as const,
     queryFn: async ({ signal }) => (await api.listSessions({ limit, signal })).sessions,

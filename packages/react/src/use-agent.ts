@@ -25,7 +25,19 @@ const identity = (agent: AgentView) => agent;
  * const last = useAgent((a) => a.messages.at(-1));
  */
 export function useAgent<Tools extends ToolSet = ToolSet>(options?: UseAgentOptions): AgentView<Tools>;
+/**
+ * What `selector` picks from the live state of the `<AgentProvider>`'s session; the
+ * component re-renders only when that value changes (compared with `Object.is`).
+ * @example
+ * const last = useAgent((a) => a.messages.at(-1));
+ */
 export function useAgent<T>(selector: (agent: AgentView) => T): T;
+/**
+ * What `selector` picks from the live state of the session given by `options` (a url, or a
+ * `client`); the component re-renders only when that value changes (compared with `Object.is`).
+ * @example
+ * const status = useAgent({ url: "/api/agent", sessionId }, (a) => a.status);
+ */
 export function useAgent<T>(options: UseAgentOptions, selector: (agent: AgentView) => T): T;
 export function useAgent<T>(
   first?: UseAgentOptions | ((agent: AgentView) => T),

@@ -3,5 +3,7 @@
  * `data-hitl-request` parts the transport streams.
  * @packageDocumentation
  */
+
+export type { HitlRequestData } from "../request-part.js";
 export { type AnswerVerbs, answerVerbs, type ChatAnswers } from "./answer-verbs.js";
 export { HitlRequestPart, type HitlRequestPartProps } from "./hitl-request-part.js";

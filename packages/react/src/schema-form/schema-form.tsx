@@ -24,6 +24,7 @@ export interface SchemaFormProps<Value = unknown> {
   submitLabel?: string;
   /** Extra buttons, placed after the submit button. */
   children?: ReactNode;
+  /** An extra class for the form, added after `hitl-form`. */
   className?: string;
 }
 

@@ -1,3 +1,9 @@
+/**
+ * @hitl-kit/mcp: a server tool that calls MCP tools passes their elicitations on to the
+ * person (`withElicitations`): each becomes a parked request, and the answer goes back to
+ * the MCP server as its `ElicitResult`.
+ * @packageDocumentation
+ */
 export {
   type ElicitationParams,
   elicitationQuestion,

@@ -1,3 +1,10 @@
+/**
+ * @hitl-kit/react: binds a hitl-kit session to React. `useAgent` follows the session (typed
+ * from your tool map), `createWidgetRegistry` maps each tool to the widget that answers it,
+ * `<ParkedRequests>` and `<ToolCallPart>` render them, and `useParkedRequest` gives one
+ * request's state and verbs to a UI you draw yourself.
+ * @packageDocumentation
+ */
 export { AgentProvider, type AgentProviderProps } from "./agent-provider.js";
 export type { AgentView, AnswerTo, RequestOf } from "./agent-view.js";
 export { MessageText, type MessageTextProps, splitTextBlocks, type TextBlocks } from "./message-text.js";

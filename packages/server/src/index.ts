@@ -1,3 +1,10 @@
+/**
+ * @hitl-kit/server: the agent loop that parks a turn on a person's answer. `createAgentRuntime`
+ * runs the model and the tools over a durable store (`memoryStore` here,
+ * `@hitl-kit/server/sqlite`, `@hitl-kit/server/postgres`) with exactly one result per tool
+ * call; `createFetchHandler` serves the wire protocol as a web-standard `(Request) => Response`.
+ * @packageDocumentation
+ */
 export { type Caller, type Identify, identityCookie } from "./http/caller.js";
 export {
   createFetchHandler,

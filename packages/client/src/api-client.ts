@@ -167,7 +167,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     },
     respond,
     cancelRequest: (sessionId, requestId, call) => respond(sessionId, [{ requestId, action: "cancel" }], call),
-    async stopTurn(sessionId, call) {
+    async cancelTurn(sessionId, call) {
       await request("POST", `${sessionPath(sessionId)}/cancel`, {}, call);
     },
     async deleteSession(sessionId, call) {

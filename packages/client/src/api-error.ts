@@ -8,7 +8,7 @@ import { ERROR_CODES, type ErrorCode, isErrorCode, ProtocolError, parseErrorBody
  * try {
  *   await api.sendMessage(sessionId, "hello");
  * } catch (error) {
- *   if (error instanceof ApiError && error.code === "turn_running") await api.stopTurn(sessionId);
+ *   if (error instanceof ApiError && error.code === "turn_running") await api.cancelTurn(sessionId);
  *   else throw error;
  * }
  */

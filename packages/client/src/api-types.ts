@@ -125,7 +125,7 @@ export interface ApiClient {
   /** Cancels one request (`respond` with action `cancel`): its tool call ends as cancelled. */
   cancelRequest(sessionId: string, requestId: string, options?: CallOptions): Promise<RespondReply>;
   /** `POST /sessions/:id/cancel`: stops the running or parked turn; open requests end as cancelled. */
-  stopTurn(sessionId: string, options?: CallOptions): Promise<void>;
+  cancelTurn(sessionId: string, options?: CallOptions): Promise<void>;
   /** `DELETE /sessions/:id`: the session and everything in it (a running turn is stopped first). */
   deleteSession(sessionId: string, options?: CallOptions): Promise<void>;
   /**

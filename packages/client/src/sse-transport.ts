@@ -26,7 +26,7 @@ export function sseTransport(options: SseTransportOptions): Transport {
           return { status, body: { resolutions } };
         }
         case "cancel":
-          await api.stopTurn(sessionId);
+          await api.cancelTurn(sessionId);
           return { status: 202, body: {} };
         default:
           await api.deleteSession(sessionId);

@@ -198,7 +198,7 @@ describe("createApiClient against the real fetch handler", () => {
 
     await api.sendMessage(sessionId, "talk for a while");
     expect((await api.getSnapshot(sessionId)).status).toBe("running");
-    await api.stopTurn(sessionId);
+    await api.cancelTurn(sessionId);
     await runtime.idle();
     const events = await take(api.events(sessionId), (await api.getSnapshot(sessionId)).lastSeq);
     expect(events.at(-1)).toMatchObject({ type: "turn.cancelled" });
@@ -212,7 +212,7 @@ describe("createApiClient against the real fetch handler", () => {
         api.sendMessage("ses_missing", "hi"),
         api.respond("ses_missing", [{ requestId: "req_x", action: "cancel" }]),
         api.cancelRequest("ses_missing", "req_x"),
-        api.stopTurn("ses_missing"),
+        api.cancelTurn("ses_missing"),
         api.deleteSession("ses_missing"),
         take(api.events("ses_missing"), 1),
       ];
@@ -239,7 +239,7 @@ describe("createApiClient against the real fetch handler", () => {
       await api.sendMessage(sessionId, "go");
       const error = await rejection(api.sendMessage(sessionId, "again"));
       expect(error).toMatchObject({ code: "turn_running", status: 409 });
-      await api.stopTurn(sessionId);
+      await api.cancelTurn(sessionId);
     });
 
     it("throws session_limit (409) past the owner's cap", async () => {

@@ -473,7 +473,7 @@ describe("sqliteStore on disk", () => {
         [2, "t2"],
       ],
     );
-    expect((await store.getSession("a"))?.transcriptLength).toBe(0);
+    expect(await store.getSession("a")).toMatchObject({ transcriptLength: 0, lastSeq: 2 });
   });
 
   it("checkpoints the WAL while writes go on, so the WAL starts over instead of growing", async () => {
@@ -512,6 +512,33 @@ describe("sqliteStore on disk", () => {
     expect(shrunk).toBe(true);
     expect(largest).toBeLessThan(64 * 1024 * 1024);
     expect((await store.readEvents("s", 0, 10_000)).length).toBe(3 * commits);
+  });
+
+  it("reads each session right when more sessions are in use than it keeps in memory", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const store = sqliteStore(join(dir.path, "many.sqlite"));
+    stores.push(store);
+    // More than the 2,000 session rows the store caches: the first ones are read from the file again.
+    const ids = Array.from({ length: 2_100 }, (_, index) => `s${index}`);
+    for (const id of ids) await store.createSession(session(id));
+    await Promise.all(ids.map((id) => store.write(id, { events: [{ type: "session.created" }] })));
+    await Promise.all(
+      ids.map((id, index) =>
+        store.write(id, {
+          events: [{ type: "turn.started", turnId: `t${index}`, cause: "message" }],
+          session: { status: "running", turnId: `t${index}` },
+        }),
+      ),
+    );
+    for (const [index, id] of ids.entries()) {
+      const read = await store.getSession(id);
+      expect(read).toMatchObject({ status: "running", turnId: `t${index}`, lastSeq: 2 });
+    }
+    // A read's copy is the caller's: changing it changes nothing stored.
+    const copy = (await store.getSession("s0"))!;
+    copy.status = "idle";
+    expect((await store.getSession("s0"))?.status).toBe("running");
   });
 
   it("keeps everything across a reopen of the file", async () => {

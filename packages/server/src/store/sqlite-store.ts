@@ -188,13 +188,12 @@ type SessionRow = {
   transcript_len: number;
 };
 
-/** The columns of a session a write reads. */
-type WriteRow = {
+/** A session's row: what a write reads and rewrites, and what reads of the session need. */
+type StateRow = SessionRow & {
   status: TurnState;
-  body: string;
-  last_seq: number;
-  transcript_len: number;
   projection: string | null;
+  /** The session parsed from the row, once a read needed it. */
+  record?: SessionRecord;
 };
 
 /**
@@ -234,9 +233,8 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
       `INSERT INTO sessions (session_id, created_at, status, last_seq, body, owner, updated_at, projection)
        VALUES (?, ?, ?, 0, ?, ?, ?, ?)`,
     ),
-    getSession: db.prepare<[string], SessionRow>(`SELECT ${sessionColumns} FROM sessions WHERE session_id = ?`),
-    writeState: db.prepare<[string], WriteRow>(
-      "SELECT status, body, last_seq, transcript_len, projection FROM sessions WHERE session_id = ?",
+    sessionState: db.prepare<[string], StateRow>(
+      `SELECT status, projection, ${sessionColumns} FROM sessions WHERE session_id = ?`,
     ),
     updateSession: db.prepare(
       `UPDATE sessions SET status = ?, body = ?, last_seq = ?, updated_at = ?, transcript_len = ?, projection = ?
@@ -285,9 +283,6 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     messagesPage: db.prepare<[string, number, number], { idx: number; body: string }>(
       "SELECT idx, body FROM messages WHERE session_id = ? AND idx < ? ORDER BY idx DESC LIMIT ?",
     ),
-    snapshotState: db.prepare<[string], { last_seq: number; projection: string | null }>(
-      "SELECT last_seq, projection FROM sessions WHERE session_id = ?",
-    ),
     requestsById: db.prepare<[string, string], { body: string }>(
       "SELECT body FROM requests WHERE session_id = ? AND request_id IN (SELECT value FROM json_each(?))",
     ),
@@ -315,9 +310,29 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     ),
   };
 
+  // The rows of the sessions in use, as last committed: this process is the file's only
+  // writer (see `claim`), so a session's reads and each write's read of its row skip the
+  // query. A write stages its new row; the rows go into the cache when its transaction
+  // commits and are dropped when it rolls back.
+  const rows = new RowCache(CACHED_SESSIONS);
+  const staged = new Map<string, StateRow>();
+  const committedRow = (sessionId: string): StateRow | undefined => {
+    let row = rows.get(sessionId);
+    if (!row) {
+      row = q.sessionState.get(sessionId);
+      if (row) rows.set(sessionId, row);
+    }
+    return row;
+  };
+  const commitStaged = () => {
+    for (const [sessionId, row] of staged) rows.set(sessionId, row);
+    staged.clear();
+  };
   const readSession = (sessionId: string): SessionRecord | undefined => {
-    const row = q.getSession.get(sessionId);
-    return row && fromRow(row);
+    const row = committedRow(sessionId);
+    if (!row) return undefined;
+    row.record ??= fromRow(row);
+    return { ...row.record };
   };
   const readRequest = (sessionId: string, requestId: string): RequestRecord | undefined => {
     const row = q.getRequest.get(sessionId, requestId);
@@ -355,7 +370,7 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
   const apply = (sessionId: string, batch: WriteBatch) => {
     // One read of the session's row and one update of it: most writes (streamed text) only
     // append events, and parse nothing of the session.
-    const row = q.writeState.get(sessionId);
+    const row = staged.get(sessionId) ?? committedRow(sessionId);
     if (!row) return { ok: false as const, reason: "not_found" as const };
     const refused = checkGuards(batch, row.status, (id) => readRequest(sessionId, id));
     if (refused) return refused;
@@ -381,10 +396,29 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
       q.upsertRequest.run(sessionId, request.requestId, request.state, request.expiresAt ?? null, json);
     }
     const projection = (events.length > 0 && project(sessionId, row.projection, events)) || row.projection;
-    q.updateSession.run(status, body, row.last_seq + events.length, at, transcriptLength, projection, sessionId);
+    const lastSeq = row.last_seq + events.length;
+    q.updateSession.run(status, body, lastSeq, at, transcriptLength, projection, sessionId);
+    staged.set(sessionId, {
+      status,
+      body,
+      last_seq: lastSeq,
+      updated_at: at,
+      transcript_len: transcriptLength,
+      projection,
+      owner: row.owner,
+    });
     return { ok: true as const, events };
   };
-  const write = db.transaction(apply);
+  const writeAlone = db.transaction(apply);
+  const write = (sessionId: string, batch: WriteBatch) => {
+    try {
+      const result = writeAlone(sessionId, batch);
+      commitStaged();
+      return result;
+    } finally {
+      staged.clear();
+    }
+  };
 
   // Group commit: the writes that arrive in one turn of the event loop (from any sessions)
   // share one transaction. Committing costs SQLite a fixed amount and the pages it dirtied,
@@ -400,7 +434,9 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     let results: WriteResult[];
     try {
       results = writeGroup(group);
+      commitStaged();
     } catch {
+      staged.clear();
       for (const item of group) {
         try {
           item.resolve(write(item.sessionId, item.batch));
@@ -426,6 +462,7 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
   fillProjections();
 
   const remove = db.transaction((sessionId: string) => {
+    rows.delete(sessionId);
     let deleted = 0;
     for (const statement of q.deleteFrom) deleted = statement.run(sessionId).changes;
     return deleted > 0; // the last statement deletes the session row
@@ -472,7 +509,7 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
       return q.readEvents.all(sessionId, afterSeq, limit).map((row) => JSON.parse(row.body) as ProtocolEvent);
     },
     async readSnapshot(sessionId, { before = Number.MAX_SAFE_INTEGER, limit = SNAPSHOT_PAGE } = {}) {
-      const row = q.snapshotState.get(sessionId);
+      const row = committedRow(sessionId);
       if (!row) return undefined;
       const state = row.projection === null ? emptyProjection : (JSON.parse(row.projection) as ProjectionState);
       const rows = q.messagesPage.all(sessionId, before, limit + 1);
@@ -488,7 +525,7 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
       return snapshotOf(sessionId, row.last_seq, state, page, rows.length > limit, settled);
     },
     async streamingMessageIds(sessionId) {
-      const projection = q.snapshotState.get(sessionId)?.projection;
+      const projection = committedRow(sessionId)?.projection;
       return projection ? (JSON.parse(projection) as ProjectionState).streaming : [];
     },
     async readTranscript(sessionId, from = 0) {
@@ -527,6 +564,31 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
       if (lock?.open) lock.close();
     },
   };
+}
+
+/** How many sessions' rows the store keeps in memory: far more than are busy at once. */
+const CACHED_SESSIONS = 2_000;
+
+/** Rows by session id, the least recently used dropped first past `limit`. */
+class RowCache {
+  readonly #rows = new Map<string, StateRow>();
+  constructor(private readonly limit: number) {}
+  get(sessionId: string) {
+    const row = this.#rows.get(sessionId);
+    if (row) {
+      this.#rows.delete(sessionId);
+      this.#rows.set(sessionId, row);
+    }
+    return row;
+  }
+  set(sessionId: string, row: StateRow) {
+    this.#rows.delete(sessionId);
+    this.#rows.set(sessionId, row);
+    if (this.#rows.size > this.limit) this.#rows.delete(this.#rows.keys().next().value as string);
+  }
+  delete(sessionId: string) {
+    this.#rows.delete(sessionId);
+  }
 }
 
 /** The WAL's size at which a checkpoint starts: SQLite's own default (1,000 pages). */

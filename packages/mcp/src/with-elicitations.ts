@@ -26,18 +26,14 @@ interface Caller {
 interface Bridge {
   readonly current: AsyncLocalStorage<Caller>;
   readonly callers: Set<Caller>;
-  /** Open URL elicitations by id: aborting withdraws the person's request once the server says it is complete. */
-  readonly links: Map<string, AbortController>;
+  /** Open URL elicitations by id: called when the MCP server says one is complete, it settles the person's request. */
+  readonly links: Map<string, () => void>;
 }
 
 const bridges = new WeakMap<Client, Bridge>();
 
 /** Reason given when the MCP server reports a URL elicitation complete before the person answered. */
-class CompletedAtLink extends Error {
-  constructor() {
-    super("The MCP server reported this elicitation complete.");
-  }
-}
+const completedAtLink = "The MCP server reported this elicitation complete.";
 
 /**
  * Runs MCP requests of a hitl-kit server tool so that the MCP server's elicitations reach
@@ -90,10 +86,19 @@ function bridgeFor(client: Client): Bridge {
         );
       if (extra.signal.aborted) withdrawn();
       extra.signal.addEventListener("abort", withdrawn, { once: true });
-      if (params.mode === "url") bridge.links.set(params.elicitationId, withdraw);
+      // A URL elicitation the MCP server reports complete settles as accepted: the person did what the link asked.
+      const completed =
+        params.mode === "url"
+          ? new Promise<{ value: Record<string, never>; reason: string }>((resolve) =>
+              bridge.links.set(params.elicitationId, () => resolve({ value: {}, reason: completedAtLink })),
+            )
+          : undefined;
       try {
-        const answer = await ctx.ask({ ...elicitationQuestion(params), signal: withdraw.signal });
-        if (withdraw.signal.reason instanceof CompletedAtLink) return { action: "accept" };
+        const answer = await ctx.ask({
+          ...elicitationQuestion(params),
+          signal: withdraw.signal,
+          ...(completed ? { answeredElsewhere: completed } : {}),
+        });
         return elicitResult(answer, params.mode === "url" ? "url" : "form");
       } finally {
         extra.signal.removeEventListener("abort", withdrawn);
@@ -108,7 +113,7 @@ function bridgeFor(client: Client): Bridge {
     );
   }
   client.setNotificationHandler(ElicitationCompleteNotificationSchema, (notification) => {
-    bridge.links.get(notification.params.elicitationId)?.abort(new CompletedAtLink());
+    bridge.links.get(notification.params.elicitationId)?.();
   });
   bridges.set(client, bridge);
   return bridge;

@@ -251,7 +251,12 @@ describe("MCP elicitations forwarded to the person", () => {
     const events = await finished(id!);
     expect(heard).toEqual([{ action: "accept" }]);
     expect(events.filter((event) => event.type === "input.resolved")).toMatchObject([
-      { requestId: request.requestId, action: "cancel", reason: "The MCP server reported this elicitation complete." },
+      {
+        requestId: request.requestId,
+        action: "accept",
+        value: {},
+        reason: "The MCP server reported this elicitation complete.",
+      },
     ]);
   });
 

@@ -199,6 +199,62 @@ describe("a server tool that asks while it runs (ctx.ask)", () => {
     expect(events.filter((event) => event.type === "input.resolved")).toHaveLength(1);
   });
 
+  it("settles the question as accepted when it is answered elsewhere; a value that does not fit leaves it open", async () => {
+    const warnings: unknown[][] = [];
+    let answerElsewhere: (answer: { value: unknown; reason?: string }) => void = () => {};
+    let rounds = 0;
+    const paid = implement(book, async (_input, ctx) => {
+      for (;;) {
+        const answer = await ctx.ask({
+          prompt: "Pay the deposit at the link.",
+          schema: z.object({ paid: z.literal(true) }),
+          answeredElsewhere: new Promise((resolve) => {
+            answerElsewhere = resolve as typeof answerElsewhere;
+            rounds += 1;
+          }),
+        });
+        heard.push(answer);
+        if (answer.action === "accept") return { booked: true };
+      }
+    });
+    server = startServer(recordingModel(script).model, {
+      tools: [paid],
+      logger: { warn: (...args: unknown[]) => warnings.push(args), error: () => {} },
+    });
+    const id = await server.session();
+    await server.call("POST", `/sessions/${id}/messages`, { text: "book Nora" });
+    const pending = await openQuestion(id);
+    expect(rounds).toBe(1);
+
+    answerElsewhere({ value: { paid: "yes" } });
+    await vi.waitFor(() => expect(String(warnings.at(-1)?.[0])).toMatch(/could not settle a question \(accept\)/));
+    expect((await server.snapshot(id)).pending.map((request) => request.requestId)).toEqual([pending.requestId]);
+
+    // A second question of the same call: answered elsewhere with a fitting value.
+    const decline = await server.call("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: pending.requestId, action: "decline" }],
+    });
+    expect(decline.status).toBe(202);
+    const second = await openQuestion(id, 2);
+    answerElsewhere({ value: { paid: true }, reason: "The payment provider confirmed it." });
+    await server.runtime.idle();
+    expect(heard).toEqual([
+      { action: "decline" },
+      { action: "accept", value: { paid: true }, reason: "The payment provider confirmed it." },
+    ]);
+    const events = await server.events(id);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    expect(events.filter((event) => event.type === "input.resolved")).toMatchObject([
+      { requestId: pending.requestId, action: "decline" },
+      { requestId: second.requestId, action: "accept", value: { paid: true } },
+    ]);
+    // The person's answer after that is refused: the question is settled once.
+    const late = await server.call("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: second.requestId, action: "decline" }],
+    });
+    expect(late.status).toBe(409);
+  });
+
   it("settles the question and the call once when the person stops the turn", async () => {
     const { id, pending } = await asking();
     expect((await server!.call("POST", `/sessions/${id}/cancel`, {})).status).toBeLessThan(300);

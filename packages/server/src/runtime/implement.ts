@@ -47,6 +47,15 @@ export interface AskOptions<S extends SchemaLike = SchemaLike> {
    * message as its reason when it is an `Error` or a string, and the wait resolves with that cancel.
    */
   signal?: AbortSignal;
+  /**
+   * Settles the question as accepted when this resolves while it is still open: the
+   * answer came another way (an MCP server reporting a URL elicitation complete, a
+   * webhook). The value is checked against `schema` like a person's answer; a value that
+   * does not fit leaves the question open (and is logged).
+   * @example
+   * await ctx.ask({ prompt: "Pay at the link", schema: z.object({}), answeredElsewhere: paid.then(() => ({ value: {} })) });
+   */
+  answeredElsewhere?: PromiseLike<{ value: Infer<S>; reason?: string }>;
 }
 
 /** How the person settled a question: the checked answer, or why there is none. */

@@ -1,5 +1,12 @@
 import type { LanguageModelV4Message } from "@ai-sdk/provider";
-import { type EventInput, type Infer, type InputRequest, type SchemaLike, toJsonSchema } from "@hitl-kit/protocol";
+import {
+  type EventInput,
+  type Infer,
+  type InputRequest,
+  type InputResponse,
+  type SchemaLike,
+  toJsonSchema,
+} from "@hitl-kit/protocol";
 import type { Resolution, SessionRecord, ToolCallRecord, WriteBatch } from "../store/records.js";
 import { LeaseLost } from "./coordination.js";
 import { eventCoalescer } from "./event-coalescer.js";
@@ -396,22 +403,30 @@ export class TurnDriver {
         events: [{ type: "input.requested", requests: [request] }],
       }),
     );
-    question.signal?.addEventListener("abort", () => void this.#withdraw(sessionId, requestId, question.signal!), {
-      once: true,
-    });
-    if (question.signal?.aborted) await this.#withdraw(sessionId, requestId, question.signal);
+    const withdraw = (abort: AbortSignal) =>
+      this.#settleAsked(sessionId, requestId, { requestId, action: "cancel", reason: withdrawnReason(abort.reason) });
+    question.signal?.addEventListener("abort", () => void withdraw(question.signal!), { once: true });
+    if (question.signal?.aborted) await withdraw(question.signal);
+    question.answeredElsewhere?.then(
+      ({ value, reason }) =>
+        this.#settleAsked(sessionId, requestId, {
+          requestId,
+          action: "accept",
+          value,
+          ...(reason === undefined ? {} : { reason }),
+        }),
+      () => {},
+    );
     return answered;
   }
 
-  /** Settles a question as cancelled because its asker withdrew it (`ask({ signal })`), unless it is settled already. */
-  async #withdraw(sessionId: string, requestId: string, signal: AbortSignal): Promise<void> {
+  /**
+   * Settles a question on its asker's word, unless it is settled already: cancelled when
+   * the asker withdrew it (`ask({ signal })`), accepted when it was answered elsewhere
+   * (`ask({ answeredElsewhere })`).
+   */
+  async #settleAsked(sessionId: string, requestId: string, cause: InputResponse): Promise<void> {
     const { core } = this;
-    const reason =
-      signal.reason instanceof Error
-        ? signal.reason.message
-        : typeof signal.reason === "string"
-          ? signal.reason
-          : "The question was withdrawn.";
     await core.lock
       .run(sessionId, async () => {
         const record = (await core.store.getOpenRequests(sessionId)).find(
@@ -419,16 +434,14 @@ export class TurnDriver {
         );
         if (!record) return;
         const session = await core.requireSession(sessionId);
-        const { settlements } = await core.planSettlements(session, [
-          { record, cause: { requestId, action: "cancel", reason } },
-        ]);
+        const { settlements } = await core.planSettlements(session, [{ record, cause }]);
         await this.#commit(sessionId, {
           requests: settlements.map((settlement) => settlement.request),
           events: settlements.flatMap((settlement) => settlement.events),
         });
       })
       .catch((error: unknown) =>
-        core.logger.warn(`hitl-kit: session ${sessionId}: could not withdraw a question:`, error),
+        core.logger.warn(`hitl-kit: session ${sessionId}: could not settle a question (${cause.action}):`, error),
       );
   }
 
@@ -569,4 +582,10 @@ function describeFailure(error: unknown): { code: string; message: string } {
 
 function failureText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The reason a withdrawn question gives: the abort reason's message, or a default. */
+function withdrawnReason(reason: unknown): string {
+  if (reason instanceof Error) return reason.message;
+  return typeof reason === "string" ? reason : "The question was withdrawn.";
 }

@@ -27,18 +27,23 @@ const identity = (agent: AgentView) => agent;
 export function useAgent<Tools extends ToolSet = ToolSet>(options?: UseAgentOptions): AgentView<Tools>;
 /**
  * What `selector` picks from the live state of the `<AgentProvider>`'s session; the
- * component re-renders only when that value changes (compared with `Object.is`).
+ * component re-renders only when that value changes (compared with `Object.is`). Type the
+ * selector's argument with your tool map to type what it reads.
  * @example
  * const last = useAgent((a) => a.messages.at(-1));
+ * const picks = useAgent((a: AgentView<typeof tools>) => a.pending.filter((p) => p.request.toolName === "pick_template"));
  */
-export function useAgent<T>(selector: (agent: AgentView) => T): T;
+export function useAgent<T, Tools extends ToolSet = ToolSet>(selector: (agent: AgentView<Tools>) => T): T;
 /**
  * What `selector` picks from the live state of the session given by `options` (a url, or a
  * `client`); the component re-renders only when that value changes (compared with `Object.is`).
  * @example
  * const status = useAgent({ url: "/api/agent", sessionId }, (a) => a.status);
  */
-export function useAgent<T>(options: UseAgentOptions, selector: (agent: AgentView) => T): T;
+export function useAgent<T, Tools extends ToolSet = ToolSet>(
+  options: UseAgentOptions,
+  selector: (agent: AgentView<Tools>) => T,
+): T;
 export function useAgent<T>(
   first?: UseAgentOptions | ((agent: AgentView) => T),
   second?: (agent: AgentView) => T,

@@ -92,6 +92,25 @@ describe("types from the tool definition to every call site", () => {
     expectTypeOf(Answerer).toBeFunction();
   });
 
+  it("types a selector from its argument's tool map", () => {
+    function Picks() {
+      const picks = useAgent((agent: AgentView<typeof tools>) =>
+        agent.pending.flatMap((state) => (state.request.toolName === "pick_template" ? [state.request] : [])),
+      );
+      expectTypeOf(picks[0]!.input.templates).toEqualTypeOf<{ id: string; name: string }[]>();
+      const respond = useAgent({ url: "/api/agent" }, (agent: AgentView<typeof tools>) => agent.respond);
+      if (picks[0]) {
+        void respond(picks[0], { templateId: "calm" });
+        // @ts-expect-error the answer is { templateId: string }
+        void respond(picks[0], { templateId: 7 });
+      }
+      const status = useAgent((agent) => agent.status);
+      expectTypeOf(status).toEqualTypeOf<AgentView["status"]>();
+      return null;
+    }
+    expectTypeOf(Picks).toBeFunction();
+  });
+
   it("keeps an untyped agent open to any answer, and an unknown tool's request untyped", () => {
     const agent = {} as AgentView;
     expectTypeOf(agent.respond).parameter(1).toEqualTypeOf<unknown>();

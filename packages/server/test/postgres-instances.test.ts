@@ -184,6 +184,110 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
     expect(await store.readEvents("s", 0)).toHaveLength(1);
   });
 
+  it("reads in a section what every section before it wrote, from its lock's round trip, and keeps its own writes", async () => {
+    const schema = `inst_${++schemas}`;
+    const [a, b] = [0, 1].map(() => postgresStore(database, { schema, leaseMs: 400, poolSize: 2 }));
+    const [first, second] = [a!.coordinate!(), b!.coordinate!()];
+    onTestFinished(async () => {
+      for (const coordination of [first!, second!]) await coordination.close();
+      for (const store of [a!, b!]) await store.close();
+    });
+    await a!.createSession({
+      sessionId: "s",
+      createdAt: new Date().toISOString(),
+      status: "idle",
+      step: 0,
+      stepOpen: false,
+      approvedTools: [],
+    });
+    const call = {
+      toolCallId: "c1",
+      turnId: "t1",
+      step: 1,
+      index: 0,
+      toolName: "pick_template",
+      input: {},
+      state: "parked" as const,
+      requestId: "r1",
+    };
+    const wire = {
+      requestId: "r1",
+      toolCallId: "c1",
+      toolName: "pick_template",
+      kind: "input" as const,
+      input: {},
+      answerSchema: {},
+    };
+    const open = {
+      requestId: "r1",
+      toolCallId: "c1",
+      turnId: "t1",
+      request: wire,
+      schemaHash: "h",
+      state: "open" as const,
+    };
+    let leave!: () => void;
+    const left = new Promise<void>((resolve) => {
+      leave = resolve;
+    });
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    const writer = first!.lock.run("s", async () => {
+      entered();
+      await left;
+      const written = await a!.write("s", {
+        events: [{ type: "turn.started", turnId: "t1", cause: "message" }],
+        session: { status: "waiting", turnId: "t1", step: 1, stepOpen: true },
+        toolCalls: [call],
+        requests: [open],
+      });
+      expect(written.ok).toBe(true);
+      // Its own write, as the section goes on.
+      expect(await a!.getSession("s")).toMatchObject({ status: "waiting", lastSeq: 1 });
+      expect(await a!.getOpenRequests("s")).toEqual([open]);
+    });
+    await inside;
+    // The second instance asks for the lock while the first holds it, then reads as soon as it has it.
+    const queries = vi.spyOn(pg.Client.prototype, "query");
+    onTestFinished(() => queries.mockRestore());
+    const reader = second!.lock.run("s", async () => {
+      const before = queries.mock.calls.length;
+      const seen = {
+        session: await b!.getSession("s"),
+        open: await b!.getOpenRequests("s"),
+        calls: await b!.getToolCalls("s", "t1", 1),
+        request: await b!.getRequest("s", "r1"),
+      };
+      return { seen, queries: queries.mock.calls.length - before };
+    });
+    const admin = new pg.Client({ connectionString: database });
+    await admin.connect();
+    await vi.waitFor(
+      async () => {
+        const { rows } = await admin.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
+        expect(rows).toHaveLength(1);
+      },
+      { timeout: 5000, interval: 10 },
+    );
+    await admin.end();
+    leave();
+    await writer;
+    const { seen, queries: asked } = await reader;
+    expect(seen).toEqual({
+      session: expect.objectContaining({ status: "waiting", turnId: "t1", step: 1, lastSeq: 1 }),
+      open: [open],
+      calls: [call],
+      request: open,
+    });
+    expect(asked).toBe(0);
+    // Outside a section, the store reads the database.
+    const outside = queries.mock.calls.length;
+    expect(await b!.getSession("s")).toMatchObject({ status: "waiting" });
+    expect(queries.mock.calls.length).toBe(outside + 1);
+  });
+
   it("settles each expired request once when every instance sweeps", async () => {
     const schema = `inst_${++schemas}`;
     const model = scriptedModel([

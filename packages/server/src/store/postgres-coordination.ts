@@ -5,6 +5,7 @@ import type { AbortCause, Coordination, SessionLocker, TurnLeases } from "../run
 import type { EventHub, EventListener } from "../runtime/event-hub.js";
 import { LocalEventHub } from "../runtime/event-hub.js";
 import { SessionLock } from "../runtime/session-lock.js";
+import type { LockedRow, SectionReads } from "./postgres-section.js";
 
 export type { Coordination } from "../runtime/coordination.js";
 
@@ -17,6 +18,8 @@ export interface PostgresCoordinationOptions {
   /** The channel each commit that appended events notifies. */
   channel: string;
   readEvents(sessionId: string, afterSeq: number, limit?: number): Promise<ProtocolEvent[]>;
+  /** Where a section's lock hands the session it read with it to the store. */
+  sections: SectionReads;
   leaseMs: number;
 }
 
@@ -48,6 +51,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
   lockPool.on("error", () => {});
 
   const local = new SessionLock();
+  const lockSession = { name: `${s}_lock_session`, text: `SELECT * FROM ${s}.lock_session($1, $2)` };
   const lock: SessionLocker = {
     run: (sessionId, section) =>
       local.run(sessionId, async () => {
@@ -64,15 +68,19 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
           client.off("error", dropped);
           client.release(broken instanceof Error ? broken : undefined);
         };
+        let row: LockedRow | undefined;
         try {
-          await client.query("SELECT pg_advisory_lock($1, hashtext($2))", [LOCK_SPACE, sessionId]);
+          // The lock and the section's first reads in one round trip (see `lockSessionFunction`).
+          ({
+            rows: [row],
+          } = await client.query<LockedRow>({ ...lockSession, values: [LOCK_SPACE, sessionId] }));
         } catch (error) {
           broken = error;
           release();
           throw error;
         }
         try {
-          return await section();
+          return await options.sections.run(sessionId, row, section);
         } finally {
           // The section's caller goes on without waiting for the unlock: a next section (here or
           // in another instance) waits for it in the database, and the connection returns to

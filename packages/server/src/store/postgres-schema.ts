@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { lockSessionFunction } from "./postgres-section.js";
 
 /** A schema name safe to put in SQL unquoted: lower-case letters, digits and `_`. */
 const schemaShape = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -46,6 +47,7 @@ function migrations(s: string): string[] {
        PRIMARY KEY (session_id, idx), UNIQUE (session_id, message_id));
      CREATE TABLE ${s}.turn_leases (
        session_id text PRIMARY KEY, holder text NOT NULL, token bigint NOT NULL, expires_at timestamptz NOT NULL);`,
+    lockSessionFunction(s),
   ];
 }
 

@@ -4,6 +4,7 @@ import pg from "pg";
 import { stampEvents } from "./apply-batch.js";
 import { type Coordination, postgresCoordination } from "./postgres-coordination.js";
 import { checkSchemaName, migrate } from "./postgres-schema.js";
+import { SectionReads, type SessionRow } from "./postgres-section.js";
 import {
   emptyProjection,
   messagesTouchedBy,
@@ -39,14 +40,6 @@ export interface PostgresStoreOptions {
   claimMs?: number;
 }
 
-type SessionRow = {
-  body: string;
-  last_seq: number;
-  owner: string | null;
-  updated_at: string;
-  transcript_len: number;
-};
-
 /**
  * The store for several server instances on one PostgreSQL database (driver: `pg`). Each
  * write batch is one transaction that locks its session's row first, so the batch's guards
@@ -75,6 +68,8 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     return (await pool.query<R>(sql, values)).rows;
   };
   const sessionColumns = "body, last_seq, owner, updated_at, transcript_len";
+  // What each critical section read with its lock (see postgres-coordination), for the section's own reads.
+  const sections = new SectionReads();
   const sessionsAfter = (owner: boolean) =>
     `SELECT ${sessionColumns} FROM ${s}.sessions WHERE ${owner ? "owner = $4 AND " : ""}(created_at, session_id) < ($1, $2)
      ORDER BY created_at DESC, session_id DESC LIMIT $3`;
@@ -93,7 +88,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
   // statement, each table's rows passed as arrays. Both are prepared once per connection.
   const readForWrite = {
     name: `${s}_read_for_write`,
-    text: `SELECT s.status, s.body, s.last_seq, s.transcript_len, s.projection,
+    text: `SELECT s.status, s.body, s.last_seq, s.transcript_len, s.projection, s.owner,
        (SELECT json_agg(r.body) FROM ${s}.requests r
          WHERE r.session_id = $1 AND r.request_id = ANY($2::text[]) AND r.state <> 'open') AS settled,
        (SELECT json_agg(json_build_array(m.idx, m.message_id, m.body)) FROM ${s}.messages m
@@ -126,7 +121,12 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
      SELECT CASE WHEN $24::text IS NOT NULL THEN pg_notify($25, $24) END`,
   };
 
-  async function write(client: pg.PoolClient, sessionId: string, batch: WriteBatch): Promise<WriteResult> {
+  /** Writes a batch; when it applied, answers the session's row after it and its streaming messages (when known). */
+  async function write(
+    client: pg.PoolClient,
+    sessionId: string,
+    batch: WriteBatch,
+  ): Promise<{ result: WriteResult; after?: { row: SessionRow; streaming: string[] | undefined | "unchanged" } }> {
     const calls = batch.toolCalls ?? [];
     const requests = batch.requests ?? [];
     const transcript = batch.transcript ?? [];
@@ -141,6 +141,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       last_seq: number;
       transcript_len: number;
       projection: string;
+      owner: string | null;
       settled: string[] | null;
       touched: [number, string, string][] | null;
       leased: boolean;
@@ -149,10 +150,10 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       values: [sessionId, batch.requireOpen ?? [], [...messageIds], touched.toolCallIds, batch.requireLease ?? null],
     });
     const row = rows[0];
-    if (!row) return { ok: false, reason: "not_found" };
-    if (!row.leased) return { ok: false, reason: "lease" };
+    if (!row) return { result: { ok: false, reason: "not_found" } };
+    if (!row.leased) return { result: { ok: false, reason: "lease" } };
     if (batch.requireStatus && !batch.requireStatus.includes(row.status)) {
-      return { ok: false, reason: "status", status: row.status };
+      return { result: { ok: false, reason: "status", status: row.status } };
     }
     if (row.settled) {
       const byId = new Map(row.settled.map((body) => [JSON.parse(body).requestId as string, body]));
@@ -160,7 +161,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
         const body = byId.get(id);
         return body ? [JSON.parse(body) as RequestRecord] : [];
       });
-      return { ok: false, reason: "settled", requests: settled };
+      return { result: { ok: false, reason: "settled", requests: settled } };
     }
     const at = new Date().toISOString();
     const events = stampEvents(sessionId, row.last_seq, at, batch.events);
@@ -180,6 +181,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     }
     const upserts = change?.upserts ?? [];
     const lastSeq = row.last_seq + events.length;
+    const transcriptLength = row.transcript_len + transcript.length;
     await client.query({
       ...writeAll,
       values: [
@@ -204,14 +206,20 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
         body,
         lastSeq,
         at,
-        row.transcript_len + transcript.length,
+        transcriptLength,
         change?.projection ?? row.projection,
         // Delivered once the transaction commits, and only then: other instances read the events from the log.
         events.length > 0 ? JSON.stringify([sessionId, events[0]!.seq, lastSeq]) : null,
         channel,
       ],
     });
-    return { ok: true, events };
+    return {
+      result: { ok: true, events },
+      after: {
+        row: { body, last_seq: lastSeq, owner: row.owner, updated_at: at, transcript_len: transcriptLength },
+        streaming: change ? change.streaming : "unchanged",
+      },
+    };
   }
 
   /**
@@ -226,7 +234,9 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     const messages = (row.touched ?? []).map(([index, , body]) => ({ index, message: JSON.parse(body) }));
     const change = projectEvents(state, messages, events);
     const projection = !deltas && change.state !== state ? JSON.stringify(change.state) : row.projection;
-    return { upserts: change.upserts, deleted: change.deleted, projection };
+    // Deltas leave the streaming messages as they were, but this write did not read them.
+    const streaming = deltas ? undefined : change.state.streaming;
+    return { upserts: change.upserts, deleted: change.deleted, projection, streaming };
   }
 
   const inTransaction = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
@@ -258,6 +268,8 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       });
     },
     async getSession(sessionId) {
+      const locked = sections.session(sessionId);
+      if (locked !== undefined) return locked === null ? undefined : fromRow(locked);
       const [row] = await query<SessionRow>(`SELECT ${sessionColumns} FROM ${s}.sessions WHERE session_id = $1`, [
         sessionId,
       ]);
@@ -283,6 +295,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       return row?.count ?? 0;
     },
     async deleteSession(sessionId) {
+      sections.forget(sessionId);
       return inTransaction(async (client) => {
         for (const table of ["events", "transcript", "tool_calls", "requests", "messages", "turn_leases"]) {
           await client.query(`DELETE FROM ${s}.${table} WHERE session_id = $1`, [sessionId]);
@@ -327,6 +340,8 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       return snapshotOf(sessionId, row.last_seq, state, page, rows.length > limit, settled);
     },
     async streamingMessageIds(sessionId) {
+      const locked = sections.streaming(sessionId);
+      if (locked) return locked;
       const [row] = await query<{ projection: string }>(`SELECT projection FROM ${s}.sessions WHERE session_id = $1`, [
         sessionId,
       ]);
@@ -340,6 +355,8 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       return rows.map((row) => JSON.parse(row.message) as LanguageModelV4Message);
     },
     async getToolCalls(sessionId, turnId, step) {
+      const locked = sections.toolCalls(sessionId, turnId, step);
+      if (locked) return locked;
       const rows = await query<{ body: string }>(
         `SELECT body FROM ${s}.tool_calls WHERE session_id = $1 AND turn_id = $2 AND step = $3`,
         [sessionId, turnId, step],
@@ -347,6 +364,8 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       return rows.map((row) => JSON.parse(row.body) as ToolCallRecord);
     },
     async getRequest(sessionId, requestId) {
+      const open = sections.openRequest(sessionId, requestId);
+      if (open) return open;
       const [row] = await query<{ body: string }>(
         `SELECT body FROM ${s}.requests WHERE session_id = $1 AND request_id = $2`,
         [sessionId, requestId],
@@ -354,6 +373,8 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       return row && (JSON.parse(row.body) as RequestRecord);
     },
     async getOpenRequests(sessionId) {
+      const locked = sections.openRequests(sessionId);
+      if (locked) return locked;
       const rows = await query<{ body: string }>(
         `SELECT body FROM ${s}.requests WHERE session_id = $1 AND state = 'open'`,
         [sessionId],
@@ -387,8 +408,16 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       );
       return row?.next == null ? undefined : Number(row.next);
     },
-    write(sessionId, batch) {
-      return inTransaction((client) => write(client, sessionId, batch));
+    async write(sessionId, batch) {
+      try {
+        const { result, after } = await inTransaction((client) => write(client, sessionId, batch));
+        if (after) sections.wrote(sessionId, batch, after.row, after.streaming);
+        else sections.forget(sessionId);
+        return result;
+      } catch (error) {
+        sections.forget(sessionId);
+        throw error;
+      }
     },
     coordinate() {
       return postgresCoordination({
@@ -398,6 +427,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
         schema: s,
         channel,
         readEvents,
+        sections,
         leaseMs: options.leaseMs ?? 10_000,
       });
     },

@@ -1,0 +1,169 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { RequestRecord, SessionRecord, ToolCallRecord, WriteBatch } from "./records.js";
+
+/** A session's row as the Postgres store reads it. */
+export type SessionRow = {
+  body: string;
+  last_seq: number;
+  owner: string | null;
+  updated_at: string;
+  transcript_len: number;
+};
+
+/** What `lock_session` answers: the session's row with its open requests, its step's calls and its streaming messages. */
+export type LockedRow = SessionRow & {
+  open_requests: string[] | null;
+  step_calls: string[] | null;
+  streaming: string[] | null;
+};
+
+/**
+ * The SQL function a section's lock is taken with (migration 2): it waits for the session's
+ * advisory lock, then reads what most sections read first, in the same round trip. It is
+ * VOLATILE, so the read takes a snapshot of its own, after the lock was granted: it sees
+ * every write committed before. No row when there is no such session (or the key is not a
+ * session's, as the runtime's per-owner sections).
+ */
+export function lockSessionFunction(s: string): string {
+  return `CREATE OR REPLACE FUNCTION ${s}.lock_session(space integer, id text)
+     RETURNS TABLE (body text, last_seq integer, owner text, updated_at text, transcript_len integer,
+       open_requests json, step_calls json, streaming json)
+     LANGUAGE plpgsql VOLATILE AS $fn$
+     BEGIN
+       PERFORM pg_advisory_lock(space, hashtext(id));
+       RETURN QUERY SELECT s.body, s.last_seq, s.owner, s.updated_at, s.transcript_len,
+         (SELECT json_agg(r.body) FROM ${s}.requests r WHERE r.session_id = id AND r.state = 'open'),
+         (SELECT json_agg(c.body) FROM ${s}.tool_calls c WHERE c.session_id = id
+           AND c.turn_id = s.body::json->>'turnId' AND c.step = (s.body::json->>'step')::integer),
+         s.projection::json->'streaming'
+       FROM ${s}.sessions s WHERE s.session_id = id;
+     END $fn$`;
+}
+
+/** One section's read: `undefined` parts were changed in ways the store did not follow and are read again. */
+interface SectionRead {
+  readonly sessionId: string;
+  active: boolean;
+  row: SessionRow | undefined;
+  open: Map<string, string> | undefined;
+  calls: { turnId: string | undefined; step: number; bodies: Map<string, string> } | undefined;
+  streaming: string[] | undefined;
+}
+
+/**
+ * What the session's critical section read with its lock, kept for that section alone
+ * (the code running inside it, through `AsyncLocalStorage`) and brought up to date by the
+ * section's own writes, so its reads of the session, its open requests and its step's
+ * calls cost no round trip. It is only what a read at the section's start would have
+ * answered: writes keep every guard in SQL and never rely on it.
+ */
+export class SectionReads {
+  readonly #current = new AsyncLocalStorage<SectionRead>();
+
+  /** Runs `section` with `row` as its read of `sessionId`; the read is dropped when it ends. */
+  async run<T>(sessionId: string, row: LockedRow | undefined, section: () => Promise<T>): Promise<T> {
+    const read: SectionRead = row
+      ? {
+          sessionId,
+          active: true,
+          row,
+          open: new Map((row.open_requests ?? []).map((body) => [requestIdOf(body), body])),
+          calls: {
+            ...stepOf(row.body),
+            bodies: new Map((row.step_calls ?? []).map((body) => [toolCallIdOf(body), body])),
+          },
+          streaming: row.streaming ?? [],
+        }
+      : { sessionId, active: true, row: undefined, open: new Map(), calls: undefined, streaming: [] };
+    try {
+      return await this.#current.run(read, section);
+    } finally {
+      read.active = false;
+    }
+  }
+
+  /** The running section's read of `sessionId`, when the caller runs inside that section. */
+  #of(sessionId: string): SectionRead | undefined {
+    const read = this.#current.getStore();
+    return read?.active && read.sessionId === sessionId ? read : undefined;
+  }
+
+  /** The session's row (`null`: no such session), or `undefined` when it must be read. */
+  session(sessionId: string): SessionRow | null | undefined {
+    const read = this.#of(sessionId);
+    if (!read) return undefined;
+    return read.row ?? (read.open ? null : undefined);
+  }
+
+  /** The session's open requests, or `undefined` when they must be read. */
+  openRequests(sessionId: string): RequestRecord[] | undefined {
+    const open = this.#of(sessionId)?.open;
+    return open && [...open.values()].map((body) => JSON.parse(body) as RequestRecord);
+  }
+
+  /** An open request, or `undefined` when it must be read (it may be settled). */
+  openRequest(sessionId: string, requestId: string): RequestRecord | undefined {
+    const body = this.#of(sessionId)?.open?.get(requestId);
+    return body === undefined ? undefined : (JSON.parse(body) as RequestRecord);
+  }
+
+  /** The calls of the session's step `step` of turn `turnId`, or `undefined` when they must be read. */
+  toolCalls(sessionId: string, turnId: string, step: number): ToolCallRecord[] | undefined {
+    const calls = this.#of(sessionId)?.calls;
+    if (!calls || calls.turnId !== turnId || calls.step !== step) return undefined;
+    return [...calls.bodies.values()].map((body) => JSON.parse(body) as ToolCallRecord);
+  }
+
+  /** The messages streaming in the session, or `undefined` when they must be read. */
+  streaming(sessionId: string): string[] | undefined {
+    const streaming = this.#of(sessionId)?.streaming;
+    return streaming && [...streaming];
+  }
+
+  /**
+   * The section wrote a batch to its session: `row` is the session's row after it,
+   * `streaming` the messages streaming after it (`undefined` when the write did not
+   * compute them, `"unchanged"` when it appended no events).
+   */
+  wrote(sessionId: string, batch: WriteBatch, row: SessionRow, streaming: string[] | undefined | "unchanged"): void {
+    const read = this.#of(sessionId);
+    if (!read) return;
+    read.row = row;
+    for (const request of batch.requests ?? []) {
+      if (request.state === "open") read.open?.set(request.requestId, JSON.stringify(request));
+      else read.open?.delete(request.requestId);
+    }
+    const step = stepOf(row.body);
+    if (read.calls && (read.calls.turnId !== step.turnId || read.calls.step !== step.step)) read.calls = undefined;
+    for (const call of batch.toolCalls ?? []) {
+      read.calls?.bodies.delete(call.toolCallId);
+      if (call.turnId === read.calls?.turnId && call.step === read.calls.step) {
+        read.calls.bodies.set(call.toolCallId, JSON.stringify(call));
+      }
+    }
+    if (streaming !== "unchanged") read.streaming = streaming;
+  }
+
+  /** The section's read may no longer hold (a write was refused or failed, or the session was deleted): read again. */
+  forget(sessionId: string): void {
+    const read = this.#of(sessionId);
+    if (!read) return;
+    read.row = undefined;
+    read.open = undefined;
+    read.calls = undefined;
+    read.streaming = undefined;
+  }
+}
+
+function stepOf(body: string): { turnId: string | undefined; step: number } {
+  const { turnId, step } = JSON.parse(body) as SessionRecord;
+  return { turnId, step };
+}
+
+function requestIdOf(body: string): string {
+  return (JSON.parse(body) as RequestRecord).requestId;
+}
+
+function toolCallIdOf(body: string): string {
+  return (JSON.parse(body) as ToolCallRecord).toolCallId;
+}

@@ -288,6 +288,65 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
     expect(queries.mock.calls.length).toBe(outside + 1);
   });
 
+  it("applies writes racing from several instances once each, in order, and settles a request once", async () => {
+    const schema = `inst_${++schemas}`;
+    const stores = [0, 1, 2].map(() => postgresStore(database, { schema, poolSize: 3 }));
+    onTestFinished(async () => {
+      for (const store of stores) await store.close();
+    });
+    await stores[0]!.createSession({
+      sessionId: "s",
+      createdAt: new Date().toISOString(),
+      status: "waiting",
+      step: 1,
+      stepOpen: true,
+      approvedTools: [],
+    });
+    const wire = {
+      requestId: "r1",
+      toolCallId: "c1",
+      toolName: "pick_template",
+      kind: "input" as const,
+      input: {},
+      answerSchema: {},
+    };
+    const open = {
+      requestId: "r1",
+      toolCallId: "c1",
+      turnId: "t1",
+      request: wire,
+      schemaHash: "h",
+      state: "open" as const,
+    };
+    expect((await stores[0]!.write("s", { requests: [open] })).ok).toBe(true);
+    const queries = vi.spyOn(pg.Client.prototype, "query");
+    onTestFinished(() => queries.mockRestore());
+    const settle = (store: SessionStore, action: "accept" | "decline") =>
+      store.write("s", {
+        events: [{ type: "input.resolved", requestId: "r1", action }],
+        requests: [{ ...open, state: "settled", resolution: { action, at: "now" } }],
+        requireOpen: ["r1"],
+      });
+    const results = await Promise.all(
+      stores.flatMap((store, index) => [
+        ...Array.from({ length: 10 }, () => store.write("s", { events: [{ type: "session.created" }] })),
+        settle(store, index === 0 ? "accept" : "decline"),
+      ]),
+    );
+    const reasons = results.map((result) => (result.ok ? "ok" : result.reason));
+    expect(reasons.filter((reason) => reason === "ok")).toHaveLength(31);
+    expect(reasons.filter((reason) => reason === "settled")).toHaveLength(2);
+    const log = await stores[1]!.readEvents("s", 0);
+    expect(log.map((event) => event.seq)).toEqual(Array.from({ length: 31 }, (_, index) => index + 1));
+    expect(log.filter((event) => event.type === "input.resolved")).toHaveLength(1);
+    expect(await stores[2]!.getSession("s")).toMatchObject({ lastSeq: 31 });
+    // Some writes found the row changed after their read and were written again, with the row locked.
+    const lockedReads = queries.mock.calls.filter(
+      ([query]) => (query as { name?: string }).name === `${schema}_read_for_write_locked`,
+    );
+    expect(lockedReads.length).toBeGreaterThan(0);
+  });
+
   it("settles each expired request once when every instance sweeps", async () => {
     const schema = `inst_${++schemas}`;
     const model = scriptedModel([

@@ -82,13 +82,14 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       )
     ).map((row) => JSON.parse(row.body) as ProtocolEvent);
 
-  // A write is four round trips whatever its batch holds: BEGIN, one read, one write, COMMIT.
-  // The read locks the session's row (so the batch's guards and writes are one step for
-  // every process) and fetches what the guards and the projection need; the write is one
-  // statement, each table's rows passed as arrays. Both are prepared once per connection.
-  const readForWrite = {
-    name: `${s}_read_for_write`,
-    text: `SELECT s.status, s.body, s.last_seq, s.transcript_len, s.projection, s.owner,
+  // A write is two round trips whatever its batch holds: one read of what the guards and the
+  // projection need, with the version of the session's row (its xmin), and one statement
+  // that writes everything, each table's rows passed as arrays, if and only if the row is
+  // still that version (every write updates it) and the turn's lease still held; autocommit
+  // makes it one transaction. When another write came between, the write runs again as four
+  // round trips that lock the row first (BEGIN, the read FOR UPDATE, the write, COMMIT), as
+  // does a write that removes an abandoned message. The statements are prepared once per connection.
+  const readColumns = `SELECT s.xmin::text AS version, s.status, s.body, s.last_seq, s.transcript_len, s.projection, s.owner,
        (SELECT json_agg(r.body) FROM ${s}.requests r
          WHERE r.session_id = $1 AND r.request_id = ANY($2::text[]) AND r.state <> 'open') AS settled,
        (SELECT json_agg(json_build_array(m.idx, m.message_id, m.body)) FROM ${s}.messages m
@@ -97,36 +98,62 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
        ) AS touched,
        $5::text IS NULL OR EXISTS (SELECT 1 FROM ${s}.turn_leases l
          WHERE l.session_id = $1 AND l.holder = $5 AND l.expires_at > now()) AS leased
-     FROM ${s}.sessions s WHERE s.session_id = $1 FOR UPDATE OF s`,
-  };
+     FROM ${s}.sessions s WHERE s.session_id = $1`;
+  const readForWrite = { name: `${s}_read_for_write`, text: readColumns };
+  const readForWriteLocked = { name: `${s}_read_for_write_locked`, text: `${readColumns} FOR UPDATE OF s` };
+  const applied = `EXISTS (SELECT 1 FROM session)`;
   const writeAll = {
     name: `${s}_write_all`,
     text: `WITH
-       events AS (INSERT INTO ${s}.events (session_id, seq, body) SELECT $1, * FROM unnest($2::int[], $3::text[])),
+       session AS (UPDATE ${s}.sessions SET status = $18, body = $19, last_seq = $20, updated_at = $21,
+         transcript_len = $22, projection = $23 WHERE session_id = $1 AND xmin = $26::text::xid
+         AND ($27::text IS NULL OR EXISTS (SELECT 1 FROM ${s}.turn_leases l
+           WHERE l.session_id = $1 AND l.holder = $27 AND l.expires_at > now()))
+         RETURNING 1),
+       events AS (INSERT INTO ${s}.events (session_id, seq, body)
+         SELECT $1, * FROM unnest($2::int[], $3::text[]) WHERE ${applied}),
        transcript AS (INSERT INTO ${s}.transcript (session_id, idx, message)
-         SELECT $1, * FROM unnest($4::int[], $5::text[])),
+         SELECT $1, * FROM unnest($4::int[], $5::text[]) WHERE ${applied}),
        calls AS (INSERT INTO ${s}.tool_calls (session_id, tool_call_id, turn_id, step, message_id, body)
-         SELECT $1, * FROM unnest($6::text[], $7::text[], $8::int[], $9::text[], $10::text[])
+         SELECT $1, * FROM unnest($6::text[], $7::text[], $8::int[], $9::text[], $10::text[]) WHERE ${applied}
          ON CONFLICT (session_id, tool_call_id) DO UPDATE SET turn_id = excluded.turn_id, step = excluded.step,
            message_id = excluded.message_id, body = excluded.body),
        requests AS (INSERT INTO ${s}.requests (session_id, request_id, state, expires_at, body)
-         SELECT $1, * FROM unnest($11::text[], $12::text[], $13::bigint[], $14::text[])
+         SELECT $1, * FROM unnest($11::text[], $12::text[], $13::bigint[], $14::text[]) WHERE ${applied}
          ON CONFLICT (session_id, request_id) DO UPDATE SET state = excluded.state,
            expires_at = excluded.expires_at, claimed_until = NULL, body = excluded.body),
        messages AS (INSERT INTO ${s}.messages (session_id, idx, message_id, body)
-         SELECT $1, * FROM unnest($15::int[], $16::text[], $17::text[])
-         ON CONFLICT (session_id, message_id) DO UPDATE SET idx = excluded.idx, body = excluded.body),
-       session AS (UPDATE ${s}.sessions SET status = $18, body = $19, last_seq = $20, updated_at = $21,
-         transcript_len = $22, projection = $23 WHERE session_id = $1)
-     SELECT CASE WHEN $24::text IS NOT NULL THEN pg_notify($25, $24) END`,
+         SELECT $1, * FROM unnest($15::int[], $16::text[], $17::text[]) WHERE ${applied}
+         ON CONFLICT (session_id, message_id) DO UPDATE SET idx = excluded.idx, body = excluded.body)
+     SELECT ${applied} AS applied, CASE WHEN $24::text IS NOT NULL AND ${applied} THEN pg_notify($25, $24) END`,
   };
 
+  type Written = { result: WriteResult; after?: { row: SessionRow; streaming: string[] | undefined | "unchanged" } };
+
   /** Writes a batch; when it applied, answers the session's row after it and its streaming messages (when known). */
-  async function write(
-    client: pg.PoolClient,
+  async function write(sessionId: string, batch: WriteBatch): Promise<Written> {
+    await ready;
+    return (
+      (await attempt(pool, sessionId, batch, false)) ??
+      inTransaction(async (client) => {
+        const written = await attempt(client, sessionId, batch, true);
+        if (!written) throw new Error(`The write to session ${sessionId} lost its row lock.`);
+        return written;
+      })
+    );
+  }
+
+  /**
+   * One attempt at a write: with `locked`, on a transaction's connection, the read locks the
+   * session's row. `undefined` when the row changed after the read (or, not locked, the
+   * write would remove an abandoned message): the caller writes again, locked.
+   */
+  async function attempt(
+    client: pg.Pool | pg.PoolClient,
     sessionId: string,
     batch: WriteBatch,
-  ): Promise<{ result: WriteResult; after?: { row: SessionRow; streaming: string[] | undefined | "unchanged" } }> {
+    locked: boolean,
+  ): Promise<Written | undefined> {
     const calls = batch.toolCalls ?? [];
     const requests = batch.requests ?? [];
     const transcript = batch.transcript ?? [];
@@ -136,6 +163,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     const messageIds = new Set(touched.messageIds);
     for (const call of calls) if (call.messageId && ofCalls.has(call.toolCallId)) messageIds.add(call.messageId);
     const { rows } = await client.query<{
+      version: string;
       status: SessionRecord["status"];
       body: string;
       last_seq: number;
@@ -146,7 +174,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       touched: [number, string, string][] | null;
       leased: boolean;
     }>({
-      ...readForWrite,
+      ...(locked ? readForWriteLocked : readForWrite),
       values: [sessionId, batch.requireOpen ?? [], [...messageIds], touched.toolCallIds, batch.requireLease ?? null],
     });
     const row = rows[0];
@@ -174,6 +202,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     const change = events.length > 0 ? project(row, events) : undefined;
     // An abandoned message leaves the projection before the upserts move later ones into its place.
     if (change && change.deleted.length > 0) {
+      if (!locked) return undefined;
       await client.query(`DELETE FROM ${s}.messages WHERE session_id = $1 AND message_id = ANY($2)`, [
         sessionId,
         change.deleted,
@@ -182,7 +211,9 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     const upserts = change?.upserts ?? [];
     const lastSeq = row.last_seq + events.length;
     const transcriptLength = row.transcript_len + transcript.length;
-    await client.query({
+    const {
+      rows: [wrote],
+    } = await client.query<{ applied: boolean }>({
       ...writeAll,
       values: [
         sessionId,
@@ -211,8 +242,12 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
         // Delivered once the transaction commits, and only then: other instances read the events from the log.
         events.length > 0 ? JSON.stringify([sessionId, events[0]!.seq, lastSeq]) : null,
         channel,
+        row.version,
+        // Locked, the read checked the lease with the row locked, as every write of the session waits for it.
+        locked ? null : (batch.requireLease ?? null),
       ],
     });
+    if (!wrote?.applied) return undefined;
     return {
       result: { ok: true, events },
       after: {
@@ -410,7 +445,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     },
     async write(sessionId, batch) {
       try {
-        const { result, after } = await inTransaction((client) => write(client, sessionId, batch));
+        const { result, after } = await write(sessionId, batch);
         if (after) sections.wrote(sessionId, batch, after.row, after.streaming);
         else sections.forget(sessionId);
         return result;

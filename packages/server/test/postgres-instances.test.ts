@@ -323,7 +323,7 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
     onTestFinished(() => queries.mockRestore());
     const settle = (store: SessionStore, action: "accept" | "decline") =>
       store.write("s", {
-        events: [{ type: "input.resolved", requestId: "r1", action }],
+        events: [{ type: "input.resolved", requestId: "r1", toolCallId: "c1", action }],
         requests: [{ ...open, state: "settled", resolution: { action, at: "now" } }],
         requireOpen: ["r1"],
       });

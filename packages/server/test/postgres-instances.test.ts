@@ -341,10 +341,10 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
     expect(log.filter((event) => event.type === "input.resolved")).toHaveLength(1);
     expect(await stores[2]!.getSession("s")).toMatchObject({ lastSeq: 31 });
     // Some writes found the row changed after their read and were written again, with the row locked.
-    const lockedReads = queries.mock.calls.filter(
-      ([query]) => (query as { name?: string }).name === `${schema}_read_for_write_locked`,
+    const lockedWrites = queries.mock.calls.filter(
+      ([query]) => (query as { name?: string }).name === `${schema}_lock_row`,
     );
-    expect(lockedReads.length).toBeGreaterThan(0);
+    expect(lockedWrites.length).toBeGreaterThan(0);
   });
 
   it("settles each expired request once when every instance sweeps", async () => {

@@ -86,9 +86,11 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
   // projection need, with the version of the session's row (its xmin), and one statement
   // that writes everything, each table's rows passed as arrays, if and only if the row is
   // still that version (every write updates it) and the turn's lease still held; autocommit
-  // makes it one transaction. When another write came between, the write runs again as four
-  // round trips that lock the row first (BEGIN, the read FOR UPDATE, the write, COMMIT), as
-  // does a write that removes an abandoned message. The statements are prepared once per connection.
+  // makes it one transaction. When another write came between, the write runs again in a
+  // transaction that locks the row first (BEGIN, the lock, the read, the write, COMMIT), as
+  // does a write that removes an abandoned message: the read comes after the lock, so its
+  // snapshot has every write before (a read FOR UPDATE would wait for the lock but read its
+  // subqueries in the snapshot it took before). The statements are prepared once per connection.
   const readColumns = `SELECT s.xmin::text AS version, s.status, s.body, s.last_seq, s.transcript_len, s.projection, s.owner,
        (SELECT json_agg(r.body) FROM ${s}.requests r
          WHERE r.session_id = $1 AND r.request_id = ANY($2::text[]) AND r.state <> 'open') AS settled,
@@ -100,7 +102,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
          WHERE l.session_id = $1 AND l.holder = $5 AND l.expires_at > now()) AS leased
      FROM ${s}.sessions s WHERE s.session_id = $1`;
   const readForWrite = { name: `${s}_read_for_write`, text: readColumns };
-  const readForWriteLocked = { name: `${s}_read_for_write_locked`, text: `${readColumns} FOR UPDATE OF s` };
+  const lockRow = { name: `${s}_lock_row`, text: `SELECT 1 FROM ${s}.sessions WHERE session_id = $1 FOR UPDATE` };
   const applied = `EXISTS (SELECT 1 FROM session)`;
   const writeAll = {
     name: `${s}_write_all`,
@@ -144,8 +146,8 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
   }
 
   /**
-   * One attempt at a write: with `locked`, on a transaction's connection, the read locks the
-   * session's row. `undefined` when the row changed after the read (or, not locked, the
+   * One attempt at a write: with `locked`, on a transaction's connection, the session's row
+   * is locked before the read. `undefined` when the row changed after the read (or, not locked, the
    * write would remove an abandoned message): the caller writes again, locked.
    */
   async function attempt(
@@ -162,6 +164,9 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     const ofCalls = new Set(touched.toolCallIds);
     const messageIds = new Set(touched.messageIds);
     for (const call of calls) if (call.messageId && ofCalls.has(call.toolCallId)) messageIds.add(call.messageId);
+    if (locked && (await client.query({ ...lockRow, values: [sessionId] })).rows.length === 0) {
+      return { result: { ok: false, reason: "not_found" } };
+    }
     const { rows } = await client.query<{
       version: string;
       status: SessionRecord["status"];
@@ -174,7 +179,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       touched: [number, string, string][] | null;
       leased: boolean;
     }>({
-      ...(locked ? readForWriteLocked : readForWrite),
+      ...readForWrite,
       values: [sessionId, batch.requireOpen ?? [], [...messageIds], touched.toolCallIds, batch.requireLease ?? null],
     });
     const row = rows[0];

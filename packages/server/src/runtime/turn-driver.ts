@@ -32,7 +32,7 @@ type Move =
  * once the session parks or goes idle, so a restarted process picks up where it stopped.
  */
 export class TurnDriver {
-  readonly #running = new Map<string, { done: Promise<void>; abort: AbortController }>();
+  readonly #running = new Map<string, { done: Promise<void>; abort: AbortController; kicked: boolean }>();
   readonly #transcripts = new TranscriptCache();
   readonly #before = new Map<string, EventInput[]>();
   /** Calls that asked a question in this process (`ctx.ask`), until they finish. */
@@ -47,7 +47,13 @@ export class TurnDriver {
    * them alone when it ends.
    */
   kick(sessionId: string, before: EventInput[] = []): void {
-    if (this.#running.has(sessionId)) return;
+    const running = this.#running.get(sessionId);
+    if (running) {
+      // The drive may be past its last look at the session (a settlement or a message just
+      // started the turn again, while it gave the lease up): it drives again when it ends.
+      running.kicked = true;
+      return;
+    }
     if (before.length > 0) this.#before.set(sessionId, before);
     const abort = new AbortController();
     let again = false;
@@ -61,9 +67,10 @@ export class TurnDriver {
       .finally(() => {
         this.#before.delete(sessionId);
         this.#running.delete(sessionId);
-        if (again) this.kick(sessionId);
+        if (again || entry.kicked) this.kick(sessionId);
       });
-    this.#running.set(sessionId, { done, abort });
+    const entry = { done, abort, kicked: false };
+    this.#running.set(sessionId, entry);
   }
 
   /**

@@ -347,6 +347,56 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
     expect(lockedWrites.length).toBeGreaterThan(0);
   });
 
+  it("drives a turn that a settlement resumes while its drive ends, after the drive's last look at the session", async () => {
+    // Leases long enough that looking for orphaned turns (every leaseMs) does not pick the turn up instead.
+    const store = postgresStore(database, { schema: `inst_${++schemas}`, leaseMs: 10_000, poolSize: 4 });
+    // The drive that parked gives the lease up, then reads the session to see whether to go on:
+    // the answer comes right after that read, before the drive has ended.
+    let released = false;
+    let answer: (() => Promise<unknown>) | undefined;
+    const coordinate = store.coordinate!.bind(store);
+    store.coordinate = () => {
+      const coordination = coordinate();
+      const release = coordination.turns.release.bind(coordination.turns);
+      coordination.turns.release = async (sessionId) => {
+        await release(sessionId);
+        released = true;
+      };
+      return coordination;
+    };
+    const getSession = store.getSession.bind(store);
+    store.getSession = async (sessionId) => {
+      const session = await getSession(sessionId);
+      const now = released ? answer : undefined;
+      released = false;
+      if (now) {
+        answer = undefined;
+        await now();
+      }
+      return session;
+    };
+    const runtime = createAgentRuntime({
+      model: scriptedModel(() => ({ toolCalls: [{ toolName: "pick_template", input: { templates: ["a"] } }] })),
+      tools: [pickTemplate],
+      store,
+      logger: quiet,
+    });
+    opened.push({ runtime, store });
+    const { sessionId } = await runtime.createSession();
+    const requested: string[] = [];
+    runtime.subscribe(sessionId, (event) => {
+      if (event.type !== "input.requested") return;
+      requested.push(event.requests[0]!.requestId);
+      if (requested.length === 1) {
+        answer = () =>
+          runtime.respond(sessionId, [{ requestId: requested[0]!, action: "accept", value: { templateId: "a" } }]);
+      }
+    });
+    await runtime.sendMessage(sessionId, "go");
+    await vi.waitFor(() => expect(requested).toHaveLength(2), { timeout: 3000, interval: 20 });
+    expect(answer).toBeUndefined();
+  });
+
   it("settles each expired request once when every instance sweeps", async () => {
     const schema = `inst_${++schemas}`;
     const model = scriptedModel([

@@ -353,20 +353,20 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     },
     readEvents,
     async readSnapshot(sessionId, { before = 2 ** 31 - 1, limit = SNAPSHOT_PAGE } = {}) {
-      const [row] = await query<{ last_seq: number; projection: string }>(
-        `SELECT last_seq, projection FROM ${s}.sessions WHERE session_id = $1`,
-        [sessionId],
+      // The projection's state and the page (newest first, one more than asked) in one round trip.
+      const [row] = await query<{ last_seq: number; projection: string; page: [number, string][] | null }>(
+        `SELECT s.last_seq, s.projection, (SELECT json_agg(json_build_array(m.idx, m.body) ORDER BY m.idx DESC)
+           FROM (SELECT idx, body FROM ${s}.messages WHERE session_id = $1 AND idx < $2 ORDER BY idx DESC LIMIT $3) m) AS page
+         FROM ${s}.sessions s WHERE s.session_id = $1`,
+        [sessionId, Math.min(before, 2 ** 31 - 1), limit + 1],
       );
       if (!row) return undefined;
       const state = JSON.parse(row.projection) as ProjectionState;
-      const rows = await query<{ idx: number; body: string }>(
-        `SELECT idx, body FROM ${s}.messages WHERE session_id = $1 AND idx < $2 ORDER BY idx DESC LIMIT $3`,
-        [sessionId, Math.min(before, 2 ** 31 - 1), limit + 1],
-      );
+      const rows = row.page ?? [];
       const page: ProjectedMessage[] = rows
         .slice(0, limit)
         .reverse()
-        .map((message) => ({ index: message.idx, message: JSON.parse(message.body) }));
+        .map(([index, body]) => ({ index, message: JSON.parse(body) }));
       const ids = requestIdsOf(page);
       const settled =
         ids.length === 0

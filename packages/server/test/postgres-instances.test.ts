@@ -1,5 +1,5 @@
 import type { ProtocolEvent } from "@hitl-kit/protocol";
-import { defineTool } from "@hitl-kit/protocol";
+import { defineTool, emptySnapshot, reduceSession } from "@hitl-kit/protocol";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { z } from "zod";
@@ -286,6 +286,89 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
     const outside = queries.mock.calls.length;
     expect(await b!.getSession("s")).toMatchObject({ status: "waiting" });
     expect(queries.mock.calls.length).toBe(outside + 1);
+  });
+
+  it("writes from a section without reading first while no other write came, and reads first once one did", async () => {
+    const schema = `inst_${++schemas}`;
+    const [a, b] = [0, 1].map(() => postgresStore(database, { schema, poolSize: 2 }));
+    const coordination = a!.coordinate!();
+    onTestFinished(async () => {
+      await coordination.close();
+      for (const store of [a!, b!]) await store.close();
+    });
+    await a!.createSession({
+      sessionId: "s",
+      createdAt: new Date().toISOString(),
+      status: "idle",
+      step: 0,
+      stepOpen: false,
+      approvedTools: [],
+    });
+    const call = {
+      toolCallId: "c1",
+      turnId: "t1",
+      step: 1,
+      index: 0,
+      toolName: "pick_template",
+      messageId: "m1",
+      input: {},
+      state: "parked" as const,
+      requestId: "r1",
+    };
+    const wire = {
+      requestId: "r1",
+      toolCallId: "c1",
+      toolName: "pick_template",
+      kind: "input" as const,
+      input: {},
+      answerSchema: {},
+    };
+    const open = {
+      requestId: "r1",
+      toolCallId: "c1",
+      turnId: "t1",
+      request: wire,
+      schemaHash: "h",
+      state: "open" as const,
+    };
+    await a!.write("s", {
+      events: [
+        { type: "turn.started", turnId: "t1", cause: "message" },
+        { type: "message.started", messageId: "m1", role: "assistant" },
+        { type: "text.delta", messageId: "m1", delta: "Pick" },
+        { type: "tool.called", messageId: "m1", toolCallId: "c1", toolName: "pick_template", input: {} },
+        { type: "input.requested", requests: [wire] },
+      ],
+      toolCalls: [call],
+      requests: [open],
+      session: { status: "waiting", turnId: "t1", step: 1, stepOpen: true },
+    });
+    const queries = vi.spyOn(pg.Client.prototype, "query");
+    onTestFinished(() => queries.mockRestore());
+    const reads = () =>
+      queries.mock.calls.filter(([query]) => (query as { name?: string }).name === `${schema}_read_for_write`).length;
+    await coordination.lock.run("s", async () => {
+      const settled = await a!.write("s", {
+        events: [
+          { type: "input.resolved", requestId: "r1", toolCallId: "c1", action: "accept", value: { pick: 1 } },
+          { type: "tool.result", toolCallId: "c1", outcome: "ok", output: { pick: 1 } },
+        ],
+        requests: [{ ...open, state: "settled", resolution: { action: "accept", value: { pick: 1 }, at: "now" } }],
+        toolCalls: [{ ...call, state: "done", outcome: "ok", output: { pick: 1 } }],
+        requireOpen: ["r1"],
+      });
+      expect(settled.ok).toBe(true);
+      expect(reads()).toBe(0);
+      // Another instance streams into the message (a turn's writes are fenced by its lease, not the lock).
+      expect((await b!.write("s", { events: [{ type: "text.delta", messageId: "m1", delta: " one" }] })).ok).toBe(true);
+      expect(reads()).toBe(1);
+      const completed = await a!.write("s", { events: [{ type: "message.completed", messageId: "m1" }] });
+      expect(completed.ok).toBe(true);
+      expect(reads()).toBe(2);
+    });
+    const log = await b!.readEvents("s", 0);
+    expect(log.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(await b!.readSnapshot("s", { limit: 1_000 })).toEqual(log.reduce(reduceSession, emptySnapshot("s")));
   });
 
   it("applies writes racing from several instances once each, in order, and settles a request once", async () => {

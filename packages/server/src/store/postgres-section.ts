@@ -10,12 +10,45 @@ export type SessionRow = {
   transcript_len: number;
 };
 
-/** What `lock_session` answers: the session's row with its open requests, its step's calls and its streaming messages. */
+/**
+ * What `lock_session` answers: the session's row with its version (xmin) and projection,
+ * its open requests, its step's calls and their messages, and its streaming messages.
+ */
 export type LockedRow = SessionRow & {
+  version: string;
+  projection: string;
   open_requests: string[] | null;
   step_calls: string[] | null;
+  step_messages: [number, string, string][] | null;
   streaming: string[] | null;
 };
+
+/** What a write needs of its session before it writes: read (`read_for_write`) or, in a section, known. */
+export type WriteRow = {
+  version: string;
+  status: SessionRecord["status"];
+  body: string;
+  last_seq: number;
+  transcript_len: number;
+  projection: string;
+  owner: string | null;
+  settled: string[] | null;
+  touched: [number, string, string][] | null;
+  leased: boolean;
+};
+
+/** What a write changed, for the section's read to follow. */
+export interface WriteChange {
+  /** The version the write was based on, and the row's version after it. */
+  basedOn: string;
+  version: string;
+  row: SessionRow;
+  projection: string;
+  upserts: { index: number; message: { id: string } }[];
+  deleted: string[];
+  /** The streaming messages after it: `undefined` when the write did not compute them, `"unchanged"` when it appended no events. */
+  streaming: string[] | undefined | "unchanged";
+}
 
 /**
  * The SQL function a section's lock is taken with (migration 2): it waits for the session's
@@ -27,23 +60,35 @@ export type LockedRow = SessionRow & {
 export function lockSessionFunction(s: string): string {
   return `CREATE OR REPLACE FUNCTION ${s}.lock_session(space integer, id text)
      RETURNS TABLE (body text, last_seq integer, owner text, updated_at text, transcript_len integer,
-       open_requests json, step_calls json, streaming json)
+       version text, projection text, open_requests json, step_calls json, step_messages json, streaming json)
      LANGUAGE plpgsql VOLATILE AS $fn$
      BEGIN
        PERFORM pg_advisory_lock(space, hashtext(id));
-       RETURN QUERY SELECT s.body, s.last_seq, s.owner, s.updated_at, s.transcript_len,
+       RETURN QUERY SELECT s.body, s.last_seq, s.owner, s.updated_at, s.transcript_len, s.xmin::text, s.projection,
          (SELECT json_agg(r.body) FROM ${s}.requests r WHERE r.session_id = id AND r.state = 'open'),
          (SELECT json_agg(c.body) FROM ${s}.tool_calls c WHERE c.session_id = id
            AND c.turn_id = s.body::json->>'turnId' AND c.step = (s.body::json->>'step')::integer),
+         (SELECT json_agg(json_build_array(m.idx, m.message_id, m.body)) FROM ${s}.messages m
+           WHERE m.session_id = id AND m.message_id IN (SELECT c.message_id FROM ${s}.tool_calls c WHERE c.session_id = id
+             AND c.turn_id = s.body::json->>'turnId' AND c.step = (s.body::json->>'step')::integer)),
          s.projection::json->'streaming'
        FROM ${s}.sessions s WHERE s.session_id = id;
      END $fn$`;
 }
 
-/** One section's read: `undefined` parts were changed in ways the store did not follow and are read again. */
+/**
+ * One section's read: `undefined` parts were changed in ways the store did not follow and
+ * are read again. While `version` is set, the session's row, projection, open requests, step
+ * calls and `messages` (some of the session's messages, by id) are exactly the database's at
+ * that version of the row, so a write may skip its read: its statement writes only if the row
+ * is still at that version.
+ */
 interface SectionRead {
   readonly sessionId: string;
   active: boolean;
+  version: string | undefined;
+  projection: string | undefined;
+  messages: Map<string, [number, string, string]> | undefined;
   row: SessionRow | undefined;
   open: Map<string, string> | undefined;
   calls: { turnId: string | undefined; step: number; bodies: Map<string, string> } | undefined;
@@ -66,6 +111,9 @@ export class SectionReads {
       ? {
           sessionId,
           active: true,
+          version: row.version,
+          projection: row.projection,
+          messages: new Map((row.step_messages ?? []).map((message) => [message[1], message])),
           row,
           open: new Map((row.open_requests ?? []).map((body) => [requestIdOf(body), body])),
           calls: {
@@ -74,7 +122,17 @@ export class SectionReads {
           },
           streaming: row.streaming ?? [],
         }
-      : { sessionId, active: true, row: undefined, open: new Map(), calls: undefined, streaming: [] };
+      : {
+          sessionId,
+          active: true,
+          version: undefined,
+          projection: undefined,
+          messages: undefined,
+          row: undefined,
+          open: new Map(),
+          calls: undefined,
+          streaming: [],
+        };
     try {
       return await this.#current.run(read, section);
     } finally {
@@ -121,13 +179,69 @@ export class SectionReads {
   }
 
   /**
-   * The section wrote a batch to its session: `row` is the session's row after it,
-   * `streaming` the messages streaming after it (`undefined` when the write did not
-   * compute them, `"unchanged"` when it appended no events).
+   * What a write of `batch` would have read, when the section knows it all at a version of
+   * the row: the write's statement then checks that version (and the lease) instead.
+   * `undefined` when the write must read (a message or call it touches is not known, or a
+   * request it requires open is not open).
    */
-  wrote(sessionId: string, batch: WriteBatch, row: SessionRow, streaming: string[] | undefined | "unchanged"): void {
+  rowForWrite(
+    sessionId: string,
+    batch: WriteBatch,
+    messageIds: Set<string>,
+    toolCallIds: string[],
+  ): WriteRow | undefined {
+    const read = this.#of(sessionId);
+    if (!read?.version || !read.row || !read.open || !read.calls || !read.messages || read.projection === undefined) {
+      return undefined;
+    }
+    if ((batch.requireOpen ?? []).some((requestId) => !read.open!.has(requestId))) return undefined;
+    const ids = new Set(messageIds);
+    for (const toolCallId of toolCallIds) {
+      if (batch.toolCalls?.some((call) => call.toolCallId === toolCallId)) continue;
+      const body = read.calls.bodies.get(toolCallId);
+      if (body === undefined) return undefined;
+      const { messageId } = JSON.parse(body) as ToolCallRecord;
+      if (messageId) ids.add(messageId);
+    }
+    const touched: [number, string, string][] = [];
+    for (const id of ids) {
+      const message = read.messages.get(id);
+      if (!message) return undefined;
+      touched.push(message);
+    }
+    const { body, last_seq, transcript_len, owner } = read.row;
+    return {
+      version: read.version,
+      status: (JSON.parse(body) as SessionRecord).status,
+      body,
+      last_seq,
+      transcript_len,
+      projection: read.projection,
+      owner,
+      settled: null,
+      touched: touched.length > 0 ? touched : null,
+      leased: true,
+    };
+  }
+
+  /** The section wrote a batch to its session, with `change`. */
+  wrote(sessionId: string, batch: WriteBatch, change: WriteChange): void {
     const read = this.#of(sessionId);
     if (!read) return;
+    const { row, streaming } = change;
+    if (read.version === change.basedOn && read.messages && read.projection !== undefined) {
+      // Nothing else was written since the section's read: it is still the database's, with this write.
+      read.version = change.version;
+      read.projection = change.projection;
+      for (const id of change.deleted) read.messages.delete(id);
+      for (const { index, message } of change.upserts) {
+        read.messages.set(message.id, [index, message.id, JSON.stringify(message)]);
+      }
+    } else {
+      read.version = undefined;
+      read.projection = undefined;
+      read.messages = undefined;
+    }
     read.row = row;
     for (const request of batch.requests ?? []) {
       if (request.state === "open") read.open?.set(request.requestId, JSON.stringify(request));
@@ -144,10 +258,19 @@ export class SectionReads {
     if (streaming !== "unchanged") read.streaming = streaming;
   }
 
+  /** Another write came after the section's read: it still answers reads, but no write relies on it. */
+  behind(sessionId: string): void {
+    const read = this.#of(sessionId);
+    if (read) read.version = undefined;
+  }
+
   /** The section's read may no longer hold (a write was refused or failed, or the session was deleted): read again. */
   forget(sessionId: string): void {
     const read = this.#of(sessionId);
     if (!read) return;
+    read.version = undefined;
+    read.projection = undefined;
+    read.messages = undefined;
     read.row = undefined;
     read.open = undefined;
     read.calls = undefined;

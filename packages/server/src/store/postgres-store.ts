@@ -4,7 +4,7 @@ import pg from "pg";
 import { stampEvents } from "./apply-batch.js";
 import { type Coordination, postgresCoordination } from "./postgres-coordination.js";
 import { checkSchemaName, migrate } from "./postgres-schema.js";
-import { SectionReads, type SessionRow } from "./postgres-section.js";
+import { SectionReads, type SessionRow, type WriteChange, type WriteRow } from "./postgres-section.js";
 import {
   emptyProjection,
   messagesTouchedBy,
@@ -111,7 +111,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
          transcript_len = $22, projection = $23 WHERE session_id = $1 AND xmin = $26::text::xid
          AND ($27::text IS NULL OR EXISTS (SELECT 1 FROM ${s}.turn_leases l
            WHERE l.session_id = $1 AND l.holder = $27 AND l.expires_at > now()))
-         RETURNING 1),
+         RETURNING xmin::text AS version),
        events AS (INSERT INTO ${s}.events (session_id, seq, body)
          SELECT $1, * FROM unnest($2::int[], $3::text[]) WHERE ${applied}),
        transcript AS (INSERT INTO ${s}.transcript (session_id, idx, message)
@@ -127,18 +127,19 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
        messages AS (INSERT INTO ${s}.messages (session_id, idx, message_id, body)
          SELECT $1, * FROM unnest($15::int[], $16::text[], $17::text[]) WHERE ${applied}
          ON CONFLICT (session_id, message_id) DO UPDATE SET idx = excluded.idx, body = excluded.body)
-     SELECT ${applied} AS applied, CASE WHEN $24::text IS NOT NULL AND ${applied} THEN pg_notify($25, $24) END`,
+     SELECT (SELECT version FROM session) AS version, CASE WHEN $24::text IS NOT NULL AND ${applied} THEN pg_notify($25, $24) END`,
   };
 
-  type Written = { result: WriteResult; after?: { row: SessionRow; streaming: string[] | undefined | "unchanged" } };
+  type Written = { result: WriteResult; after?: WriteChange };
 
   /** Writes a batch; when it applied, answers the session's row after it and its streaming messages (when known). */
   async function write(sessionId: string, batch: WriteBatch): Promise<Written> {
     await ready;
     return (
-      (await attempt(pool, sessionId, batch, false)) ??
+      (await attempt(pool, sessionId, batch, "known")) ??
+      (await attempt(pool, sessionId, batch, "read")) ??
       inTransaction(async (client) => {
-        const written = await attempt(client, sessionId, batch, true);
+        const written = await attempt(client, sessionId, batch, "locked");
         if (!written) throw new Error(`The write to session ${sessionId} lost its row lock.`);
         return written;
       })
@@ -146,16 +147,19 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
   }
 
   /**
-   * One attempt at a write: with `locked`, on a transaction's connection, the session's row
-   * is locked before the read. `undefined` when the row changed after the read (or, not locked, the
-   * write would remove an abandoned message): the caller writes again, locked.
+   * One attempt at a write: `known` takes what it needs from the section's read (when that
+   * has it all) instead of reading it; `read` reads it; `locked`, on a transaction's
+   * connection, locks the session's row before the read. `undefined` when the row changed
+   * after the read (or, not locked, the write would remove an abandoned message, or `known`
+   * does not know enough): the caller tries the next way.
    */
   async function attempt(
     client: pg.Pool | pg.PoolClient,
     sessionId: string,
     batch: WriteBatch,
-    locked: boolean,
+    mode: "known" | "read" | "locked",
   ): Promise<Written | undefined> {
+    const locked = mode === "locked";
     const calls = batch.toolCalls ?? [];
     const requests = batch.requests ?? [];
     const transcript = batch.transcript ?? [];
@@ -164,25 +168,20 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     const ofCalls = new Set(touched.toolCallIds);
     const messageIds = new Set(touched.messageIds);
     for (const call of calls) if (call.messageId && ofCalls.has(call.toolCallId)) messageIds.add(call.messageId);
-    if (locked && (await client.query({ ...lockRow, values: [sessionId] })).rows.length === 0) {
-      return { result: { ok: false, reason: "not_found" } };
+    let row: WriteRow | undefined;
+    if (mode === "known") {
+      row = sections.rowForWrite(sessionId, batch, messageIds, touched.toolCallIds);
+      if (!row) return undefined;
+    } else {
+      if (locked && (await client.query({ ...lockRow, values: [sessionId] })).rows.length === 0) {
+        return { result: { ok: false, reason: "not_found" } };
+      }
+      const { rows } = await client.query<WriteRow>({
+        ...readForWrite,
+        values: [sessionId, batch.requireOpen ?? [], [...messageIds], touched.toolCallIds, batch.requireLease ?? null],
+      });
+      row = rows[0];
     }
-    const { rows } = await client.query<{
-      version: string;
-      status: SessionRecord["status"];
-      body: string;
-      last_seq: number;
-      transcript_len: number;
-      projection: string;
-      owner: string | null;
-      settled: string[] | null;
-      touched: [number, string, string][] | null;
-      leased: boolean;
-    }>({
-      ...readForWrite,
-      values: [sessionId, batch.requireOpen ?? [], [...messageIds], touched.toolCallIds, batch.requireLease ?? null],
-    });
-    const row = rows[0];
     if (!row) return { result: { ok: false, reason: "not_found" } };
     if (!row.leased) return { result: { ok: false, reason: "lease" } };
     if (batch.requireStatus && !batch.requireStatus.includes(row.status)) {
@@ -218,7 +217,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     const transcriptLength = row.transcript_len + transcript.length;
     const {
       rows: [wrote],
-    } = await client.query<{ applied: boolean }>({
+    } = await client.query<{ version: string | null }>({
       ...writeAll,
       values: [
         sessionId,
@@ -252,11 +251,20 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
         locked ? null : (batch.requireLease ?? null),
       ],
     });
-    if (!wrote?.applied) return undefined;
+    if (!wrote?.version) {
+      // Known, the section's read is behind the row: it is not used for a write again.
+      if (mode === "known") sections.behind(sessionId);
+      return undefined;
+    }
     return {
       result: { ok: true, events },
       after: {
+        basedOn: row.version,
+        version: wrote.version,
         row: { body, last_seq: lastSeq, owner: row.owner, updated_at: at, transcript_len: transcriptLength },
+        projection: change?.projection ?? row.projection,
+        upserts: upserts.map(({ index, message }) => ({ index, message })),
+        deleted: change?.deleted ?? [],
         streaming: change ? change.streaming : "unchanged",
       },
     };
@@ -451,7 +459,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     async write(sessionId, batch) {
       try {
         const { result, after } = await write(sessionId, batch);
-        if (after) sections.wrote(sessionId, batch, after.row, after.streaming);
+        if (after) sections.wrote(sessionId, batch, after);
         else sections.forget(sessionId);
         return result;
       } catch (error) {

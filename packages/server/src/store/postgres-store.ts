@@ -42,9 +42,10 @@ export interface PostgresStoreOptions {
 
 /**
  * The store for several server instances on one PostgreSQL database (driver: `pg`). Each
- * write batch is one transaction that locks its session's row first, so the batch's guards
- * (`requireOpen`, `requireStatus`) hold across processes; the projection is written in the
- * same transaction, and a commit that appended events notifies the other instances
+ * write batch is one transaction that applies only if its session's row is still at the
+ * version its guards (`requireOpen`, `requireStatus`, `requireLease`) were checked against,
+ * so they hold across processes; the projection is written in the same transaction, and a
+ * commit that appended events notifies the other instances
  * (`NOTIFY` with the session and its seqs). The schema is created or migrated on start.
  * Runtimes on this store take turns on a session through advisory locks and a lease per
  * running turn, so exactly one instance drives a turn.

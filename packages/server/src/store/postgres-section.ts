@@ -196,8 +196,8 @@ export class SectionReads {
     }
     if ((batch.requireOpen ?? []).some((requestId) => !read.open!.has(requestId))) return undefined;
     const ids = new Set(messageIds);
+    // As the read does: the messages of the stored calls the events name (a call of another step is not known).
     for (const toolCallId of toolCallIds) {
-      if (batch.toolCalls?.some((call) => call.toolCallId === toolCallId)) continue;
       const body = read.calls.bodies.get(toolCallId);
       if (body === undefined) return undefined;
       const { messageId } = JSON.parse(body) as ToolCallRecord;

@@ -83,11 +83,13 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       )
     ).map((row) => JSON.parse(row.body) as ProtocolEvent);
 
-  // A write is two round trips whatever its batch holds: one read of what the guards and the
-  // projection need, with the version of the session's row (its xmin), and one statement
-  // that writes everything, each table's rows passed as arrays, if and only if the row is
-  // still that version (every write updates it) and the turn's lease still held; autocommit
-  // makes it one transaction. When another write came between, the write runs again in a
+  // A write is at most two round trips whatever its batch holds: one read of what the guards
+  // and the projection need, with the version of the session's row (its xmin), and one
+  // statement that writes everything, each table's rows passed as arrays, if and only if the
+  // row is still that version (every write updates it) and the turn's lease still held;
+  // autocommit makes it one transaction. In a critical section whose read (`lock_session`)
+  // is still the row's version and knows what the batch touches, the write skips its read.
+  // When another write came between, the write runs again in a
   // transaction that locks the row first (BEGIN, the lock, the read, the write, COMMIT), as
   // does a write that removes an abandoned message: the read comes after the lock, so its
   // snapshot has every write before (a read FOR UPDATE would wait for the lock but read its
@@ -133,7 +135,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
 
   type Written = { result: WriteResult; after?: WriteChange };
 
-  /** Writes a batch; when it applied, answers the session's row after it and its streaming messages (when known). */
+  /** Writes a batch; when it applied, answers what it changed, for the section's read to follow. */
   async function write(sessionId: string, batch: WriteBatch): Promise<Written> {
     await ready;
     return (

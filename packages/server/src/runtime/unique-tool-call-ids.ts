@@ -21,10 +21,11 @@ export function uniqueToolCallIds(
   taken: ReadonlySet<string>,
   newId: () => string,
 ): { output: StepOutput; renamed: RenamedToolCall[] } {
-  const used = new Set(taken);
+  // The step's own ids beside the session's: a step costs its calls, not the session's history.
+  const used = new Set<string>();
   const renamed: RenamedToolCall[] = [];
   const toolCalls = output.toolCalls.map((call) => {
-    if (call.toolCallId !== "" && !used.has(call.toolCallId)) {
+    if (call.toolCallId !== "" && !taken.has(call.toolCallId) && !used.has(call.toolCallId)) {
       used.add(call.toolCallId);
       return call;
     }

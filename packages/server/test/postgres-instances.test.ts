@@ -35,6 +35,49 @@ const slow = defineTool({
 });
 
 /** A tool whose runs finish when the test says so. */
+/** Session `s` as the runtime creates it, with `changes`. */
+const sessionS = (changes: Partial<{ status: "idle" | "waiting"; step: number; stepOpen: boolean }> = {}) => ({
+  sessionId: "s",
+  createdAt: new Date().toISOString(),
+  status: "idle" as const,
+  step: 0,
+  stepOpen: false,
+  approvedTools: [],
+  ...changes,
+});
+
+/** Call c1 of turn t1, parked on request r1: the call, the request on the wire, and its open record. */
+function parkedPick(messageId?: string) {
+  const call = {
+    toolCallId: "c1",
+    turnId: "t1",
+    step: 1,
+    index: 0,
+    toolName: "pick_template",
+    ...(messageId === undefined ? {} : { messageId }),
+    input: {},
+    state: "parked" as const,
+    requestId: "r1",
+  };
+  const wire = {
+    requestId: "r1",
+    toolCallId: "c1",
+    toolName: "pick_template",
+    kind: "input" as const,
+    input: {},
+    answerSchema: {},
+  };
+  const open = {
+    requestId: "r1",
+    toolCallId: "c1",
+    turnId: "t1",
+    request: wire,
+    schemaHash: "h",
+    state: "open" as const,
+  };
+  return { call, wire, open };
+}
+
 function gate() {
   let open!: () => void;
   const opened = new Promise<void>((resolve) => {
@@ -161,14 +204,7 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
       await coordination.close();
       await store.close();
     });
-    await store.createSession({
-      sessionId: "s",
-      createdAt: new Date().toISOString(),
-      status: "idle",
-      step: 0,
-      stepOpen: false,
-      approvedTools: [],
-    });
+    await store.createSession(sessionS());
     const turnWrite = { events: [{ type: "turn.started" as const, turnId: "t1", cause: "message" as const }] };
     const { holder } = coordination.turns;
     // No lease yet: refused; held: written.
@@ -192,40 +228,8 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
       for (const coordination of [first!, second!]) await coordination.close();
       for (const store of [a!, b!]) await store.close();
     });
-    await a!.createSession({
-      sessionId: "s",
-      createdAt: new Date().toISOString(),
-      status: "idle",
-      step: 0,
-      stepOpen: false,
-      approvedTools: [],
-    });
-    const call = {
-      toolCallId: "c1",
-      turnId: "t1",
-      step: 1,
-      index: 0,
-      toolName: "pick_template",
-      input: {},
-      state: "parked" as const,
-      requestId: "r1",
-    };
-    const wire = {
-      requestId: "r1",
-      toolCallId: "c1",
-      toolName: "pick_template",
-      kind: "input" as const,
-      input: {},
-      answerSchema: {},
-    };
-    const open = {
-      requestId: "r1",
-      toolCallId: "c1",
-      turnId: "t1",
-      request: wire,
-      schemaHash: "h",
-      state: "open" as const,
-    };
+    await a!.createSession(sessionS());
+    const { call, open } = parkedPick();
     let leave!: () => void;
     const left = new Promise<void>((resolve) => {
       leave = resolve;
@@ -296,41 +300,8 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
       await coordination.close();
       for (const store of [a!, b!]) await store.close();
     });
-    await a!.createSession({
-      sessionId: "s",
-      createdAt: new Date().toISOString(),
-      status: "idle",
-      step: 0,
-      stepOpen: false,
-      approvedTools: [],
-    });
-    const call = {
-      toolCallId: "c1",
-      turnId: "t1",
-      step: 1,
-      index: 0,
-      toolName: "pick_template",
-      messageId: "m1",
-      input: {},
-      state: "parked" as const,
-      requestId: "r1",
-    };
-    const wire = {
-      requestId: "r1",
-      toolCallId: "c1",
-      toolName: "pick_template",
-      kind: "input" as const,
-      input: {},
-      answerSchema: {},
-    };
-    const open = {
-      requestId: "r1",
-      toolCallId: "c1",
-      turnId: "t1",
-      request: wire,
-      schemaHash: "h",
-      state: "open" as const,
-    };
+    await a!.createSession(sessionS());
+    const { call, wire, open } = parkedPick("m1");
     await a!.write("s", {
       events: [
         { type: "turn.started", turnId: "t1", cause: "message" },
@@ -377,30 +348,8 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
     onTestFinished(async () => {
       for (const store of stores) await store.close();
     });
-    await stores[0]!.createSession({
-      sessionId: "s",
-      createdAt: new Date().toISOString(),
-      status: "waiting",
-      step: 1,
-      stepOpen: true,
-      approvedTools: [],
-    });
-    const wire = {
-      requestId: "r1",
-      toolCallId: "c1",
-      toolName: "pick_template",
-      kind: "input" as const,
-      input: {},
-      answerSchema: {},
-    };
-    const open = {
-      requestId: "r1",
-      toolCallId: "c1",
-      turnId: "t1",
-      request: wire,
-      schemaHash: "h",
-      state: "open" as const,
-    };
+    await stores[0]!.createSession(sessionS({ status: "waiting", step: 1, stepOpen: true }));
+    const { open } = parkedPick();
     expect((await stores[0]!.write("s", { requests: [open] })).ok).toBe(true);
     const queries = vi.spyOn(pg.Client.prototype, "query");
     onTestFinished(() => queries.mockRestore());

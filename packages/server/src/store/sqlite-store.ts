@@ -211,18 +211,34 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
   db.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
   db.pragma("busy_timeout = 5000");
   db.pragma("temp_store = MEMORY");
-  // Checkpoints run in a worker thread (see wal-checkpointer.ts), not inside this thread's commits.
+  // Checkpoints run in a worker thread (see wal-checkpointer.ts), not inside this thread's
+  // commits; while the worker finishes one (`paused`), writes wait in the queue, and
+  // creating or deleting a session waits too, so this thread never waits on the file's lock.
+  let paused: { over: Promise<void>; end: () => void } | undefined;
   const checkpointer =
     path === ":memory:"
       ? undefined
-      : walCheckpointer(path, WAL_BYTES, {
-          catchUp: (wait) => db.open && db.pragma(`wal_checkpoint(${wait ? "FULL" : "PASSIVE"})`),
-          fallback: () => db.open && db.pragma("wal_autocheckpoint = 1000"),
-        });
+      : walCheckpointer(
+          path,
+          WAL_BYTES,
+          {
+            pause: () => {
+              let end = () => {};
+              paused = { over: new Promise<void>((resolve) => (end = resolve)), end };
+            },
+            resume: () => {
+              paused?.end();
+              paused = undefined;
+              if (queued.length > 0) setImmediate(commitQueued);
+            },
+            fallback: () => db.open && db.pragma("wal_autocheckpoint = 1000"),
+          },
+          HARD_WAL_BYTES,
+        );
   if (checkpointer) {
     db.pragma("wal_autocheckpoint = 0");
-    // A WAL that starts over is cut back to this size, so its size on disk says how far behind the copy is.
-    db.pragma(`journal_size_limit = ${WAL_BYTES}`);
+    // A WAL grown past the bound (commits outran the disk) is cut back to it when it starts over.
+    db.pragma(`journal_size_limit = ${HARD_WAL_BYTES}`);
   }
   db.exec(schema);
   migrate(db);
@@ -429,6 +445,7 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
   let queued: QueuedWrite[] = [];
   const writeGroup = db.transaction((group: QueuedWrite[]) => group.map((item) => apply(item.sessionId, item.batch)));
   const commitQueued = () => {
+    if (paused || queued.length === 0) return;
     const group = queued;
     queued = [];
     let results: WriteResult[];
@@ -470,6 +487,7 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
 
   return {
     async createSession({ owner, ...session }) {
+      if (paused) await paused.over;
       const { sessionId, createdAt, status } = session;
       q.insertSession.run(
         sessionId,
@@ -500,6 +518,7 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
       return q.countOwned.get(owner)?.count ?? 0;
     },
     async deleteSession(sessionId) {
+      if (paused) await paused.over;
       return remove(sessionId);
     },
     async listIdleSessions(updatedBefore, limit = 100) {
@@ -554,13 +573,17 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     },
     write(sessionId, batch) {
       return new Promise((resolve, reject) => {
-        if (queued.push({ sessionId, batch, resolve, reject }) === 1) setImmediate(commitQueued);
+        if (queued.push({ sessionId, batch, resolve, reject }) === 1 && !paused) setImmediate(commitQueued);
       });
     },
     async close() {
-      if (queued.length > 0) commitQueued();
-      await checkpointer?.close();
-      if (db.open) db.close();
+      const closeConnection = () => {
+        commitQueued();
+        if (db.open) db.close();
+      };
+      // A checkpoint under way ends first: it holds the writes that wait until it has.
+      if (checkpointer) await checkpointer.close(closeConnection);
+      else closeConnection();
       if (lock?.open) lock.close();
     },
   };
@@ -593,6 +616,8 @@ class RowCache {
 
 /** The WAL's size at which a checkpoint starts: SQLite's own default (1,000 pages). */
 const WAL_BYTES = 4 * 1024 * 1024;
+/** The WAL's size at which commits wait for the checkpoint to catch up. */
+const HARD_WAL_BYTES = 16 * WAL_BYTES;
 
 interface QueuedWrite {
   sessionId: string;

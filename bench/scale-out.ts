@@ -1,8 +1,9 @@
 /**
  * Scale-out: respond → `tool.result` on the stream (p50 / p99) and answers per second at 1,
  * 10 and 50 sessions answering in a closed loop, on SQLite (one process), Postgres with one
- * instance, and Postgres with three instances on one database (each session streams from
- * one instance and answers through another). Postgres is a throwaway PostgreSQL 15 cluster
+ * instance, and Postgres with three instances on one database: each session kept on one
+ * instance, as a balancer routing by session would, and each session streaming from one
+ * instance and answering through another. Postgres is a throwaway PostgreSQL 15 cluster
  * on loopback, started here; without its binaries the Postgres rows say why they are empty.
  */
 import { fileURLToPath } from "node:url";
@@ -24,7 +25,7 @@ const self = fileURLToPath(import.meta.url);
 const measure = (setup: AnswerRateSetup & { concurrency: number }) =>
   runNodeJson<AnswerRate>([...process.execArgv, self, JSON.stringify(setup)], 60_000);
 
-type Store = "SQLite" | "Postgres, 1 instance" | "Postgres, 3 instances";
+type Store = "SQLite" | "Postgres, 1 instance" | "Postgres, 3 instances, sticky" | "Postgres, 3 instances, crossed";
 const results = new Map<Store, ChildResult<AnswerRate>[]>();
 for (const concurrency of concurrencies) {
   results.set("SQLite", [...(results.get("SQLite") ?? []), await measure({ concurrency })]);
@@ -38,13 +39,14 @@ if (postgresAvailable) {
     // in the background, so a crash of the database loses at most its last few commits.
     cluster = await startPostgres({ fsync: "on", full_page_writes: "on", synchronous_commit: "off" });
     let run = 0;
-    for (const [store, instances] of [
-      ["Postgres, 1 instance", 1],
-      ["Postgres, 3 instances", 3],
+    for (const [store, instances, routing] of [
+      ["Postgres, 1 instance", 1, "sticky"],
+      ["Postgres, 3 instances, sticky", 3, "sticky"],
+      ["Postgres, 3 instances, crossed", 3, "crossed"],
     ] as const) {
       for (const concurrency of concurrencies) {
         const env = { HITL_BENCH_DATABASE_URL: cluster.url, HITL_BENCH_SCHEMA: `bench_${++run}` };
-        results.set(store, [...(results.get(store) ?? []), await measure({ concurrency, instances, env })]);
+        results.set(store, [...(results.get(store) ?? []), await measure({ concurrency, instances, routing, env })]);
       }
     }
   } catch (error) {
@@ -62,7 +64,7 @@ for (const [store, list] of results) {
     const rate = value(result);
     const concurrency = concurrencies[index]!;
     const one = value(results.get("Postgres, 1 instance")?.[index]);
-    const more = store === "Postgres, 3 instances" && concurrency > 1;
+    const more = store.startsWith("Postgres, 3 instances") && concurrency > 1;
     rows.push({
       case: `${store}: answers per second, ${concurrency} session${concurrency === 1 ? "" : "s"} (spread)`,
       ours: rate
@@ -78,14 +80,16 @@ for (const [store, list] of results) {
       ours: rate ? `${fmt(rate.p50, "ms")} / ${fmt(rate.p99, "ms")}` : result.ok ? "—" : `— (${result.reason})`,
       anchor: "—",
       ratio: "—",
-      target: postgres ? "p50 ≤ 5 ms" : "—",
-      met: postgres ? verdict(rate ? rate.p50 <= 5 : undefined) : "—",
+      // The latency of one answer on loopback: with 10 or 50 at once, p50 is the queue (SQLite's too).
+      target: postgres && concurrency === 1 ? "p50 ≤ 5 ms" : "—",
+      met: postgres && concurrency === 1 ? verdict(rate ? rate.p50 <= 5 : undefined) : "—",
     });
   });
 }
 printTable("Scale-out", rows, [
   "each row: the server in its own process(es), the clients in this one, HTTP and SSE on 127.0.0.1; 1 s warm-up, then ten 1 s windows (median, spread)",
-  "three instances: each session streams from one instance and answers through the next, so every result reaches its stream through NOTIFY",
+  "three instances, sticky: each session streams from and answers through one instance, as a balancer routing by session would (every commit still NOTIFYs the other two)",
+  "three instances, crossed: each session streams from one instance and answers through the next, so every result reaches its stream through NOTIFY and a read of the log",
   "PostgreSQL 15 on loopback, fsync on, synchronous_commit off (as durable as SQLite's synchronous = NORMAL); all processes share this machine's cores",
   ...(problem ? [problem] : []),
 ]);

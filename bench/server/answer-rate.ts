@@ -35,6 +35,12 @@ export interface AnswerRateSetup {
   instances?: number;
   /** Environment of the server processes (HITL_BENCH_DATABASE_URL, HITL_BENCH_SCHEMA). */
   env?: Record<string, string>;
+  /**
+   * With several instances: `crossed` (default) answers each session through the instance
+   * after the one it streams from, so every `tool.result` crosses instances; `sticky` keeps
+   * each session on one instance, as a balancer that routes by session would.
+   */
+  routing?: "crossed" | "sticky";
 }
 
 /** Starts the benchmark runtime in its own process; resolves with its URL and a stop function. */
@@ -70,8 +76,8 @@ const json = { "content-type": "application/json" };
  * `concurrency` sessions, each parked, answered, parked again by the model and answered
  * again, as fast as the server turns them round, over HTTP and SSE from this process to
  * the server's: after a warm-up, ten one-second windows are counted. With several instances,
- * each session streams from one instance and answers through the next, so every answer's
- * `tool.result` crosses instances.
+ * the sessions are spread over them, and each streams from its instance and answers
+ * through the next (`crossed`) or through the same (`sticky`).
  */
 export async function measureAnswerRate(concurrency: number, setup: AnswerRateSetup = {}): Promise<AnswerRate> {
   const servers = await Promise.all(Array.from({ length: setup.instances ?? 1 }, () => startServerProcess(setup.env)));
@@ -85,7 +91,7 @@ export async function measureAnswerRate(concurrency: number, setup: AnswerRateSe
   const loop = async () => {
     const index = sessions++;
     const server = servers[index % servers.length]!;
-    const answering = servers[(index + 1) % servers.length]!;
+    const answering = setup.routing === "sticky" ? server : servers[(index + 1) % servers.length]!;
     const created = await fetch(`${server.url}/sessions`, { method: "POST", headers: json, body: "{}" });
     const { sessionId } = (await created.json()) as { sessionId: string };
     const abort = new AbortController();

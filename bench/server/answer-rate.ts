@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { Agent, type ClientRequest, request } from "node:http";
 import { fileURLToPath } from "node:url";
 import { createParser } from "eventsource-parser";
 import { now, percentile } from "../timer.js";
@@ -73,6 +74,30 @@ async function startServerProcess(env: Record<string, string> = {}) {
 const json = { "content-type": "application/json" };
 
 /**
+ * The answers' POSTs, on kept-alive sockets through `node:http`: this process shares the
+ * machine with the servers, and `fetch` cost it about as much CPU per answer as the server
+ * spent. The same client measures every row.
+ */
+const agent = new Agent({ keepAlive: true });
+function post(url: string, body: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const sent = request(url, {
+      method: "POST",
+      agent,
+      headers: { ...json, "content-length": Buffer.byteLength(body) },
+    });
+    sent.once("error", reject);
+    sent.once("response", (response) => {
+      response.resume();
+      response.once("end", () =>
+        response.statusCode! < 300 ? resolve() : reject(new Error(`POST ${url}: ${response.statusCode}`)),
+      );
+    });
+    sent.end(body);
+  });
+}
+
+/**
  * `concurrency` sessions, each parked, answered, parked again by the model and answered
  * again, as fast as the server turns them round, over HTTP and SSE from this process to
  * the server's: after a warm-up, ten one-second windows are counted. With several instances,
@@ -87,28 +112,23 @@ export async function measureAnswerRate(concurrency: number, setup: AnswerRateSe
   let measuring = false;
   let stopping = false;
   const failures: unknown[] = [];
-  const aborts: AbortController[] = [];
+  const streams: ClientRequest[] = [];
   const loop = async () => {
     const index = sessions++;
     const server = servers[index % servers.length]!;
     const answering = setup.routing === "sticky" ? server : servers[(index + 1) % servers.length]!;
     const created = await fetch(`${server.url}/sessions`, { method: "POST", headers: json, body: "{}" });
     const { sessionId } = (await created.json()) as { sessionId: string };
-    const abort = new AbortController();
-    aborts.push(abort);
-    const stream = await fetch(`${server.url}/sessions/${sessionId}/events`, { signal: abort.signal });
     let sent = 0;
     const answer = async (requestId: string) => {
       sent = now();
-      await fetch(`${answering.url}/sessions/${sessionId}/responses`, {
-        method: "POST",
-        headers: json,
-        body: JSON.stringify({ responses: [{ requestId, action: "accept", value: { templateId: "calm" } }] }),
-      }).then((response) => response.arrayBuffer());
+      await post(
+        `${answering.url}/sessions/${sessionId}/responses`,
+        JSON.stringify({ responses: [{ requestId, action: "accept", value: { templateId: "calm" } }] }),
+      );
     };
     const parser = createParser({
       onEvent(message) {
-        const event = JSON.parse(message.data) as { requests?: { requestId: string }[] };
         const type = message.event;
         if (type === "tool.result" && sent > 0) {
           if (measuring) {
@@ -118,23 +138,32 @@ export async function measureAnswerRate(concurrency: number, setup: AnswerRateSe
           sent = 0;
         }
         if (type === "input.requested") {
-          answer(event.requests![0]!.requestId).catch((error: unknown) => {
+          // Only the events the loop acts on are parsed.
+          const event = JSON.parse(message.data) as { requests: { requestId: string }[] };
+          answer(event.requests[0]!.requestId).catch((error: unknown) => {
             if (!stopping) failures.push(error);
           });
         }
       },
+    });
+    // The stream on a socket of its own, read as text through `node:http`, open before the first message.
+    const { closed } = await new Promise<{ closed: Promise<void> }>((opened, reject) => {
+      const stream = request(`${server.url}/sessions/${sessionId}/events`);
+      streams.push(stream);
+      stream.once("error", reject);
+      stream.once("response", (response) => {
+        response.setEncoding("utf8");
+        response.on("data", (text: string) => parser.feed(text));
+        opened({ closed: new Promise((resolve) => response.once("close", resolve)) });
+      });
+      stream.end();
     });
     await fetch(`${server.url}/sessions/${sessionId}/messages`, {
       method: "POST",
       headers: json,
       body: JSON.stringify({ text: "go" }),
     });
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of stream.body!) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
-    } catch {
-      // aborted at the end
-    }
+    await closed;
   };
   const loops = Array.from({ length: concurrency }, loop);
   await new Promise((resolve) => setTimeout(resolve, warmUpMs));
@@ -156,8 +185,9 @@ export async function measureAnswerRate(concurrency: number, setup: AnswerRateSe
     clientCpu.push((client.user + client.system) / 1000 / answered);
   }
   stopping = true;
-  for (const abort of aborts) abort.abort();
+  for (const stream of streams) stream.destroy();
   await Promise.allSettled(loops);
+  agent.destroy();
   await Promise.all(servers.map((server) => server.stop()));
   // A lost answer stops that session's loop: the rate would be wrong, so the case fails.
   if (failures.length > 0) throw new Error(`${failures.length} answers failed`, { cause: failures[0] });

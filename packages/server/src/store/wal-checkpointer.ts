@@ -164,12 +164,15 @@ export function walCheckpointer(
       const done = (ran: boolean) => {
         current.off("message", replied);
         current.off("error", failed);
+        current.off("exit", failed);
         resolve(ran);
       };
       const replied = () => done(true);
+      // A worker that fails, or ends without a word, must not leave the store's commits paused.
       const failed = () => done(false);
       current.on("message", replied);
       current.once("error", failed);
+      current.once("exit", failed);
       current.postMessage(name);
     });
 

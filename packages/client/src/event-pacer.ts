@@ -33,6 +33,8 @@ export interface EventPacer {
   flush(): void;
   /** Drops the queue and the pending frame (the stream was closed for good). */
   stop(): void;
+  /** Resolves once the queue is delivered (or dropped); at once when it is empty. */
+  drained(): Promise<void>;
 }
 
 /** Runs `callback` at the next frame; returns the function that cancels it. */
@@ -107,12 +109,19 @@ export function eventPacer(
 ): EventPacer {
   let queue: ProtocolEvent[] = [];
   let cancel: (() => void) | undefined;
+  let waiters: (() => void)[] = [];
+  const wake = () => {
+    const woken = waiters;
+    waiters = [];
+    for (const resolve of woken) resolve();
+  };
   const flush = () => {
     cancel?.();
     cancel = undefined;
     const events = queue;
     queue = [];
     if (events.length > 0) deliver(events);
+    wake();
   };
   return {
     push(event) {
@@ -124,6 +133,11 @@ export function eventPacer(
       cancel?.();
       cancel = undefined;
       queue = [];
+      wake();
+    },
+    drained() {
+      if (queue.length === 0) return Promise.resolve();
+      return new Promise((resolve) => waiters.push(resolve));
     },
   };
 }

@@ -79,6 +79,31 @@ describe("eventPacer", () => {
   });
 });
 
+describe("eventPacer.drained", () => {
+  it("resolves at once when nothing is queued, else once the queue is delivered or dropped", async () => {
+    const frames = manualFrames();
+    const paced = eventPacer(() => {}, frames.schedule);
+    let drained = 0;
+    const count = () => {
+      drained++;
+    };
+    await paced.drained().then(count);
+    expect(drained).toBe(1);
+    paced.push(delta(1));
+    const first = paced.drained().then(count);
+    await Promise.resolve();
+    expect(drained).toBe(1);
+    frames.frame();
+    await first;
+    expect(drained).toBe(2);
+    paced.push(delta(2));
+    const second = paced.drained().then(count);
+    paced.stop();
+    await second;
+    expect(drained).toBe(3);
+  });
+});
+
 describe("defaultFrameScheduler without requestAnimationFrame", () => {
   beforeEach(() => {
     vi.useFakeTimers();

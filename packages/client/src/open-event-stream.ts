@@ -145,9 +145,9 @@ async function readOnce(
       }
       // At a token rate, the next read waits for the frame that shows this chunk's events:
       // what arrives meanwhile is read after that frame in one chunk (a fetch body hands
-      // over all it holds), for a read and a task per frame instead of per token (in
-      // Chromium at 100 tokens/s, about a sixth of the main thread's work). A chunk that was
-      // already queued is a backlog: read on.
+      // over all it holds), so a read and its task come once per frame, not per token (at
+      // 100 tokens/s on a 60 Hz display, 40% fewer reads). A chunk that was already queued
+      // is a backlog: read on.
       if (!queued) {
         await pacer.drained();
         if (signal.aborted) return { kind: "dropped", progressed };

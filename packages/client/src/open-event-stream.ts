@@ -2,7 +2,7 @@ import { EVENT_TYPES, eventFrameDecoder } from "@hitl-kit/protocol";
 import { createParser } from "eventsource-parser";
 import { ApiError, badResponseError, errorOfResponse } from "./api-error.js";
 import { type BackoffOptions, backoffDelay, sleep } from "./backoff.js";
-import { eventPacer } from "./event-pacer.js";
+import { eventPacer, type FrameScheduler } from "./event-pacer.js";
 import { nextTask, SLICE_MS } from "./next-task.js";
 import type { EventSink, StreamOptions } from "./transport.js";
 
@@ -21,6 +21,8 @@ export interface OpenEventStreamOptions extends StreamOptions {
   backoff?: BackoffOptions;
   /** Reconnects in a row without an event before the sink is failed with `network` (default: no limit). */
   maxRetries?: number;
+  /** When the events read are handed on (default: `defaultFrameScheduler()`, the display's frames). */
+  frames?: FrameScheduler;
 }
 
 /** Statuses worth retrying: the server is busy, restarting or rate limiting. */
@@ -30,18 +32,21 @@ const isRetryable = (status: number) => status === 408 || status === 429 || stat
  * Keeps a session's event stream open: reads it (`TextDecoder → eventsource-parser
  * → eventFrameDecoder`), hands events to the sink in batches paced to the display (see `eventPacer`), and
  * when it drops or ends, reconnects after a backoff with `lastSeq()` as
- * the resume point. An answer retrying cannot fix (404, 403, …), an undecodable event
+ * the resume point. At a token rate it reads once per frame: after a chunk that it waited
+ * for, the next read waits for the frame that shows the chunk's events, so what arrives in
+ * between is read in one chunk and shown at the frame after (at most a frame later). A
+ * chunk that was already queued (a backlog) is followed by the next read at once. An answer retrying cannot fix (404, 403, …), an undecodable event
  * (`bad_response`) or more than `maxRetries` reconnects in a row without an event
  * (`network`) fail the sink with an `ApiError` and stop. Returns the function that closes
  * the stream for good.
  */
 export function openEventStream(connect: ConnectStream, options: OpenEventStreamOptions): () => void {
-  const { sink, lastSeq, backoff, sessionId, maxRetries = Number.POSITIVE_INFINITY } = options;
+  const { sink, lastSeq, backoff, sessionId, maxRetries = Number.POSITIVE_INFINITY, frames } = options;
   const abort = new AbortController();
   const run = async () => {
     for (let attempt = 0, first = true; ; first = false) {
       sink.connection(first ? "connecting" : "reconnecting");
-      const outcome = await readOnce(connect, lastSeq(), sessionId, sink, abort.signal);
+      const outcome = await readOnce(connect, lastSeq(), sessionId, sink, abort.signal, frames);
       if (abort.signal.aborted) return;
       if (outcome.kind === "fatal") return sink.fail(outcome.error);
       // Only a stream that delivered something resets the backoff, so a server that
@@ -69,6 +74,7 @@ async function readOnce(
   sessionId: string,
   sink: EventSink,
   signal: AbortSignal,
+  frames: FrameScheduler | undefined,
 ): Promise<ReadOutcome> {
   let response: Response;
   try {
@@ -92,7 +98,7 @@ async function readOnce(
   let fatal: ApiError | undefined;
   const pacer = eventPacer((events) => {
     if (!signal.aborted) sink.events(events);
-  });
+  }, frames);
   const decodeFrame = eventFrameDecoder(sessionId);
   const parser = createParser({
     onEvent(frame) {
@@ -112,7 +118,19 @@ async function readOnce(
   try {
     for (;;) {
       const waitStart = performance.now();
-      const { done, value } = await reader.read();
+      const reading = reader.read();
+      // Whether the chunk was already in the stream's queue: its read settles before a
+      // microtask queued after it runs.
+      let settled = false;
+      reading.then(
+        () => {
+          settled = true;
+        },
+        () => {},
+      );
+      await undefined;
+      const queued = settled;
+      const { done, value } = await reading;
       if (done) return { kind: "dropped", progressed };
       if (performance.now() - waitStart > 1) sliceStart = performance.now(); // the read waited: a new task
       const text = decoder.decode(value, { stream: true });
@@ -124,6 +142,15 @@ async function readOnce(
           if (signal.aborted) return { kind: "dropped", progressed };
           sliceStart = performance.now();
         }
+      }
+      // At a token rate, the next read waits for the frame that shows this chunk's events:
+      // what arrives meanwhile is read after that frame in one chunk (a fetch body hands
+      // over all it holds), so a read and its task come once per frame, not per token (at
+      // 100 tokens/s on a 60 Hz display, 40% fewer reads). A chunk that was already queued
+      // is a backlog: read on.
+      if (!queued) {
+        await pacer.drained();
+        if (signal.aborted) return { kind: "dropped", progressed };
       }
     }
   } catch {

@@ -1,5 +1,5 @@
 import type { ProtocolEvent } from "@hitl-kit/protocol";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { defaultFrameScheduler, eventPacer, FRAME_MS, type FrameScheduler } from "../src/event-pacer.js";
 
 const delta = (seq: number): ProtocolEvent => ({
@@ -79,6 +79,31 @@ describe("eventPacer", () => {
   });
 });
 
+describe("eventPacer.drained", () => {
+  it("resolves at once when nothing is queued, else once the queue is delivered or dropped", async () => {
+    const frames = manualFrames();
+    const paced = eventPacer(() => {}, frames.schedule);
+    let drained = 0;
+    const count = () => {
+      drained++;
+    };
+    await paced.drained().then(count);
+    expect(drained).toBe(1);
+    paced.push(delta(1));
+    const first = paced.drained().then(count);
+    await Promise.resolve();
+    expect(drained).toBe(1);
+    frames.frame();
+    await first;
+    expect(drained).toBe(2);
+    paced.push(delta(2));
+    const second = paced.drained().then(count);
+    paced.stop();
+    await second;
+    expect(drained).toBe(3);
+  });
+});
+
 describe("defaultFrameScheduler without requestAnimationFrame", () => {
   beforeEach(() => {
     vi.useFakeTimers();
@@ -98,5 +123,83 @@ describe("defaultFrameScheduler without requestAnimationFrame", () => {
     expect(batches).toEqual([[1]]);
     vi.advanceTimersByTime(FRAME_MS / 2);
     expect(batches).toEqual([[1], seqs(2, 50)]);
+  });
+});
+
+describe("defaultFrameScheduler with requestAnimationFrame", () => {
+  // A page's frames and visibility, driven by the test.
+  let frames = new Map<number, FrameRequestCallback>();
+  let nextFrame = 0;
+  const page = Object.assign(new EventTarget(), { visibilityState: "visible" as DocumentVisibilityState });
+  const runFrame = () => {
+    const due = frames;
+    frames = new Map();
+    for (const callback of due.values()) callback(performance.now());
+  };
+  const setVisibility = (state: DocumentVisibilityState) => {
+    page.visibilityState = state;
+    page.dispatchEvent(new Event("visibilitychange"));
+  };
+  beforeAll(() => {
+    vi.stubGlobal("document", page);
+    vi.stubGlobal("requestAnimationFrame", (callback: FrameRequestCallback) => {
+      frames.set(++nextFrame, callback);
+      return nextFrame;
+    });
+    vi.stubGlobal("cancelAnimationFrame", (id: number) => frames.delete(id));
+  });
+  afterAll(() => vi.unstubAllGlobals());
+  beforeEach(() => {
+    vi.useFakeTimers();
+    frames = new Map();
+    page.visibilityState = "visible";
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it("runs at the next frame in a visible page, with no timer beside it", () => {
+    const ran = vi.fn();
+    defaultFrameScheduler()(ran);
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(1_000);
+    expect(ran).not.toHaveBeenCalled();
+    runFrame();
+    expect(ran).toHaveBeenCalledTimes(1);
+    runFrame();
+    expect(ran).toHaveBeenCalledTimes(1);
+  });
+
+  it("runs at once when the page goes hidden before the frame, and not again at the frame", () => {
+    const ran = vi.fn();
+    defaultFrameScheduler()(ran);
+    setVisibility("visible");
+    expect(ran).not.toHaveBeenCalled();
+    setVisibility("hidden");
+    expect(ran).toHaveBeenCalledTimes(1);
+    setVisibility("visible");
+    runFrame();
+    expect(ran).toHaveBeenCalledTimes(1);
+  });
+
+  it("runs on a timer in a hidden page, where no frame comes", () => {
+    page.visibilityState = "hidden";
+    const ran = vi.fn();
+    defaultFrameScheduler()(ran);
+    expect(frames.size).toBe(0);
+    vi.advanceTimersByTime(99);
+    expect(ran).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    expect(ran).toHaveBeenCalledTimes(1);
+  });
+
+  it("runs nothing once cancelled, whatever comes", () => {
+    const visible = vi.fn();
+    defaultFrameScheduler()(visible)();
+    runFrame();
+    setVisibility("hidden");
+    const hidden = vi.fn();
+    defaultFrameScheduler()(hidden)();
+    vi.advanceTimersByTime(1_000);
+    expect(visible).not.toHaveBeenCalled();
+    expect(hidden).not.toHaveBeenCalled();
   });
 });

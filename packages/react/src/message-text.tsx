@@ -52,6 +52,18 @@ const FinishedBlock = memo(function FinishedBlock({ text }: { text: string }) {
 });
 
 /**
+ * The finished blocks, as one memoized list: `splitTextBlocks` keeps the same array until a
+ * block finishes, so a delta to the tail skips them in one comparison instead of one per block.
+ */
+const FinishedBlocks = memo(function FinishedBlocks({ blocks }: { blocks: readonly string[] }) {
+  return blocks.map((block, index) => (
+    // The blocks only ever grow at the end: the index is a stable key.
+    // biome-ignore lint/suspicious/noArrayIndexKey: blocks are append-only
+    <FinishedBlock key={index} text={block} />
+  ));
+});
+
+/**
  * Shows a streaming text at a cost that does not grow with it: the text is cut into blocks
  * at blank lines, each its own block element. A finished block is memoized and keeps its DOM
  * node, so a new delta changes only the tail's text node and the browser lays out only the
@@ -67,11 +79,7 @@ export const MessageText = memo(function MessageText({ text, className }: Messag
   blocks.current = current;
   return (
     <div className={className}>
-      {current.finished.map((block, index) => (
-        // The blocks only ever grow at the end: the index is a stable key.
-        // biome-ignore lint/suspicious/noArrayIndexKey: blocks are append-only
-        <FinishedBlock key={index} text={block} />
-      ))}
+      <FinishedBlocks blocks={current.finished} />
       <div data-block="tail">{text.slice(current.tailStart)}</div>
     </div>
   );

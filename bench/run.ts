@@ -10,8 +10,13 @@ import { cpus, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 
 const all = ["streaming-render", "streaming-browser", "parse-path", "bundle-size", "server", "scale-out"];
-/** `npm run bench -- streaming-browser` runs only the benchmarks named. */
-const named = process.argv.slice(2);
+/**
+ * `npm run bench -- streaming-browser` runs only the benchmarks named; what follows the
+ * first `--option` goes to each of them (`npm run bench -- streaming-browser --only rate --runs 2`).
+ */
+const firstOption = process.argv.findIndex((arg, index) => index >= 2 && arg.startsWith("--"));
+const named = process.argv.slice(2, firstOption === -1 ? undefined : firstOption);
+const passed = firstOption === -1 ? [] : process.argv.slice(firstOption);
 const unknown = named.filter((name) => !all.includes(name));
 if (unknown.length > 0) throw new Error(`Unknown benchmark ${unknown.join(", ")}: pick from ${all.join(", ")}.`);
 const benchmarks = named.length > 0 ? named : all;
@@ -38,7 +43,7 @@ function machine(): string {
 function runOne(name: string): Promise<string> {
   return new Promise((resolve) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [...process.execArgv, here(`${name}.ts`)], {
+    const child = spawn(process.execPath, [...process.execArgv, here(`${name}.ts`), ...passed], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     let out = "";

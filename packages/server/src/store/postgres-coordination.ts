@@ -5,6 +5,7 @@ import type { AbortCause, Coordination, SessionLocker, TurnLeases } from "../run
 import type { EventHub, EventListener } from "../runtime/event-hub.js";
 import { LocalEventHub } from "../runtime/event-hub.js";
 import { SessionLock } from "../runtime/session-lock.js";
+import { prepared } from "./postgres-schema.js";
 import type { LockedRow, SectionReads } from "./postgres-section.js";
 
 export type { Coordination } from "../runtime/coordination.js";
@@ -20,6 +21,12 @@ export interface PostgresCoordinationOptions {
   readEvents(sessionId: string, afterSeq: number, limit?: number): Promise<ProtocolEvent[]>;
   /** Where a section's lock hands the session it read with it to the store. */
   sections: SectionReads;
+  /** The store's tag in the notifications of its commits. */
+  origin: string;
+  /** The store's writes to the session not done yet. */
+  writesInFlight(sessionId: string): Promise<unknown>[];
+  /** Where the coordination registers, by holder, what to do when a write of a turn ended its lease. */
+  leaseEnded: Map<string, (sessionId: string) => void>;
   leaseMs: number;
 }
 
@@ -51,7 +58,40 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
   lockPool.on("error", () => {});
 
   const local = new SessionLock();
-  const lockSession = { name: `${s}_lock_session`, text: `SELECT * FROM ${s}.lock_session($1, $2)` };
+  const lockSession = prepared(s, "lock_session", `SELECT * FROM ${s}.lock_session($1, $2)`);
+  const unlockSession = prepared(s, "unlock_session", "SELECT pg_advisory_unlock($1, hashtext($2))");
+  const statements = {
+    // A new holder gets the next fencing token; the same holder renews its own.
+    acquire: prepared(
+      s,
+      "acquire_lease",
+      `INSERT INTO ${s}.turn_leases AS lease (session_id, holder, token, expires_at)
+       VALUES ($1, $2, 1, now() + make_interval(secs => $3))
+       ON CONFLICT (session_id) DO UPDATE SET holder = $2, expires_at = now() + make_interval(secs => $3),
+         token = CASE WHEN lease.holder = $2 THEN lease.token ELSE lease.token + 1 END
+       WHERE lease.holder = $2 OR lease.expires_at <= now()
+       RETURNING token`,
+    ),
+    left: prepared(
+      s,
+      "lease_left",
+      `SELECT extract(epoch FROM expires_at - now()) * 1000 AS left_ms FROM ${s}.turn_leases
+       WHERE session_id = $1 AND holder = $2 AND expires_at > now()`,
+    ),
+    release: prepared(s, "release_lease", `DELETE FROM ${s}.turn_leases WHERE session_id = $1 AND holder = $2`),
+    renew: prepared(
+      s,
+      "renew_leases",
+      `UPDATE ${s}.turn_leases SET expires_at = now() + make_interval(secs => $3)
+       WHERE holder = $1 AND session_id = ANY($2) AND expires_at > now() RETURNING session_id`,
+    ),
+    releaseAll: prepared(
+      s,
+      "release_leases",
+      `DELETE FROM ${s}.turn_leases WHERE holder = $1 AND session_id = ANY($2)`,
+    ),
+    notify: prepared(s, "notify", "SELECT pg_notify($1, $2)"),
+  };
   const lock: SessionLocker = {
     run: (sessionId, section) =>
       local.run(sessionId, async () => {
@@ -86,7 +126,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
           // in another instance) waits for it in the database, and the connection returns to
           // the pool once it is done (or, when it failed, the connection is gone and the lock with it).
           void client
-            .query("SELECT pg_advisory_unlock($1, hashtext($2))", [LOCK_SPACE, sessionId])
+            .query({ ...unlockSession, values: [LOCK_SPACE, sessionId] })
             .catch((error: unknown) => {
               broken = error;
             })
@@ -101,22 +141,20 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
   const held = new Map<string, number>();
   const leaseSeconds = options.leaseMs / 1000;
   const margin = options.leaseMs / 3;
+  // Turns whose last write gave their lease up (see `leaseEnded`): releasing them asks nothing.
+  const ended = new Set<string>();
+  options.leaseEnded.set(holder, (sessionId) => {
+    held.delete(sessionId);
+    ended.add(sessionId);
+  });
   const turns: TurnLeases = {
     holder,
     async acquire(sessionId) {
       await ready;
       const sent = performance.now();
-      // A new holder gets the next fencing token; the same holder renews its own.
-      const { rows } = await pool.query(
-        `INSERT INTO ${s}.turn_leases AS lease (session_id, holder, token, expires_at)
-         VALUES ($1, $2, 1, now() + make_interval(secs => $3))
-         ON CONFLICT (session_id) DO UPDATE SET holder = $2, expires_at = now() + make_interval(secs => $3),
-           token = CASE WHEN lease.holder = $2 THEN lease.token ELSE lease.token + 1 END
-         WHERE lease.holder = $2 OR lease.expires_at <= now()
-         RETURNING token`,
-        [sessionId, holder, leaseSeconds],
-      );
+      const { rows } = await pool.query({ ...statements.acquire, values: [sessionId, holder, leaseSeconds] });
       if (rows.length === 0) return false;
+      ended.delete(sessionId);
       held.set(sessionId, sent + options.leaseMs - margin);
       return true;
     },
@@ -126,11 +164,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
       if (until === undefined) return false;
       if (performance.now() < until) return true;
       const sent = performance.now();
-      const { rows } = await pool.query<{ left_ms: number }>(
-        `SELECT extract(epoch FROM expires_at - now()) * 1000 AS left_ms FROM ${s}.turn_leases
-         WHERE session_id = $1 AND holder = $2 AND expires_at > now()`,
-        [sessionId, holder],
-      );
+      const { rows } = await pool.query<{ left_ms: number }>({ ...statements.left, values: [sessionId, holder] });
       const left = rows[0] && Number(rows[0].left_ms);
       if (left === undefined) return false;
       if (held.has(sessionId)) held.set(sessionId, sent + left - margin);
@@ -138,7 +172,8 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
     },
     async release(sessionId) {
       held.delete(sessionId);
-      await pool.query(`DELETE FROM ${s}.turn_leases WHERE session_id = $1 AND holder = $2`, [sessionId, holder]);
+      if (ended.delete(sessionId)) return;
+      await pool.query({ ...statements.release, values: [sessionId, holder] });
     },
   };
 
@@ -147,14 +182,15 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
     if (held.size === 0) return;
     const asked = [...held.keys()];
     const sent = performance.now();
-    const { rows } = await pool.query<{ session_id: string }>(
-      `UPDATE ${s}.turn_leases SET expires_at = now() + make_interval(secs => $3)
-       WHERE holder = $1 AND session_id = ANY($2) AND expires_at > now() RETURNING session_id`,
-      [holder, asked, leaseSeconds],
-    );
+    const { rows } = await pool.query<{ session_id: string }>({
+      ...statements.renew,
+      values: [holder, asked, leaseSeconds],
+    });
     const renewed = new Set(rows.map((row) => row.session_id));
     for (const sessionId of asked) {
-      if (!held.has(sessionId)) continue;
+      const until = held.get(sessionId);
+      // Given up meanwhile, or taken again after this renewal was sent: not this renewal's to judge.
+      if (until === undefined || until > sent + options.leaseMs - margin) continue;
       if (renewed.has(sessionId)) {
         held.set(sessionId, sent + options.leaseMs - margin);
         continue;
@@ -165,12 +201,21 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
   };
 
   const hub = new PostgresEventHub(options.readEvents, (sessionId) =>
-    pool.query("SELECT pg_notify($1, $2)", [control, JSON.stringify(["end", sessionId])]).then(() => {}),
+    pool.query({ ...statements.notify, values: [control, JSON.stringify(["end", sessionId])] }).then(() => {}),
   );
   const listener = new Listener(options.connectionString, [channel, control], (name, payload) => {
     if (name === channel) {
-      const [sessionId, first, last] = JSON.parse(payload) as [string, number, number];
-      hub.notified(sessionId, first, last);
+      const [sessionId, first, last, origin] = JSON.parse(payload) as [string, number, number, string?];
+      if (origin !== options.origin) {
+        hub.notified(sessionId, first, last);
+        return;
+      }
+      // This store's own commit: the runtime publishes it here once the write returns, which the
+      // notification may overtake. Looked at after the session's writes in flight, it is read
+      // from the log only if no one published it (a write made on the store directly).
+      void Promise.allSettled(options.writesInFlight(sessionId))
+        .then(() => new Promise((resolve) => setImmediate(resolve)))
+        .then(() => hub.notified(sessionId, first, last));
       return;
     }
     const [kind, sessionId, turnId] = JSON.parse(payload) as ["end" | "abort", string, string?];
@@ -192,19 +237,19 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
       heartbeat.unref?.();
     },
     async requestAbort(sessionId, turnId) {
-      await pool.query("SELECT pg_notify($1, $2)", [control, JSON.stringify(["abort", sessionId, turnId])]);
+      await pool.query({ ...statements.notify, values: [control, JSON.stringify(["abort", sessionId, turnId])] });
     },
     onAbort(listener) {
       abortListeners.push(listener);
     },
     async close() {
       clearInterval(heartbeat);
+      options.leaseEnded.delete(holder);
+      ended.clear();
       const leases = [...held.keys()];
       held.clear();
       if (leases.length > 0) {
-        await pool
-          .query(`DELETE FROM ${s}.turn_leases WHERE holder = $1 AND session_id = ANY($2)`, [holder, leases])
-          .catch(() => {});
+        await pool.query({ ...statements.releaseAll, values: [holder, leases] }).catch(() => {});
       }
       await listener.stop();
       await lockPool.end();

@@ -181,6 +181,8 @@ export class SectionReads {
   /**
    * What a write of `batch` would have read, when the section knows it all at a version of
    * the row: the write's statement then checks that version (and the lease) instead.
+   * A message the batch starts (`started`) that the section does not know is taken to be
+   * new (`fresh`): the statement inserts it and fails if it exists after all.
    * `undefined` when the write must read (a message or call it touches is not known, or a
    * request it requires open is not open).
    */
@@ -189,7 +191,8 @@ export class SectionReads {
     batch: WriteBatch,
     messageIds: Set<string>,
     toolCallIds: string[],
-  ): WriteRow | undefined {
+    started: ReadonlySet<string>,
+  ): { row: WriteRow; fresh: Set<string> } | undefined {
     const read = this.#of(sessionId);
     if (!read?.version || !read.row || !read.open || !read.calls || !read.messages || read.projection === undefined) {
       return undefined;
@@ -204,13 +207,15 @@ export class SectionReads {
       if (messageId) ids.add(messageId);
     }
     const touched: [number, string, string][] = [];
+    const fresh = new Set<string>();
     for (const id of ids) {
       const message = read.messages.get(id);
-      if (!message) return undefined;
-      touched.push(message);
+      if (message) touched.push(message);
+      else if (started.has(id)) fresh.add(id);
+      else return undefined;
     }
     const { body, last_seq, transcript_len, owner } = read.row;
-    return {
+    const row: WriteRow = {
       version: read.version,
       status: (JSON.parse(body) as SessionRecord).status,
       body,
@@ -222,6 +227,7 @@ export class SectionReads {
       touched: touched.length > 0 ? touched : null,
       leased: true,
     };
+    return { row, fresh };
   }
 
   /** The section wrote a batch to its session, with `change`. */

@@ -286,7 +286,8 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
       request: open,
     });
     expect(asked).toBe(0);
-    // Outside a section, the store reads the database.
+    // Outside a section, the store reads the database (once the section's lock, kept for a turn of the event loop, is let go).
+    await new Promise((resolve) => setImmediate(resolve));
     const outside = queries.mock.calls.length;
     expect(await b!.getSession("s")).toMatchObject({ status: "waiting" });
     expect(queries.mock.calls.length).toBe(outside + 1);

@@ -159,4 +159,64 @@ describe.skipIf(!postgresAvailable)("round trips of the Postgres store", () => {
     // Only the write no one published was read from the log.
     expect(count(`FROM ${schema}.events WHERE`)).toBe(1);
   });
+  it("hands a section's lock over to the session's next section in this process, with what the section read and wrote", async () => {
+    const schema = `trips_${++schemas}`;
+    const { store, coordination } = open(schema);
+    await createSession(store);
+    const count = countQueries();
+    const step = (index: number) =>
+      coordination.lock.run("s", async () => {
+        const before = count("");
+        const session = await store.getSession("s");
+        const written = await store.write("s", {
+          events: [{ type: "turn.started", turnId: `t${index}`, cause: "message" }],
+        });
+        // One statement: the write, with no read before it, in the sections that took the lock over too.
+        expect({ index, queries: count("") - before }).toEqual({ index, queries: 1 });
+        return { seen: session?.lastSeq, written: written.ok };
+      });
+    const steps = [];
+    for (let index = 0; index < 10; index += 1) steps.push(await step(index));
+    expect(steps).toEqual(Array.from({ length: 10 }, (_, index) => ({ seen: index, written: true })));
+    // Five sections a lock at most, so sections waiting in other instances get their turn.
+    expect(count(`${schema}.lock_session(`)).toBe(2);
+    await vi.waitFor(() => expect(count("pg_advisory_unlock")).toBe(2), { timeout: 5000, interval: 10 });
+  });
+
+  it("locks anew for a section after a write to the session outside its sections", async () => {
+    const schema = `trips_${++schemas}`;
+    const { store, coordination } = open(schema);
+    await createSession(store);
+    const count = countQueries();
+    await coordination.lock.run("s", async () => {
+      await store.write("s", { events: [{ type: "turn.started", turnId: "t1", cause: "message" }] });
+    });
+    // A write outside the sections, then a section, in the same turn of the event loop.
+    const outside = store.write("s", { events: [{ type: "session.created" }] });
+    const seen = await coordination.lock.run("s", async () => {
+      await outside;
+      return (await store.getSession("s"))?.lastSeq;
+    });
+    expect(count(`${schema}.lock_session(`)).toBe(2);
+    expect(seen).toBe(2);
+  });
+  it("locks anew for a section after one during which a write to the session came from outside it", async () => {
+    const schema = `trips_${++schemas}`;
+    const { store, coordination } = open(schema);
+    await createSession(store);
+    const count = countQueries();
+    let start!: () => void;
+    const started = new Promise<void>((resolve) => {
+      start = resolve;
+    });
+    // Set up here, the write runs outside the section, while the section holds the lock.
+    const outside = started.then(() => store.write("s", { events: [{ type: "session.created" }] }));
+    await coordination.lock.run("s", async () => {
+      start();
+      expect((await outside).ok).toBe(true);
+    });
+    const seen = await coordination.lock.run("s", async () => (await store.getSession("s"))?.lastSeq);
+    expect(seen).toBe(1);
+    expect(count(`${schema}.lock_session(`)).toBe(2);
+  });
 });

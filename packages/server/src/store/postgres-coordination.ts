@@ -6,7 +6,7 @@ import type { EventHub, EventListener } from "../runtime/event-hub.js";
 import { LocalEventHub } from "../runtime/event-hub.js";
 import { SessionLock } from "../runtime/session-lock.js";
 import { prepared } from "./postgres-schema.js";
-import type { LockedRow, SectionReads } from "./postgres-section.js";
+import type { LockedRow, SectionRead, SectionReads } from "./postgres-section.js";
 
 export type { Coordination } from "../runtime/coordination.js";
 
@@ -33,6 +33,31 @@ export interface PostgresCoordinationOptions {
 /** The advisory-lock namespace of session locks (the first key of `pg_advisory_lock(int, int)`). */
 const LOCK_SPACE = 0x48495431; // "HIT1"
 
+/** How many sections in a row may take a session's lock over from the one before (see `kept`). */
+const HANDOVERS = 4;
+
+/**
+ * A connection of the lock pool holding a session's advisory lock. While no query runs on it,
+ * a drop is only recorded (`broken`): the next query on it (the unlock) reports it, and the
+ * event alone must not end the process.
+ */
+class HeldLock {
+  broken: unknown;
+  readonly #dropped = (error: Error) => {
+    this.broken = error;
+  };
+
+  constructor(readonly client: pg.PoolClient) {
+    client.on("error", this.#dropped);
+  }
+
+  /** Gives the connection back to the pool, or ends it when it broke. */
+  release(): void {
+    this.client.off("error", this.#dropped);
+    this.client.release(this.broken instanceof Error ? this.broken : undefined);
+  }
+}
+
 /**
  * How instances on one Postgres database act as one:
  * - a session's critical sections take turns on an advisory lock (after this process's own
@@ -58,6 +83,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
   lockPool.on("error", () => {});
 
   const local = new SessionLock();
+  let closing = false;
   const lockSession = prepared(s, "lock_session", `SELECT * FROM ${s}.lock_session($1, $2)`);
   const unlockSession = prepared(s, "unlock_session", "SELECT pg_advisory_unlock($1, hashtext($2))");
   const statements = {
@@ -92,45 +118,85 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
     ),
     notify: prepared(s, "notify", "SELECT pg_notify($1, $2)"),
   };
+  // A section's lock is kept for the rest of the event loop's turn after the section: a next
+  // section of the session that starts meanwhile in this process (a turn's next step, say) takes
+  // it over with the read the section kept up to date, and costs no round trip. At most
+  // `HANDOVERS` in a row, so sections waiting in other instances get their turn.
+  const kept = new Map<string, { held: HeldLock; read: SectionRead; handovers: number; timer: NodeJS.Immediate }>();
+  const unlock = (held: HeldLock, sessionId: string) => {
+    // The caller goes on without waiting for the unlock: a next section (here or in another
+    // instance) waits for it in the database, and the connection returns to the pool once it
+    // is done (or, when it failed, the connection is gone and the lock with it).
+    void held.client
+      .query({ ...unlockSession, values: [LOCK_SPACE, sessionId] })
+      .catch((error: unknown) => {
+        held.broken = error;
+      })
+      .finally(() => held.release());
+  };
   const lock: SessionLocker = {
     run: (sessionId, section) =>
       local.run(sessionId, async () => {
         await ready;
-        const client = await lockPool.connect();
-        let broken: unknown;
-        // While the section runs the connection sits idle, holding the lock: if it drops then, the
-        // next query on it (the unlock) reports it; the event alone must not end the process.
-        const dropped = (error: Error) => {
-          broken = error;
-        };
-        client.on("error", dropped);
-        const release = () => {
-          client.off("error", dropped);
-          client.release(broken instanceof Error ? broken : undefined);
-        };
-        let row: LockedRow | undefined;
-        try {
-          // The lock and the section's first reads in one round trip (see `lockSessionFunction`).
-          ({
-            rows: [row],
-          } = await client.query<LockedRow>({ ...lockSession, values: [LOCK_SPACE, sessionId] }));
-        } catch (error) {
-          broken = error;
-          release();
-          throw error;
+        const handed = kept.get(sessionId);
+        let taken: { held: HeldLock; read: SectionRead; handovers: number } | undefined;
+        if (handed) {
+          kept.delete(sessionId);
+          clearImmediate(handed.timer);
+          const read = options.sections.take(sessionId);
+          // Not when a write outside the sections came (or is under way) since, nor on a broken connection.
+          const fresh = read === handed.read && options.writesInFlight(sessionId).length === 0;
+          if (fresh && handed.held.broken === undefined) {
+            taken = handed;
+          } else {
+            options.sections.end(handed.read, false);
+            unlock(handed.held, sessionId);
+          }
         }
+        let held: HeldLock;
+        let read: SectionRead;
+        if (taken) {
+          ({ held, read } = taken);
+        } else {
+          held = new HeldLock(await lockPool.connect());
+          let row: LockedRow | undefined;
+          try {
+            // The lock and the section's first reads in one round trip (see `lockSessionFunction`).
+            ({
+              rows: [row],
+            } = await held.client.query<LockedRow>({ ...lockSession, values: [LOCK_SPACE, sessionId] }));
+          } catch (error) {
+            held.broken = error;
+            held.release();
+            throw error;
+          }
+          read = options.sections.open(sessionId, row);
+        }
+        let failed = true;
         try {
-          return await options.sections.run(sessionId, row, section);
+          const result = await options.sections.continue(read, section);
+          failed = false;
+          return result;
         } finally {
-          // The section's caller goes on without waiting for the unlock: a next section (here or
-          // in another instance) waits for it in the database, and the connection returns to
-          // the pool once it is done (or, when it failed, the connection is gone and the lock with it).
-          void client
-            .query({ ...unlockSession, values: [LOCK_SPACE, sessionId] })
-            .catch((error: unknown) => {
-              broken = error;
-            })
-            .finally(release);
+          const handovers = (taken?.handovers ?? 0) + 1;
+          const keep = !failed && !closing && handovers <= HANDOVERS;
+          options.sections.end(read, keep);
+          if (!keep) {
+            unlock(held, sessionId);
+          } else {
+            const entry = {
+              held,
+              read,
+              handovers,
+              timer: setImmediate(() => {
+                if (kept.get(sessionId) !== entry) return;
+                kept.delete(sessionId);
+                options.sections.end(read, false);
+                unlock(held, sessionId);
+              }),
+            };
+            kept.set(sessionId, entry);
+          }
         }
       }),
   };
@@ -243,6 +309,13 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
       abortListeners.push(listener);
     },
     async close() {
+      closing = true;
+      for (const [sessionId, { held, read, timer }] of kept) {
+        clearImmediate(timer);
+        options.sections.end(read, false);
+        unlock(held, sessionId);
+      }
+      kept.clear();
       clearInterval(heartbeat);
       options.leaseEnded.delete(holder);
       ended.clear();

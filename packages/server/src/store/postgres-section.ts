@@ -83,9 +83,11 @@ export function lockSessionFunction(s: string): string {
  * that version of the row, so a write may skip its read: its statement writes only if the row
  * is still at that version.
  */
-interface SectionRead {
+export interface SectionRead {
   readonly sessionId: string;
   active: boolean;
+  /** A write to the session came from outside the section while it ran or its lock was kept. */
+  stale: boolean;
   version: string | undefined;
   projection: string | undefined;
   messages: Map<string, [number, string, string]> | undefined;
@@ -99,18 +101,22 @@ interface SectionRead {
  * What the session's critical section read with its lock, kept for that section alone
  * (the code running inside it, through `AsyncLocalStorage`) and brought up to date by the
  * section's own writes, so its reads of the session, its open requests and its step's
- * calls cost no round trip. It is only what a read at the section's start would have
+ * calls cost no round trip. A next section that takes the lock over goes on with it, as if
+ * the two were one section. It is only what a read at the section's start would have
  * answered: writes keep every guard in SQL and never rely on it.
  */
 export class SectionReads {
   readonly #current = new AsyncLocalStorage<SectionRead>();
+  /** Per session, the read of its running section, or of the one that ended keeping its lock (see `end`). */
+  readonly #open = new Map<string, SectionRead>();
 
-  /** Runs `section` with `row` as its read of `sessionId`; the read is dropped when it ends. */
-  async run<T>(sessionId: string, row: LockedRow | undefined, section: () => Promise<T>): Promise<T> {
+  /** A section's read of `sessionId` from its lock's row. */
+  open(sessionId: string, row: LockedRow | undefined): SectionRead {
     const read: SectionRead = row
       ? {
           sessionId,
-          active: true,
+          active: false,
+          stale: false,
           version: row.version,
           projection: row.projection,
           messages: new Map((row.step_messages ?? []).map((message) => [message[1], message])),
@@ -124,7 +130,8 @@ export class SectionReads {
         }
       : {
           sessionId,
-          active: true,
+          active: false,
+          stale: false,
           version: undefined,
           projection: undefined,
           messages: undefined,
@@ -133,11 +140,44 @@ export class SectionReads {
           calls: undefined,
           streaming: [],
         };
+    this.#open.set(sessionId, read);
+    return read;
+  }
+
+  /** Runs `section` with `read`, a read opened for it or the one a section before it kept. */
+  async continue<T>(read: SectionRead, section: () => Promise<T>): Promise<T> {
+    read.active = true;
     try {
       return await this.#current.run(read, section);
     } finally {
       read.active = false;
     }
+  }
+
+  /**
+   * `read`'s section ended. With `kept`, its lock is kept for a next section of the session,
+   * which may go on with the read (`take`) unless a write to the session came from outside
+   * its sections meanwhile.
+   */
+  end(read: SectionRead, kept: boolean): void {
+    if (!kept && this.#open.get(read.sessionId) === read) this.#open.delete(read.sessionId);
+  }
+
+  /** The read of `sessionId`'s last section, which kept its lock, for the next; `undefined` when it no longer holds. */
+  take(sessionId: string): SectionRead | undefined {
+    const read = this.#open.get(sessionId);
+    if (read && !read.stale) return read;
+    this.#open.delete(sessionId);
+    return undefined;
+  }
+
+  /**
+   * A write to `sessionId` starts or ends: unless it is in the session's section, the
+   * section's read may miss it, and no section after it goes on with that read.
+   */
+  outside(sessionId: string): void {
+    const read = this.#open.get(sessionId);
+    if (read && !this.#of(sessionId)) read.stale = true;
   }
 
   /** The running section's read of `sessionId`, when the caller runs inside that section. */

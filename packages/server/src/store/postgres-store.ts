@@ -404,6 +404,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       return row?.count ?? 0;
     },
     async deleteSession(sessionId) {
+      sections.outside(sessionId);
       sections.forget(sessionId);
       return inTransaction(async (client) => {
         for (const table of ["events", "transcript", "tool_calls", "requests", "messages", "turn_leases"]) {
@@ -511,6 +512,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       return row?.next == null ? undefined : Number(row.next);
     },
     async write(sessionId, batch) {
+      sections.outside(sessionId);
       const written = write(sessionId, batch);
       const inFlight = writing.get(sessionId) ?? new Set();
       writing.set(sessionId, inFlight.add(written));
@@ -524,6 +526,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
         sections.forget(sessionId);
         throw error;
       } finally {
+        sections.outside(sessionId);
         inFlight.delete(written);
         if (inFlight.size === 0 && writing.get(sessionId) === inFlight) writing.delete(sessionId);
       }

@@ -219,4 +219,37 @@ describe.skipIf(!postgresAvailable)("round trips of the Postgres store", () => {
     expect(seen).toBe(1);
     expect(count(`${schema}.lock_session(`)).toBe(2);
   });
+  it("answers a session left waiting from its last section's read while that section's lock is kept", async () => {
+    const schema = `trips_${++schemas}`;
+    const { store, coordination } = open(schema);
+    await createSession(store);
+    const count = countQueries();
+    const reads = () => count(`${schema}_session`);
+    const leave = async (status: "waiting" | "running") => {
+      await coordination.lock.run("s", async () => {
+        const written = await store.write("s", {
+          events: [{ type: "turn.started", turnId: "t1", cause: "message" }],
+          session: { status, turnId: "t1", step: 1, stepOpen: true },
+        });
+        expect(written.ok).toBe(true);
+      });
+      return (await store.getSession("s"))?.status;
+    };
+    expect(await leave("waiting")).toBe("waiting");
+    expect(reads()).toBe(0);
+    // A running turn's driver writes without the lock: its session is read from the database.
+    expect(await leave("running")).toBe("running");
+    expect(reads()).toBe(1);
+    // Once the lock is let go, too.
+    await new Promise((resolve) => setImmediate(resolve));
+    await coordination.lock.run("s", async () => {
+      await store.write("s", {
+        events: [{ type: "turn.waiting", turnId: "t1", requestIds: [] }],
+        session: { status: "waiting" },
+      });
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await store.getSession("s"))?.status).toBe("waiting");
+    expect(reads()).toBe(2);
+  });
 });

@@ -186,11 +186,24 @@ export class SectionReads {
     return read?.active && read.sessionId === sessionId ? read : undefined;
   }
 
-  /** The session's row (`null`: no such session), or `undefined` when it must be read. */
+  /**
+   * The session's row (`null`: no such session), or `undefined` when it must be read. Outside
+   * its sections too, while the last one keeps its lock and left the session waiting or idle:
+   * then no turn runs, so every write to it waits for that lock (a turn's driver writes
+   * without it), and the read with this process's writes is still the database's.
+   */
   session(sessionId: string): SessionRow | null | undefined {
-    const read = this.#of(sessionId);
+    const read = this.#of(sessionId) ?? this.#idle(sessionId);
     if (!read) return undefined;
     return read.row ?? (read.open ? null : undefined);
+  }
+
+  /** The read of the session's last section, which keeps its lock, when it left no turn running. */
+  #idle(sessionId: string): SectionRead | undefined {
+    const read = this.#open.get(sessionId);
+    if (!read || read.active || read.stale || !read.row) return undefined;
+    const { status } = JSON.parse(read.row.body) as SessionRecord;
+    return status === "waiting" || status === "idle" ? read : undefined;
   }
 
   /** The session's open requests, or `undefined` when they must be read. */

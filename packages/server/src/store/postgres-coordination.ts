@@ -145,11 +145,10 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
           clearImmediate(handed.timer);
           const read = options.sections.take(sessionId);
           // Not when a write outside the sections came (or is under way) since, nor on a broken connection.
-          const fresh = read === handed.read && options.writesInFlight(sessionId).length === 0;
-          if (fresh && handed.held.broken === undefined) {
-            taken = handed;
+          if (read && options.writesInFlight(sessionId).length === 0 && handed.held.broken === undefined) {
+            taken = { ...handed, read };
           } else {
-            options.sections.end(handed.read, false);
+            if (read) options.sections.end(read, false);
             unlock(handed.held, sessionId);
           }
         }

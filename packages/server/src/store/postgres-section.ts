@@ -163,12 +163,20 @@ export class SectionReads {
     if (!kept && this.#open.get(read.sessionId) === read) this.#open.delete(read.sessionId);
   }
 
-  /** The read of `sessionId`'s last section, which kept its lock, for the next; `undefined` when it no longer holds. */
+  /**
+   * The read of `sessionId`'s last section, which kept its lock, for the next; `undefined`
+   * when it no longer holds. A copy: code the last section started (and that inherited its
+   * read) stays outside the next one.
+   */
   take(sessionId: string): SectionRead | undefined {
     const read = this.#open.get(sessionId);
-    if (read && !read.stale) return read;
-    this.#open.delete(sessionId);
-    return undefined;
+    if (!read || read.stale) {
+      this.#open.delete(sessionId);
+      return undefined;
+    }
+    const next = { ...read, active: false };
+    this.#open.set(sessionId, next);
+    return next;
   }
 
   /**

@@ -252,4 +252,33 @@ describe.skipIf(!postgresAvailable)("round trips of the Postgres store", () => {
     expect((await store.getSession("s"))?.status).toBe("waiting");
     expect(reads()).toBe(2);
   });
+  it("takes a turn's lease for its instance in the write that starts the turn, unless another live instance holds it", async () => {
+    const schema = `trips_${++schemas}`;
+    const first = open(schema, { leaseMs: 10_000 });
+    const second = open(schema, { leaseMs: 10_000 });
+    await createSession(first.store);
+    const count = countQueries();
+    const acquires = () => count(`${schema}_acquire_lease`);
+    const start = await first.store.write("s", {
+      events: [{ type: "turn.started", turnId: "t1", cause: "message" }],
+      session: { status: "running", turnId: "t1", step: 0, stepOpen: false },
+    });
+    expect(start.ok).toBe(true);
+    // The drive the write kicks acquires the lease without asking.
+    expect(await first.coordination.turns.acquire("s")).toBe(true);
+    expect(acquires()).toBe(0);
+    expect(await second.coordination.turns.acquire("s")).toBe(false);
+    const turn = { requireLease: first.coordination.turns.holder };
+    expect((await first.store.write("s", { ...turn, session: { status: "waiting" } })).ok).toBe(true);
+    // The second instance holds the lease of the next turn when the first one writes its start.
+    expect(await second.coordination.turns.acquire("s")).toBe(true);
+    const resume = await first.store.write("s", {
+      events: [{ type: "turn.started", turnId: "t1", cause: "responses" }],
+      session: { status: "resuming" },
+    });
+    expect(resume.ok).toBe(true);
+    const asked = acquires();
+    expect(await first.coordination.turns.acquire("s")).toBe(false);
+    expect(acquires()).toBe(asked + 1);
+  });
 });

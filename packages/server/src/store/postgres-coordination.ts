@@ -10,6 +10,14 @@ import type { LockedRow, SectionRead, SectionReads } from "./postgres-section.js
 
 export type { Coordination } from "../runtime/coordination.js";
 
+/** What the store tells a coordination about the leases of its holder that writes gave up or took. */
+export interface LeaseHooks {
+  /** A write that ended the session's turn gave the turn's lease up. */
+  ended(sessionId: string): void;
+  /** A write that started the session's turn took its lease, sent at `sent` (performance.now()). */
+  taken(sessionId: string, sent: number): void;
+}
+
 /** What the Postgres store hands its coordination. */
 export interface PostgresCoordinationOptions {
   pool: pg.Pool;
@@ -25,8 +33,8 @@ export interface PostgresCoordinationOptions {
   origin: string;
   /** The store's writes to the session not done yet. */
   writesInFlight(sessionId: string): Promise<unknown>[];
-  /** Where the coordination registers, by holder, what to do when a write of a turn ended its lease. */
-  leaseEnded: Map<string, (sessionId: string) => void>;
+  /** Where the coordination registers, by holder, what to do when a write ended or took a turn's lease. */
+  leases: Map<string, LeaseHooks>;
   leaseMs: number;
 }
 
@@ -206,16 +214,34 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
   const held = new Map<string, number>();
   const leaseSeconds = options.leaseMs / 1000;
   const margin = options.leaseMs / 3;
-  // Turns whose last write gave their lease up (see `leaseEnded`): releasing them asks nothing.
+  // Turns whose last write gave their lease up: releasing them asks nothing.
   const ended = new Set<string>();
-  options.leaseEnded.set(holder, (sessionId) => {
-    held.delete(sessionId);
-    ended.add(sessionId);
+  // Leases the writes that started their turns took (until when they certainly hold), for the
+  // drives those writes kick here: acquiring one asks nothing. One no drive takes lapses.
+  const taken = new Map<string, number>();
+  options.leases.set(holder, {
+    ended(sessionId) {
+      held.delete(sessionId);
+      taken.delete(sessionId);
+      ended.add(sessionId);
+    },
+    taken(sessionId, sent) {
+      const now = performance.now();
+      if (taken.size >= 1_000) for (const [id, until] of taken) if (until <= now) taken.delete(id);
+      taken.set(sessionId, sent + options.leaseMs - margin);
+    },
   });
   const turns: TurnLeases = {
     holder,
     async acquire(sessionId) {
       await ready;
+      const until = taken.get(sessionId);
+      taken.delete(sessionId);
+      if (until !== undefined && performance.now() < until) {
+        ended.delete(sessionId);
+        held.set(sessionId, until);
+        return true;
+      }
       const sent = performance.now();
       const { rows } = await pool.query({ ...statements.acquire, values: [sessionId, holder, leaseSeconds] });
       if (rows.length === 0) return false;
@@ -237,6 +263,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
     },
     async release(sessionId) {
       held.delete(sessionId);
+      taken.delete(sessionId);
       if (ended.delete(sessionId)) return;
       await pool.query({ ...statements.release, values: [sessionId, holder] });
     },
@@ -316,10 +343,11 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
       }
       kept.clear();
       clearInterval(heartbeat);
-      options.leaseEnded.delete(holder);
+      options.leases.delete(holder);
       ended.clear();
-      const leases = [...held.keys()];
+      const leases = [...held.keys(), ...taken.keys()];
       held.clear();
+      taken.clear();
       if (leases.length > 0) {
         await pool.query({ ...statements.releaseAll, values: [holder, leases] }).catch(() => {});
       }

@@ -3,7 +3,7 @@ import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import type { ProtocolEvent } from "@hitl-kit/protocol";
 import pg from "pg";
 import { stampEvents } from "./apply-batch.js";
-import { type Coordination, postgresCoordination } from "./postgres-coordination.js";
+import { type Coordination, type LeaseHooks, postgresCoordination } from "./postgres-coordination.js";
 import { checkSchemaName, migrate, type Prepared, prepared } from "./postgres-schema.js";
 import { SectionReads, type SessionRow, type WriteChange, type WriteRow } from "./postgres-section.js";
 import {
@@ -75,8 +75,9 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
   const origin = randomBytes(6).toString("hex");
   // The writes in flight per session, for the coordination to wait on before it reads events it was notified of.
   const writing = new Map<string, Set<Promise<unknown>>>();
-  // Per holder, what ends a turn's lease in this process when a write of the turn dropped it.
-  const leaseEnded = new Map<string, (sessionId: string) => void>();
+  // Per holder (a coordination of this store), what a write that ends or starts a turn did to its lease.
+  const leases = new Map<string, LeaseHooks>();
+  const leaseSeconds = (options.leaseMs ?? 10_000) / 1000;
   const sessionColumns = "body, last_seq, owner, updated_at, transcript_len";
   // What each critical section read with its lock (see postgres-coordination), for the section's own reads.
   const sections = new SectionReads();
@@ -169,12 +170,26 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
        fresh AS (INSERT INTO ${s}.messages (session_id, idx, message_id, body)
          SELECT $1, m.idx, m.id, m.body FROM unnest($15::int[], $16::text[], $17::text[], $29::bool[]) AS m(idx, id, body, fresh)
          WHERE m.fresh AND ${applied}),
-       ended AS (DELETE FROM ${s}.turn_leases l WHERE l.session_id = $1 AND l.holder = $28 AND ${applied})
-     SELECT (SELECT version FROM session) AS version, CASE WHEN $24::text IS NOT NULL AND ${applied} THEN pg_notify($25, $24) END`,
+       ended AS (DELETE FROM ${s}.turn_leases l WHERE l.session_id = $1 AND l.holder = $28 AND ${applied}),
+       took AS (INSERT INTO ${s}.turn_leases AS lease (session_id, holder, token, expires_at)
+         SELECT $1, $30, 1, now() + make_interval(secs => $31) WHERE $30::text IS NOT NULL AND ${applied}
+         ON CONFLICT (session_id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at,
+           token = CASE WHEN lease.holder = excluded.holder THEN lease.token ELSE lease.token + 1 END
+         WHERE lease.holder = excluded.holder OR lease.expires_at <= now()
+         RETURNING token)
+     SELECT (SELECT version FROM session) AS version, EXISTS (SELECT 1 FROM took) AS took,
+       CASE WHEN $24::text IS NOT NULL AND ${applied} THEN pg_notify($25, $24) END`,
   };
 
-  /** What a write did; `after` when it applied, and `endedLease` when it also ended its turn's lease. */
-  type Written = { result: WriteResult; after?: WriteChange; endedLease?: boolean };
+  /**
+   * What a write did: `after` when it applied; `lease` when it also gave its turn's lease up
+   * (`ended`) or took the lease of the turn it started for a holder, at `sent` (performance.now()).
+   */
+  type Written = {
+    result: WriteResult;
+    after?: WriteChange;
+    lease?: { holder: string; ended: true } | { holder: string; ended: false; sent: number };
+  };
 
   /** Writes a batch; when it applied, answers what it changed, for the section's read to follow. */
   async function write(sessionId: string, batch: WriteBatch): Promise<Written> {
@@ -264,12 +279,21 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     }
     const upserts = change?.upserts ?? [];
     if ([...fresh].some((id) => !upserts.some((entry) => entry.message.id === id))) return undefined;
-    // The write that ends its turn (the session waits or is idle) gives the turn's lease up.
+    // The write that ends its turn (the session waits or is idle) gives the turn's lease up. The
+    // write that starts a turn (a message, or the last answer the turn waited for) takes it for
+    // this store's instance, which drives the turn next, when the store serves one instance.
     const endsTurn =
       batch.requireLease !== undefined && (batch.session?.status === "waiting" || batch.session?.status === "idle");
+    const [taker] = leases.size === 1 ? leases.keys() : [];
+    const startsTurn =
+      batch.requireLease === undefined &&
+      (batch.session?.status === "running" || batch.session?.status === "resuming") &&
+      (row.status === "waiting" || row.status === "idle");
+    const takes = startsTurn && taker !== undefined ? taker : null;
+    const sent = performance.now();
     const lastSeq = row.last_seq + events.length;
     const transcriptLength = row.transcript_len + transcript.length;
-    const statement = client.query<{ version: string | null }>({
+    const statement = client.query<{ version: string | null; took: boolean }>({
       ...writeAll,
       values: [
         sessionId,
@@ -303,9 +327,11 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
         locked ? null : (batch.requireLease ?? null),
         endsTurn ? batch.requireLease : null,
         upserts.map((entry) => fresh.has(entry.message.id)),
+        takes,
+        leaseSeconds,
       ],
     });
-    let wrote: { version: string | null } | undefined;
+    let wrote: { version: string | null; took: boolean } | undefined;
     try {
       [wrote] = (await statement).rows;
     } catch (error) {
@@ -320,7 +346,8 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     }
     return {
       result: { ok: true, events },
-      endedLease: endsTurn,
+      ...(endsTurn ? { lease: { holder: batch.requireLease!, ended: true as const } } : {}),
+      ...(takes && wrote.took ? { lease: { holder: takes, ended: false as const, sent } } : {}),
       after: {
         basedOn: row.version,
         version: wrote.version,
@@ -517,10 +544,11 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       const inFlight = writing.get(sessionId) ?? new Set();
       writing.set(sessionId, inFlight.add(written));
       try {
-        const { result, after, endedLease } = await written;
+        const { result, after, lease } = await written;
         if (after) sections.wrote(sessionId, batch, after);
         else sections.forget(sessionId);
-        if (endedLease) leaseEnded.get(batch.requireLease!)?.(sessionId);
+        if (lease?.ended) leases.get(lease.holder)?.ended(sessionId);
+        else if (lease) leases.get(lease.holder)?.taken(sessionId, lease.sent);
         return result;
       } catch (error) {
         sections.forget(sessionId);
@@ -542,7 +570,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
         sections,
         origin,
         writesInFlight: (sessionId) => [...(writing.get(sessionId) ?? [])],
-        leaseEnded,
+        leases,
         leaseMs: options.leaseMs ?? 10_000,
       });
     },

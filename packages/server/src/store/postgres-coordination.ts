@@ -69,9 +69,13 @@ class HeldLock {
 /**
  * How instances on one Postgres database act as one:
  * - a session's critical sections take turns on an advisory lock (after this process's own
- *   queue, so an instance waits on the database with one connection per session at most);
+ *   queue, so an instance waits on the database with one connection per session at most); a
+ *   section's lock passes straight to the session's next section when that one starts here
+ *   before the event loop's turn ends (at most `HANDOVERS` times in a row);
  * - a turn is driven by the holder of its lease (a row with a holder, a fencing token and an
- *   expiry, renewed by a heartbeat every third of `leaseMs`); a dead holder's lease lapses;
+ *   expiry, renewed by a heartbeat every third of `leaseMs`); a dead holder's lease lapses. The
+ *   store's write that starts a turn takes the lease for its instance (unless another live one
+ *   holds it), and the turn's write that ends it gives the lease up;
  * - events reach other instances' streams through `LISTEN`: the payload names the session and
  *   its new seqs, the events are read from the log, and after a dropped connection the
  *   listener reconnects and catches every listened session up from the log;

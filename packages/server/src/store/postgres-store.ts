@@ -49,7 +49,8 @@ export interface PostgresStoreOptions {
  * commit that appended events notifies the other instances
  * (`NOTIFY` with the session and its seqs). The schema is created or migrated on start.
  * Runtimes on this store take turns on a session through advisory locks and a lease per
- * running turn, so exactly one instance drives a turn.
+ * running turn, so exactly one instance drives a turn. Every statement is prepared once per
+ * connection.
  * @example
  * const runtime = createAgentRuntime({ model, tools, store: postgresStore(process.env.DATABASE_URL!) });
  */

@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { ProtocolEvent } from "@hitl-kit/protocol";
 import pg from "pg";
-import type { AbortCause, Coordination, SessionLocker, TurnLeases } from "../runtime/coordination.js";
+import type { AbortCause, Coordination, TurnLeases } from "../runtime/coordination.js";
 import type { EventHub, EventListener } from "../runtime/event-hub.js";
 import { LocalEventHub } from "../runtime/event-hub.js";
-import { SessionLock } from "../runtime/session-lock.js";
 import { prepared } from "./postgres-schema.js";
-import type { LockedRow, SectionRead, SectionReads } from "./postgres-section.js";
+import type { SectionReads } from "./postgres-section.js";
+import { PostgresSessionLock } from "./postgres-session-lock.js";
 
 export type { Coordination } from "../runtime/coordination.js";
 
@@ -38,40 +38,12 @@ export interface PostgresCoordinationOptions {
   leaseMs: number;
 }
 
-/** The advisory-lock namespace of session locks (the first key of `pg_advisory_lock(int, int)`). */
-const LOCK_SPACE = 0x48495431; // "HIT1"
-
-/** How many sections in a row may take a session's lock over from the one before (see `kept`). */
-const HANDOVERS = 4;
-
-/**
- * A connection of the lock pool holding a session's advisory lock. While no query runs on it,
- * a drop is only recorded (`broken`): the next query on it (the unlock) reports it, and the
- * event alone must not end the process.
- */
-class HeldLock {
-  broken: unknown;
-  readonly #dropped = (error: Error) => {
-    this.broken = error;
-  };
-
-  constructor(readonly client: pg.PoolClient) {
-    client.on("error", this.#dropped);
-  }
-
-  /** Gives the connection back to the pool, or ends it when it broke. */
-  release(): void {
-    this.client.off("error", this.#dropped);
-    this.client.release(this.broken instanceof Error ? this.broken : undefined);
-  }
-}
-
 /**
  * How instances on one Postgres database act as one:
  * - a session's critical sections take turns on an advisory lock (after this process's own
  *   queue, so an instance waits on the database with one connection per session at most); a
  *   section's lock passes straight to the session's next section when that one starts here
- *   before the event loop's turn ends (at most `HANDOVERS` times in a row);
+ *   before the event loop's turn ends (see {@link PostgresSessionLock});
  * - a turn is driven by the holder of its lease (a row with a holder, a fencing token and an
  *   expiry, renewed by a heartbeat every third of `leaseMs`); a dead holder's lease lapses. The
  *   store's write that starts a turn takes the lease for its instance (unless another live one
@@ -89,15 +61,13 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
   const abortLocally = (sessionId: string, cause: AbortCause) => {
     for (const listener of abortListeners) listener(sessionId, cause);
   };
-  // Sections wait here, never on the store's pool, so a section holding a lock always finds
-  // a connection for its reads and writes.
-  const lockPool = new pg.Pool({ connectionString: options.connectionString, max: 16 });
-  lockPool.on("error", () => {});
-
-  const local = new SessionLock();
-  let closing = false;
-  const lockSession = prepared(s, "lock_session", `SELECT * FROM ${s}.lock_session($1, $2)`);
-  const unlockSession = prepared(s, "unlock_session", "SELECT pg_advisory_unlock($1, hashtext($2))");
+  const lock = new PostgresSessionLock({
+    connectionString: options.connectionString,
+    ready,
+    schema: s,
+    sections: options.sections,
+    writesInFlight: options.writesInFlight,
+  });
   const statements = {
     // A new holder gets the next fencing token; the same holder renews its own.
     acquire: prepared(
@@ -129,87 +99,6 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
       `DELETE FROM ${s}.turn_leases WHERE holder = $1 AND session_id = ANY($2)`,
     ),
     notify: prepared(s, "notify", "SELECT pg_notify($1, $2)"),
-  };
-  // A section's lock is kept for the rest of the event loop's turn after the section: a next
-  // section of the session that starts meanwhile in this process (a turn's next step, say) takes
-  // it over with the read the section kept up to date, and costs no round trip. At most
-  // `HANDOVERS` in a row, so sections waiting in other instances get their turn.
-  const kept = new Map<string, { held: HeldLock; read: SectionRead; handovers: number; timer: NodeJS.Immediate }>();
-  const unlock = (held: HeldLock, sessionId: string) => {
-    // The caller goes on without waiting for the unlock: a next section (here or in another
-    // instance) waits for it in the database, and the connection returns to the pool once it
-    // is done (or, when it failed, the connection is gone and the lock with it).
-    void held.client
-      .query({ ...unlockSession, values: [LOCK_SPACE, sessionId] })
-      .catch((error: unknown) => {
-        held.broken = error;
-      })
-      .finally(() => held.release());
-  };
-  const lock: SessionLocker = {
-    run: (sessionId, section) =>
-      local.run(sessionId, async () => {
-        await ready;
-        const handed = kept.get(sessionId);
-        let taken: { held: HeldLock; read: SectionRead; handovers: number } | undefined;
-        if (handed) {
-          kept.delete(sessionId);
-          clearImmediate(handed.timer);
-          const read = options.sections.take(sessionId);
-          // Not when a write outside the sections came (or is under way) since, nor on a broken connection.
-          if (read && options.writesInFlight(sessionId).length === 0 && handed.held.broken === undefined) {
-            taken = { ...handed, read };
-          } else {
-            if (read) options.sections.end(read, false);
-            unlock(handed.held, sessionId);
-          }
-        }
-        let held: HeldLock;
-        let read: SectionRead;
-        if (taken) {
-          ({ held, read } = taken);
-        } else {
-          held = new HeldLock(await lockPool.connect());
-          let row: LockedRow | undefined;
-          try {
-            // The lock and the section's first reads in one round trip (see `lockSessionFunction`).
-            ({
-              rows: [row],
-            } = await held.client.query<LockedRow>({ ...lockSession, values: [LOCK_SPACE, sessionId] }));
-          } catch (error) {
-            held.broken = error;
-            held.release();
-            throw error;
-          }
-          read = options.sections.open(sessionId, row);
-        }
-        let failed = true;
-        try {
-          const result = await options.sections.continue(read, section);
-          failed = false;
-          return result;
-        } finally {
-          const handovers = (taken?.handovers ?? 0) + 1;
-          const keep = !failed && !closing && handovers <= HANDOVERS;
-          options.sections.end(read, keep);
-          if (!keep) {
-            unlock(held, sessionId);
-          } else {
-            const entry = {
-              held,
-              read,
-              handovers,
-              timer: setImmediate(() => {
-                if (kept.get(sessionId) !== entry) return;
-                kept.delete(sessionId);
-                options.sections.end(read, false);
-                unlock(held, sessionId);
-              }),
-            };
-            kept.set(sessionId, entry);
-          }
-        }
-      }),
   };
 
   // Each lease this instance holds, with when it certainly still holds it (performance.now()):
@@ -339,13 +228,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
       abortListeners.push(listener);
     },
     async close() {
-      closing = true;
-      for (const [sessionId, { held, read, timer }] of kept) {
-        clearImmediate(timer);
-        options.sections.end(read, false);
-        unlock(held, sessionId);
-      }
-      kept.clear();
+      lock.stop();
       clearInterval(heartbeat);
       options.leases.delete(holder);
       ended.clear();
@@ -356,7 +239,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
         await pool.query({ ...statements.releaseAll, values: [holder, leases] }).catch(() => {});
       }
       await listener.stop();
-      await lockPool.end();
+      await lock.close();
     },
   };
 }

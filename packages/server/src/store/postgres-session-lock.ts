@@ -81,12 +81,11 @@ export class PostgresSessionLock implements SessionLocker {
       const { sections } = this.#options;
       const taken = this.#take(sessionId);
       let held: HeldLock;
-      let read: SectionRead;
+      let row: LockedRow | undefined;
       if (taken) {
-        ({ held, read } = taken);
+        held = taken.held;
       } else {
         held = new HeldLock(await this.#pool.connect());
-        let row: LockedRow | undefined;
         try {
           // The lock and the section's first reads in one round trip (see `lockSessionFunction`).
           ({
@@ -97,18 +96,19 @@ export class PostgresSessionLock implements SessionLocker {
           held.release();
           throw error;
         }
-        read = sections.open(sessionId, row);
       }
+      let read: SectionRead | undefined;
       let failed = true;
       try {
+        read = taken?.read ?? sections.open(sessionId, row);
         const result = await sections.continue(read, section);
         failed = false;
         return result;
       } finally {
         const handovers = (taken?.handovers ?? 0) + 1;
-        const keep = !failed && !this.#stopped && handovers <= HANDOVERS;
-        sections.end(read, keep);
-        if (keep) this.#keep(sessionId, held, read, handovers);
+        const keep = read !== undefined && !failed && !this.#stopped && handovers <= HANDOVERS;
+        if (read) sections.end(read, keep);
+        if (keep) this.#keep(sessionId, held, read!, handovers);
         else this.#release(held, sessionId);
       }
     });

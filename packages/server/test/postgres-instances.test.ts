@@ -177,15 +177,16 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
     const { sessionId: orphan } = await b.runtime.createSession();
     const admin = new pg.Client({ connectionString: database });
     await admin.connect();
+    // The dead instance held the turn's lease when the turn started (so the write did not take it for B).
+    await admin.query(
+      `INSERT INTO ${schema}.turn_leases VALUES ($1, 'dead-instance', 7, now() + interval '300 milliseconds')`,
+      [orphan],
+    );
     await b.store.write(orphan, {
       events: [{ type: "turn.started", turnId: "t9", cause: "message" }],
       transcript: [{ role: "user", content: [{ type: "text", text: "go" }] }],
       session: { status: "running", turnId: "t9", step: 0, stepOpen: false },
     });
-    await admin.query(
-      `INSERT INTO ${schema}.turn_leases VALUES ($1, 'dead-instance', 7, now() + interval '300 milliseconds')`,
-      [orphan],
-    );
     await admin.end();
     await vi.waitFor(() => expect(second.started()).toBe(1), { timeout: 5000, interval: 20 });
     second.open();
@@ -286,7 +287,8 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
       request: open,
     });
     expect(asked).toBe(0);
-    // Outside a section, the store reads the database.
+    // Outside a section, the store reads the database (once the section's lock, kept for a turn of the event loop, is let go).
+    await new Promise((resolve) => setImmediate(resolve));
     const outside = queries.mock.calls.length;
     expect(await b!.getSession("s")).toMatchObject({ status: "waiting" });
     expect(queries.mock.calls.length).toBe(outside + 1);

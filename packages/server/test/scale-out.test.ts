@@ -327,8 +327,14 @@ describe.skipIf(!postgresAvailable)("three instances on one Postgres database", 
         const events = (
           await admin.query(`SELECT body FROM ${schema}.events WHERE session_id = $1 ORDER BY seq`, [sessionId])
         ).rows.map((row) => JSON.parse(row.body).type);
+        const locks = (
+          await admin.query(
+            "SELECT l.pid, l.granted, l.objid, a.state, a.wait_event, left(a.query, 60) AS query, a.backend_start, now() FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE l.locktype = 'advisory' AND l.objid::int = hashtext($1)",
+            [sessionId],
+          )
+        ).rows;
         throw new Error(
-          `${String(error)}\nsession: ${JSON.stringify(session)}\nleases: ${JSON.stringify(leases)}\nlog: ${events.join(",")}\nkilled at ${killedAt - started} ms, restarted at ${restartedAt - started} ms`,
+          `${String(error)}\nlocks: ${JSON.stringify(locks)}\nsession: ${JSON.stringify(session)}\nleases: ${JSON.stringify(leases)}\nlog: ${events.join(",")}\nkilled at ${killedAt - started} ms, restarted at ${restartedAt - started} ms`,
         );
       } finally {
         await admin.end();

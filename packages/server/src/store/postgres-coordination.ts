@@ -1,13 +1,22 @@
 import { randomBytes } from "node:crypto";
 import type { ProtocolEvent } from "@hitl-kit/protocol";
 import pg from "pg";
-import type { AbortCause, Coordination, SessionLocker, TurnLeases } from "../runtime/coordination.js";
+import type { AbortCause, Coordination, TurnLeases } from "../runtime/coordination.js";
 import type { EventHub, EventListener } from "../runtime/event-hub.js";
 import { LocalEventHub } from "../runtime/event-hub.js";
-import { SessionLock } from "../runtime/session-lock.js";
-import type { LockedRow, SectionReads } from "./postgres-section.js";
+import { prepared } from "./postgres-schema.js";
+import type { SectionReads } from "./postgres-section.js";
+import { PostgresSessionLock } from "./postgres-session-lock.js";
 
 export type { Coordination } from "../runtime/coordination.js";
+
+/** What the store tells a coordination about the leases of its holder that writes gave up or took. */
+export interface LeaseHooks {
+  /** A write that ended the session's turn gave the turn's lease up. */
+  ended(sessionId: string): void;
+  /** A write that started the session's turn took its lease, sent at `sent` (performance.now()). */
+  taken(sessionId: string, sent: number): void;
+}
 
 /** What the Postgres store hands its coordination. */
 export interface PostgresCoordinationOptions {
@@ -20,18 +29,25 @@ export interface PostgresCoordinationOptions {
   readEvents(sessionId: string, afterSeq: number, limit?: number): Promise<ProtocolEvent[]>;
   /** Where a section's lock hands the session it read with it to the store. */
   sections: SectionReads;
+  /** The store's tag in the notifications of its commits. */
+  origin: string;
+  /** The store's writes to the session not done yet. */
+  writesInFlight(sessionId: string): Promise<unknown>[];
+  /** Where the coordination registers, by holder, what to do when a write ended or took a turn's lease. */
+  leases: Map<string, LeaseHooks>;
   leaseMs: number;
 }
-
-/** The advisory-lock namespace of session locks (the first key of `pg_advisory_lock(int, int)`). */
-const LOCK_SPACE = 0x48495431; // "HIT1"
 
 /**
  * How instances on one Postgres database act as one:
  * - a session's critical sections take turns on an advisory lock (after this process's own
- *   queue, so an instance waits on the database with one connection per session at most);
+ *   queue, so an instance waits on the database with one connection per session at most); a
+ *   section's lock passes straight to the session's next section when that one starts here
+ *   before the event loop's turn ends (see {@link PostgresSessionLock});
  * - a turn is driven by the holder of its lease (a row with a holder, a fencing token and an
- *   expiry, renewed by a heartbeat every third of `leaseMs`); a dead holder's lease lapses;
+ *   expiry, renewed by a heartbeat every third of `leaseMs`); a dead holder's lease lapses. The
+ *   store's write that starts a turn takes the lease for its instance (unless another live one
+ *   holds it), and the turn's write that ends it gives the lease up;
  * - events reach other instances' streams through `LISTEN`: the payload names the session and
  *   its new seqs, the events are read from the log, and after a dropped connection the
  *   listener reconnects and catches every listened session up from the log;
@@ -45,54 +61,44 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
   const abortLocally = (sessionId: string, cause: AbortCause) => {
     for (const listener of abortListeners) listener(sessionId, cause);
   };
-  // Sections wait here, never on the store's pool, so a section holding a lock always finds
-  // a connection for its reads and writes.
-  const lockPool = new pg.Pool({ connectionString: options.connectionString, max: 16 });
-  lockPool.on("error", () => {});
-
-  const local = new SessionLock();
-  const lockSession = { name: `${s}_lock_session`, text: `SELECT * FROM ${s}.lock_session($1, $2)` };
-  const lock: SessionLocker = {
-    run: (sessionId, section) =>
-      local.run(sessionId, async () => {
-        await ready;
-        const client = await lockPool.connect();
-        let broken: unknown;
-        // While the section runs the connection sits idle, holding the lock: if it drops then, the
-        // next query on it (the unlock) reports it; the event alone must not end the process.
-        const dropped = (error: Error) => {
-          broken = error;
-        };
-        client.on("error", dropped);
-        const release = () => {
-          client.off("error", dropped);
-          client.release(broken instanceof Error ? broken : undefined);
-        };
-        let row: LockedRow | undefined;
-        try {
-          // The lock and the section's first reads in one round trip (see `lockSessionFunction`).
-          ({
-            rows: [row],
-          } = await client.query<LockedRow>({ ...lockSession, values: [LOCK_SPACE, sessionId] }));
-        } catch (error) {
-          broken = error;
-          release();
-          throw error;
-        }
-        try {
-          return await options.sections.run(sessionId, row, section);
-        } finally {
-          // The section's caller goes on without waiting for the unlock: a next section (here or
-          // in another instance) waits for it in the database, and the connection returns to
-          // the pool once it is done (or, when it failed, the connection is gone and the lock with it).
-          void client
-            .query("SELECT pg_advisory_unlock($1, hashtext($2))", [LOCK_SPACE, sessionId])
-            .catch((error: unknown) => {
-              broken = error;
-            })
-            .finally(release);
-        }
-      }),
+  const lock = new PostgresSessionLock({
+    connectionString: options.connectionString,
+    ready,
+    schema: s,
+    sections: options.sections,
+    writesInFlight: options.writesInFlight,
+  });
+  const statements = {
+    // A new holder gets the next fencing token; the same holder renews its own.
+    acquire: prepared(
+      s,
+      "acquire_lease",
+      `INSERT INTO ${s}.turn_leases AS lease (session_id, holder, token, expires_at)
+       VALUES ($1, $2, 1, now() + make_interval(secs => $3))
+       ON CONFLICT (session_id) DO UPDATE SET holder = $2, expires_at = now() + make_interval(secs => $3),
+         token = CASE WHEN lease.holder = $2 THEN lease.token ELSE lease.token + 1 END
+       WHERE lease.holder = $2 OR lease.expires_at <= now()
+       RETURNING token`,
+    ),
+    left: prepared(
+      s,
+      "lease_left",
+      `SELECT extract(epoch FROM expires_at - now()) * 1000 AS left_ms FROM ${s}.turn_leases
+       WHERE session_id = $1 AND holder = $2 AND expires_at > now()`,
+    ),
+    release: prepared(s, "release_lease", `DELETE FROM ${s}.turn_leases WHERE session_id = $1 AND holder = $2`),
+    renew: prepared(
+      s,
+      "renew_leases",
+      `UPDATE ${s}.turn_leases SET expires_at = now() + make_interval(secs => $3)
+       WHERE holder = $1 AND session_id = ANY($2) AND expires_at > now() RETURNING session_id`,
+    ),
+    releaseAll: prepared(
+      s,
+      "release_leases",
+      `DELETE FROM ${s}.turn_leases WHERE holder = $1 AND session_id = ANY($2)`,
+    ),
+    notify: prepared(s, "notify", "SELECT pg_notify($1, $2)"),
   };
 
   // Each lease this instance holds, with when it certainly still holds it (performance.now()):
@@ -101,22 +107,38 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
   const held = new Map<string, number>();
   const leaseSeconds = options.leaseMs / 1000;
   const margin = options.leaseMs / 3;
+  // Turns whose last write gave their lease up: releasing them asks nothing.
+  const ended = new Set<string>();
+  // Leases the writes that started their turns took (until when they certainly hold), for the
+  // drives those writes kick here: acquiring one asks nothing. One no drive takes lapses.
+  const taken = new Map<string, number>();
+  options.leases.set(holder, {
+    ended(sessionId) {
+      held.delete(sessionId);
+      taken.delete(sessionId);
+      ended.add(sessionId);
+    },
+    taken(sessionId, sent) {
+      const now = performance.now();
+      if (taken.size >= 1_000) for (const [id, until] of taken) if (until <= now) taken.delete(id);
+      taken.set(sessionId, sent + options.leaseMs - margin);
+    },
+  });
   const turns: TurnLeases = {
     holder,
     async acquire(sessionId) {
       await ready;
+      const until = taken.get(sessionId);
+      taken.delete(sessionId);
+      if (until !== undefined && performance.now() < until) {
+        ended.delete(sessionId);
+        held.set(sessionId, until);
+        return true;
+      }
       const sent = performance.now();
-      // A new holder gets the next fencing token; the same holder renews its own.
-      const { rows } = await pool.query(
-        `INSERT INTO ${s}.turn_leases AS lease (session_id, holder, token, expires_at)
-         VALUES ($1, $2, 1, now() + make_interval(secs => $3))
-         ON CONFLICT (session_id) DO UPDATE SET holder = $2, expires_at = now() + make_interval(secs => $3),
-           token = CASE WHEN lease.holder = $2 THEN lease.token ELSE lease.token + 1 END
-         WHERE lease.holder = $2 OR lease.expires_at <= now()
-         RETURNING token`,
-        [sessionId, holder, leaseSeconds],
-      );
+      const { rows } = await pool.query({ ...statements.acquire, values: [sessionId, holder, leaseSeconds] });
       if (rows.length === 0) return false;
+      ended.delete(sessionId);
       held.set(sessionId, sent + options.leaseMs - margin);
       return true;
     },
@@ -126,11 +148,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
       if (until === undefined) return false;
       if (performance.now() < until) return true;
       const sent = performance.now();
-      const { rows } = await pool.query<{ left_ms: number }>(
-        `SELECT extract(epoch FROM expires_at - now()) * 1000 AS left_ms FROM ${s}.turn_leases
-         WHERE session_id = $1 AND holder = $2 AND expires_at > now()`,
-        [sessionId, holder],
-      );
+      const { rows } = await pool.query<{ left_ms: number }>({ ...statements.left, values: [sessionId, holder] });
       const left = rows[0] && Number(rows[0].left_ms);
       if (left === undefined) return false;
       if (held.has(sessionId)) held.set(sessionId, sent + left - margin);
@@ -138,7 +156,9 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
     },
     async release(sessionId) {
       held.delete(sessionId);
-      await pool.query(`DELETE FROM ${s}.turn_leases WHERE session_id = $1 AND holder = $2`, [sessionId, holder]);
+      taken.delete(sessionId);
+      if (ended.delete(sessionId)) return;
+      await pool.query({ ...statements.release, values: [sessionId, holder] });
     },
   };
 
@@ -147,14 +167,15 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
     if (held.size === 0) return;
     const asked = [...held.keys()];
     const sent = performance.now();
-    const { rows } = await pool.query<{ session_id: string }>(
-      `UPDATE ${s}.turn_leases SET expires_at = now() + make_interval(secs => $3)
-       WHERE holder = $1 AND session_id = ANY($2) AND expires_at > now() RETURNING session_id`,
-      [holder, asked, leaseSeconds],
-    );
+    const { rows } = await pool.query<{ session_id: string }>({
+      ...statements.renew,
+      values: [holder, asked, leaseSeconds],
+    });
     const renewed = new Set(rows.map((row) => row.session_id));
     for (const sessionId of asked) {
-      if (!held.has(sessionId)) continue;
+      const until = held.get(sessionId);
+      // Given up meanwhile, or taken again after this renewal was sent: not this renewal's to judge.
+      if (until === undefined || until > sent + options.leaseMs - margin) continue;
       if (renewed.has(sessionId)) {
         held.set(sessionId, sent + options.leaseMs - margin);
         continue;
@@ -165,12 +186,21 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
   };
 
   const hub = new PostgresEventHub(options.readEvents, (sessionId) =>
-    pool.query("SELECT pg_notify($1, $2)", [control, JSON.stringify(["end", sessionId])]).then(() => {}),
+    pool.query({ ...statements.notify, values: [control, JSON.stringify(["end", sessionId])] }).then(() => {}),
   );
   const listener = new Listener(options.connectionString, [channel, control], (name, payload) => {
     if (name === channel) {
-      const [sessionId, first, last] = JSON.parse(payload) as [string, number, number];
-      hub.notified(sessionId, first, last);
+      const [sessionId, first, last, origin] = JSON.parse(payload) as [string, number, number, string?];
+      if (origin !== options.origin) {
+        hub.notified(sessionId, first, last);
+        return;
+      }
+      // This store's own commit: the runtime publishes it here once the write returns, which the
+      // notification may overtake. Looked at after the session's writes in flight, it is read
+      // from the log only if no one published it (a write made on the store directly).
+      void Promise.allSettled(options.writesInFlight(sessionId))
+        .then(() => new Promise((resolve) => setImmediate(resolve)))
+        .then(() => hub.notified(sessionId, first, last));
       return;
     }
     const [kind, sessionId, turnId] = JSON.parse(payload) as ["end" | "abort", string, string?];
@@ -192,22 +222,24 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
       heartbeat.unref?.();
     },
     async requestAbort(sessionId, turnId) {
-      await pool.query("SELECT pg_notify($1, $2)", [control, JSON.stringify(["abort", sessionId, turnId])]);
+      await pool.query({ ...statements.notify, values: [control, JSON.stringify(["abort", sessionId, turnId])] });
     },
     onAbort(listener) {
       abortListeners.push(listener);
     },
     async close() {
+      lock.stop();
       clearInterval(heartbeat);
-      const leases = [...held.keys()];
+      options.leases.delete(holder);
+      ended.clear();
+      const leases = [...held.keys(), ...taken.keys()];
       held.clear();
+      taken.clear();
       if (leases.length > 0) {
-        await pool
-          .query(`DELETE FROM ${s}.turn_leases WHERE holder = $1 AND session_id = ANY($2)`, [holder, leases])
-          .catch(() => {});
+        await pool.query({ ...statements.releaseAll, values: [holder, leases] }).catch(() => {});
       }
       await listener.stop();
-      await lockPool.end();
+      await lock.close();
     },
   };
 }

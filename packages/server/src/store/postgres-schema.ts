@@ -81,3 +81,14 @@ export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
     client.release();
   }
 }
+
+/** A named statement: `pg` parses and plans it once per connection, then only binds and runs it. */
+export interface Prepared {
+  name: string;
+  text: string;
+}
+
+/** The statement `text` named `<schema>_<name>`; a name stays with one text, as `pg` requires per connection. */
+export function prepared(schema: string, name: string, text: string): Prepared {
+  return { name: `${schema}_${name}`, text };
+}

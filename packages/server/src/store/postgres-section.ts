@@ -83,9 +83,11 @@ export function lockSessionFunction(s: string): string {
  * that version of the row, so a write may skip its read: its statement writes only if the row
  * is still at that version.
  */
-interface SectionRead {
+export interface SectionRead {
   readonly sessionId: string;
   active: boolean;
+  /** A write to the session came from outside the section while it ran or its lock was kept. */
+  stale: boolean;
   version: string | undefined;
   projection: string | undefined;
   messages: Map<string, [number, string, string]> | undefined;
@@ -99,18 +101,22 @@ interface SectionRead {
  * What the session's critical section read with its lock, kept for that section alone
  * (the code running inside it, through `AsyncLocalStorage`) and brought up to date by the
  * section's own writes, so its reads of the session, its open requests and its step's
- * calls cost no round trip. It is only what a read at the section's start would have
+ * calls cost no round trip. A next section that takes the lock over goes on with it, as if
+ * the two were one section. It is only what a read at the section's start would have
  * answered: writes keep every guard in SQL and never rely on it.
  */
 export class SectionReads {
   readonly #current = new AsyncLocalStorage<SectionRead>();
+  /** Per session, the read of its running section, or of the one that ended keeping its lock (see `end`). */
+  readonly #open = new Map<string, SectionRead>();
 
-  /** Runs `section` with `row` as its read of `sessionId`; the read is dropped when it ends. */
-  async run<T>(sessionId: string, row: LockedRow | undefined, section: () => Promise<T>): Promise<T> {
+  /** A section's read of `sessionId` from its lock's row. */
+  open(sessionId: string, row: LockedRow | undefined): SectionRead {
     const read: SectionRead = row
       ? {
           sessionId,
-          active: true,
+          active: false,
+          stale: false,
           version: row.version,
           projection: row.projection,
           messages: new Map((row.step_messages ?? []).map((message) => [message[1], message])),
@@ -124,7 +130,8 @@ export class SectionReads {
         }
       : {
           sessionId,
-          active: true,
+          active: false,
+          stale: false,
           version: undefined,
           projection: undefined,
           messages: undefined,
@@ -133,11 +140,52 @@ export class SectionReads {
           calls: undefined,
           streaming: [],
         };
+    this.#open.set(sessionId, read);
+    return read;
+  }
+
+  /** Runs `section` with `read`, a read opened for it or the one a section before it kept. */
+  async continue<T>(read: SectionRead, section: () => Promise<T>): Promise<T> {
+    read.active = true;
     try {
       return await this.#current.run(read, section);
     } finally {
       read.active = false;
     }
+  }
+
+  /**
+   * `read`'s section ended. With `kept`, its lock is kept for a next section of the session,
+   * which may go on with the read (`take`) unless a write to the session came from outside
+   * its sections meanwhile.
+   */
+  end(read: SectionRead, kept: boolean): void {
+    if (!kept && this.#open.get(read.sessionId) === read) this.#open.delete(read.sessionId);
+  }
+
+  /**
+   * The read of `sessionId`'s last section, which kept its lock, for the next; `undefined`
+   * when it no longer holds. A copy: code the last section started (and that inherited its
+   * read) stays outside the next one.
+   */
+  take(sessionId: string): SectionRead | undefined {
+    const read = this.#open.get(sessionId);
+    if (!read || read.stale) {
+      this.#open.delete(sessionId);
+      return undefined;
+    }
+    const next = { ...read, active: false };
+    this.#open.set(sessionId, next);
+    return next;
+  }
+
+  /**
+   * A write to `sessionId` starts or ends: unless it is in the session's section, the
+   * section's read may miss it, and no section after it goes on with that read.
+   */
+  outside(sessionId: string): void {
+    const read = this.#open.get(sessionId);
+    if (read && !this.#of(sessionId)) read.stale = true;
   }
 
   /** The running section's read of `sessionId`, when the caller runs inside that section. */
@@ -146,11 +194,24 @@ export class SectionReads {
     return read?.active && read.sessionId === sessionId ? read : undefined;
   }
 
-  /** The session's row (`null`: no such session), or `undefined` when it must be read. */
+  /**
+   * The session's row (`null`: no such session), or `undefined` when it must be read. Outside
+   * its sections too, while the last one keeps its lock and left the session waiting or idle:
+   * then no turn runs, so every write to it waits for that lock (a turn's driver writes
+   * without it), and the read with this process's writes is still the database's.
+   */
   session(sessionId: string): SessionRow | null | undefined {
-    const read = this.#of(sessionId);
+    const read = this.#of(sessionId) ?? this.#idle(sessionId);
     if (!read) return undefined;
     return read.row ?? (read.open ? null : undefined);
+  }
+
+  /** The read of the session's last section, which keeps its lock, when it left no turn running. */
+  #idle(sessionId: string): SectionRead | undefined {
+    const read = this.#open.get(sessionId);
+    if (!read || read.active || read.stale || !read.row) return undefined;
+    const { status } = JSON.parse(read.row.body) as SessionRecord;
+    return status === "waiting" || status === "idle" ? read : undefined;
   }
 
   /** The session's open requests, or `undefined` when they must be read. */
@@ -181,6 +242,8 @@ export class SectionReads {
   /**
    * What a write of `batch` would have read, when the section knows it all at a version of
    * the row: the write's statement then checks that version (and the lease) instead.
+   * A message the batch starts (`started`) that the section does not know is taken to be
+   * new (`fresh`): the statement inserts it and fails if it exists after all.
    * `undefined` when the write must read (a message or call it touches is not known, or a
    * request it requires open is not open).
    */
@@ -189,7 +252,8 @@ export class SectionReads {
     batch: WriteBatch,
     messageIds: Set<string>,
     toolCallIds: string[],
-  ): WriteRow | undefined {
+    started: ReadonlySet<string>,
+  ): { row: WriteRow; fresh: Set<string> } | undefined {
     const read = this.#of(sessionId);
     if (!read?.version || !read.row || !read.open || !read.calls || !read.messages || read.projection === undefined) {
       return undefined;
@@ -204,13 +268,15 @@ export class SectionReads {
       if (messageId) ids.add(messageId);
     }
     const touched: [number, string, string][] = [];
+    const fresh = new Set<string>();
     for (const id of ids) {
       const message = read.messages.get(id);
-      if (!message) return undefined;
-      touched.push(message);
+      if (message) touched.push(message);
+      else if (started.has(id)) fresh.add(id);
+      else return undefined;
     }
     const { body, last_seq, transcript_len, owner } = read.row;
-    return {
+    const row: WriteRow = {
       version: read.version,
       status: (JSON.parse(body) as SessionRecord).status,
       body,
@@ -222,6 +288,7 @@ export class SectionReads {
       touched: touched.length > 0 ? touched : null,
       leased: true,
     };
+    return { row, fresh };
   }
 
   /** The section wrote a batch to its session, with `change`. */

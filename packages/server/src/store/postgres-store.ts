@@ -1,9 +1,10 @@
+import { randomBytes } from "node:crypto";
 import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import type { ProtocolEvent } from "@hitl-kit/protocol";
 import pg from "pg";
 import { stampEvents } from "./apply-batch.js";
-import { type Coordination, postgresCoordination } from "./postgres-coordination.js";
-import { checkSchemaName, migrate } from "./postgres-schema.js";
+import { type Coordination, type LeaseHooks, postgresCoordination } from "./postgres-coordination.js";
+import { checkSchemaName, migrate, type Prepared, prepared } from "./postgres-schema.js";
 import { SectionReads, type SessionRow, type WriteChange, type WriteRow } from "./postgres-section.js";
 import {
   emptyProjection,
@@ -48,7 +49,8 @@ export interface PostgresStoreOptions {
  * commit that appended events notifies the other instances
  * (`NOTIFY` with the session and its seqs). The schema is created or migrated on start.
  * Runtimes on this store take turns on a session through advisory locks and a lease per
- * running turn, so exactly one instance drives a turn.
+ * running turn, so exactly one instance drives a turn. Every statement is prepared once per
+ * connection.
  * @example
  * const runtime = createAgentRuntime({ model, tools, store: postgresStore(process.env.DATABASE_URL!) });
  */
@@ -64,10 +66,19 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
   const ready = migrate(pool, s);
   // Callers see a failed migration on their first call; nothing is left unhandled meanwhile.
   ready.catch(() => {});
-  const query = async <R extends pg.QueryResultRow>(sql: string, values?: unknown[]) => {
+  // Every statement is named, so each connection parses and plans it once (see `prepared`).
+  const query = async <R extends pg.QueryResultRow>(statement: Prepared, values?: unknown[]) => {
     await ready;
-    return (await pool.query<R>(sql, values)).rows;
+    return (await pool.query<R>({ ...statement, ...(values ? { values } : {}) })).rows;
   };
+  const named = (name: string, text: string) => prepared(s, name, text);
+  // This store's tag in its notifications: its coordination knows its own commits are published locally.
+  const origin = randomBytes(6).toString("hex");
+  // The writes in flight per session, for the coordination to wait on before it reads events it was notified of.
+  const writing = new Map<string, Set<Promise<unknown>>>();
+  // Per holder (a coordination of this store), what a write that ends or starts a turn did to its lease.
+  const leases = new Map<string, LeaseHooks>();
+  const leaseSeconds = (options.leaseMs ?? 10_000) / 1000;
   const sessionColumns = "body, last_seq, owner, updated_at, transcript_len";
   // What each critical section read with its lock (see postgres-coordination), for the section's own reads.
   const sections = new SectionReads();
@@ -75,13 +86,39 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     `SELECT ${sessionColumns} FROM ${s}.sessions WHERE ${owner ? "owner = $4 AND " : ""}(created_at, session_id) < ($1, $2)
      ORDER BY created_at DESC, session_id DESC LIMIT $3`;
 
+  const statements = {
+    readEvents: named(
+      "read_events",
+      `SELECT body FROM ${s}.events WHERE session_id = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3`,
+    ),
+    session: named("session", `SELECT ${sessionColumns} FROM ${s}.sessions WHERE session_id = $1`),
+    sessionsAfter: named("sessions_after", sessionsAfter(false)),
+    ownerSessionsAfter: named("owner_sessions_after", sessionsAfter(true)),
+    countSessions: named("count_sessions", `SELECT COUNT(*)::int AS count FROM ${s}.sessions WHERE owner = $1`),
+    snapshot: named(
+      "snapshot",
+      `SELECT s.last_seq, s.projection, (SELECT json_agg(json_build_array(m.idx, m.body) ORDER BY m.idx DESC)
+         FROM (SELECT idx, body FROM ${s}.messages WHERE session_id = $1 AND idx < $2 ORDER BY idx DESC LIMIT $3) m) AS page
+       FROM ${s}.sessions s WHERE s.session_id = $1`,
+    ),
+    requests: named("requests", `SELECT body FROM ${s}.requests WHERE session_id = $1 AND request_id = ANY($2)`),
+    projection: named("projection", `SELECT projection FROM ${s}.sessions WHERE session_id = $1`),
+    transcript: named(
+      "transcript",
+      `SELECT message FROM ${s}.transcript WHERE session_id = $1 AND idx >= $2 ORDER BY idx`,
+    ),
+    toolCalls: named(
+      "tool_calls",
+      `SELECT body FROM ${s}.tool_calls WHERE session_id = $1 AND turn_id = $2 AND step = $3`,
+    ),
+    request: named("request", `SELECT body FROM ${s}.requests WHERE session_id = $1 AND request_id = $2`),
+    openRequests: named("open_requests", `SELECT body FROM ${s}.requests WHERE session_id = $1 AND state = 'open'`),
+  };
+
   const readEvents = async (sessionId: string, afterSeq: number, limit?: number) =>
-    (
-      await query<{ body: string }>(
-        `SELECT body FROM ${s}.events WHERE session_id = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3`,
-        [sessionId, afterSeq, limit ?? null],
-      )
-    ).map((row) => JSON.parse(row.body) as ProtocolEvent);
+    (await query<{ body: string }>(statements.readEvents, [sessionId, afterSeq, limit ?? null])).map(
+      (row) => JSON.parse(row.body) as ProtocolEvent,
+    );
 
   // A write is at most two round trips whatever its batch holds: one read of what the guards
   // and the projection need, with the version of the session's row (its xmin), and one
@@ -128,12 +165,32 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
          ON CONFLICT (session_id, request_id) DO UPDATE SET state = excluded.state,
            expires_at = excluded.expires_at, claimed_until = NULL, body = excluded.body),
        messages AS (INSERT INTO ${s}.messages (session_id, idx, message_id, body)
-         SELECT $1, * FROM unnest($15::int[], $16::text[], $17::text[]) WHERE ${applied}
-         ON CONFLICT (session_id, message_id) DO UPDATE SET idx = excluded.idx, body = excluded.body)
-     SELECT (SELECT version FROM session) AS version, CASE WHEN $24::text IS NOT NULL AND ${applied} THEN pg_notify($25, $24) END`,
+         SELECT $1, m.idx, m.id, m.body FROM unnest($15::int[], $16::text[], $17::text[], $29::bool[]) AS m(idx, id, body, fresh)
+         WHERE NOT m.fresh AND ${applied}
+         ON CONFLICT (session_id, message_id) DO UPDATE SET idx = excluded.idx, body = excluded.body),
+       fresh AS (INSERT INTO ${s}.messages (session_id, idx, message_id, body)
+         SELECT $1, m.idx, m.id, m.body FROM unnest($15::int[], $16::text[], $17::text[], $29::bool[]) AS m(idx, id, body, fresh)
+         WHERE m.fresh AND ${applied}),
+       ended AS (DELETE FROM ${s}.turn_leases l WHERE l.session_id = $1 AND l.holder = $28 AND ${applied}),
+       took AS (INSERT INTO ${s}.turn_leases AS lease (session_id, holder, token, expires_at)
+         SELECT $1, $30, 1, now() + make_interval(secs => $31) WHERE $30::text IS NOT NULL AND ${applied}
+         ON CONFLICT (session_id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at,
+           token = CASE WHEN lease.holder = excluded.holder THEN lease.token ELSE lease.token + 1 END
+         WHERE lease.holder = excluded.holder OR lease.expires_at <= now()
+         RETURNING token)
+     SELECT (SELECT version FROM session) AS version, EXISTS (SELECT 1 FROM took) AS took,
+       CASE WHEN $24::text IS NOT NULL AND ${applied} THEN pg_notify($25, $24) END`,
   };
 
-  type Written = { result: WriteResult; after?: WriteChange };
+  /**
+   * What a write did: `after` when it applied; `lease` when it also gave its turn's lease up
+   * (`ended`) or took the lease of the turn it started for a holder, at `sent` (performance.now()).
+   */
+  type Written = {
+    result: WriteResult;
+    after?: WriteChange;
+    lease?: { holder: string; ended: true } | { holder: string; ended: false; sent: number };
+  };
 
   /** Writes a batch; when it applied, answers what it changed, for the section's read to follow. */
   async function write(sessionId: string, batch: WriteBatch): Promise<Written> {
@@ -172,9 +229,15 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     const messageIds = new Set(touched.messageIds);
     for (const call of calls) if (call.messageId && ofCalls.has(call.toolCallId)) messageIds.add(call.messageId);
     let row: WriteRow | undefined;
+    // Known, the messages this batch starts that the section does not know are taken to be new:
+    // the statement inserts them without upserting, so one that exists fails it, and the write reads.
+    let fresh = new Set<string>();
     if (mode === "known") {
-      row = sections.rowForWrite(sessionId, batch, messageIds, touched.toolCallIds);
-      if (!row) return undefined;
+      const started = new Set<string>();
+      for (const event of batch.events ?? []) if (event.type === "message.started") started.add(event.messageId);
+      const known = sections.rowForWrite(sessionId, batch, messageIds, touched.toolCallIds, started);
+      if (!known) return undefined;
+      ({ row, fresh } = known);
     } else {
       if (locked && (await client.query({ ...lockRow, values: [sessionId] })).rows.length === 0) {
         return { result: { ok: false, reason: "not_found" } };
@@ -216,11 +279,22 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       ]);
     }
     const upserts = change?.upserts ?? [];
+    if ([...fresh].some((id) => !upserts.some((entry) => entry.message.id === id))) return undefined;
+    // The write that ends its turn (the session waits or is idle) gives the turn's lease up. The
+    // write that starts a turn (a message, or the last answer the turn waited for) takes it for
+    // this store's instance, which drives the turn next, when the store serves one instance.
+    const endsTurn =
+      batch.requireLease !== undefined && (batch.session?.status === "waiting" || batch.session?.status === "idle");
+    const [taker] = leases.size === 1 ? leases.keys() : [];
+    const startsTurn =
+      batch.requireLease === undefined &&
+      (batch.session?.status === "running" || batch.session?.status === "resuming") &&
+      (row.status === "waiting" || row.status === "idle");
+    const takes = startsTurn && taker !== undefined ? taker : null;
+    const sent = performance.now();
     const lastSeq = row.last_seq + events.length;
     const transcriptLength = row.transcript_len + transcript.length;
-    const {
-      rows: [wrote],
-    } = await client.query<{ version: string | null }>({
+    const statement = client.query<{ version: string | null; took: boolean }>({
       ...writeAll,
       values: [
         sessionId,
@@ -247,13 +321,25 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
         transcriptLength,
         change?.projection ?? row.projection,
         // Delivered once the transaction commits, and only then: other instances read the events from the log.
-        events.length > 0 ? JSON.stringify([sessionId, events[0]!.seq, lastSeq]) : null,
+        events.length > 0 ? JSON.stringify([sessionId, events[0]!.seq, lastSeq, origin]) : null,
         channel,
         row.version,
         // Locked, the read checked the lease with the row locked, as every write of the session waits for it.
         locked ? null : (batch.requireLease ?? null),
+        endsTurn ? batch.requireLease : null,
+        upserts.map((entry) => fresh.has(entry.message.id)),
+        takes,
+        leaseSeconds,
       ],
     });
+    let wrote: { version: string | null; took: boolean } | undefined;
+    try {
+      [wrote] = (await statement).rows;
+    } catch (error) {
+      // A message taken to be new exists: the section did not know it.
+      if (mode === "known" && (error as { code?: string }).code === "23505") return undefined;
+      throw error;
+    }
     if (!wrote?.version) {
       // Known, the section's read is behind the row: it is not used for a write again.
       if (mode === "known") sections.behind(sessionId);
@@ -261,6 +347,8 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     }
     return {
       result: { ok: true, events },
+      ...(endsTurn ? { lease: { holder: batch.requireLease!, ended: true as const } } : {}),
+      ...(takes && wrote.took ? { lease: { holder: takes, ended: false as const, sent } } : {}),
       after: {
         basedOn: row.version,
         version: wrote.version,
@@ -310,8 +398,11 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     async createSession({ owner, ...session }) {
       const { sessionId, createdAt, status } = session;
       await query(
-        `INSERT INTO ${s}.sessions (session_id, owner, created_at, updated_at, status, last_seq, transcript_len, body, projection)
+        named(
+          "create_session",
+          `INSERT INTO ${s}.sessions (session_id, owner, created_at, updated_at, status, last_seq, transcript_len, body, projection)
          VALUES ($1, $2, $3, $3, $4, 0, 0, $5, $6)`,
+        ),
         [sessionId, owner ?? null, createdAt, status, JSON.stringify(session), JSON.stringify(emptyProjection)],
       ).catch((error: { code?: string }) => {
         if (error.code === "23505") throw new Error(`Session ${sessionId} exists already.`);
@@ -321,9 +412,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     async getSession(sessionId) {
       const locked = sections.session(sessionId);
       if (locked !== undefined) return locked === null ? undefined : fromRow(locked);
-      const [row] = await query<SessionRow>(`SELECT ${sessionColumns} FROM ${s}.sessions WHERE session_id = $1`, [
-        sessionId,
-      ]);
+      const [row] = await query<SessionRow>(statements.session, [sessionId]);
       return row && fromRow(row);
     },
     async listSessions({ owner, limit = 50, after } = {}) {
@@ -331,21 +420,19 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       const cursor = after ? [after.createdAt, after.sessionId] : ["~", ""];
       const rows =
         owner === undefined
-          ? await query<SessionRow>(sessionsAfter(false), [...cursor, limit])
-          : await query<SessionRow>(sessionsAfter(true), [...cursor, limit, owner]);
+          ? await query<SessionRow>(statements.sessionsAfter, [...cursor, limit])
+          : await query<SessionRow>(statements.ownerSessionsAfter, [...cursor, limit, owner]);
       return rows.map((row): SessionSummary => {
         const { sessionId, createdAt, updatedAt, title, status, lastSeq } = fromRow(row);
         return { sessionId, createdAt, updatedAt, status, lastSeq, ...(title === undefined ? {} : { title }) };
       });
     },
     async countSessions(owner) {
-      const [row] = await query<{ count: number }>(
-        `SELECT COUNT(*)::int AS count FROM ${s}.sessions WHERE owner = $1`,
-        [owner],
-      );
+      const [row] = await query<{ count: number }>(statements.countSessions, [owner]);
       return row?.count ?? 0;
     },
     async deleteSession(sessionId) {
+      sections.outside(sessionId);
       sections.forget(sessionId);
       return inTransaction(async (client) => {
         for (const table of ["events", "transcript", "tool_calls", "requests", "messages", "turn_leases"]) {
@@ -357,7 +444,10 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     },
     async listIdleSessions(updatedBefore, limit = 100) {
       const rows = await query<{ session_id: string }>(
-        `SELECT session_id FROM ${s}.sessions WHERE updated_at < $1 ORDER BY updated_at LIMIT $2`,
+        named(
+          "idle_sessions",
+          `SELECT session_id FROM ${s}.sessions WHERE updated_at < $1 ORDER BY updated_at LIMIT $2`,
+        ),
         [updatedBefore, limit],
       );
       return rows.map((row) => row.session_id);
@@ -366,9 +456,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     async readSnapshot(sessionId, { before = 2 ** 31 - 1, limit = SNAPSHOT_PAGE } = {}) {
       // The projection's state and the page (newest first, one more than asked) in one round trip.
       const [row] = await query<{ last_seq: number; projection: string; page: [number, string][] | null }>(
-        `SELECT s.last_seq, s.projection, (SELECT json_agg(json_build_array(m.idx, m.body) ORDER BY m.idx DESC)
-           FROM (SELECT idx, body FROM ${s}.messages WHERE session_id = $1 AND idx < $2 ORDER BY idx DESC LIMIT $3) m) AS page
-         FROM ${s}.sessions s WHERE s.session_id = $1`,
+        statements.snapshot,
         [sessionId, Math.min(before, 2 ** 31 - 1), limit + 1],
       );
       if (!row) return undefined;
@@ -382,61 +470,47 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       const settled =
         ids.length === 0
           ? []
-          : (
-              await query<{ body: string }>(
-                `SELECT body FROM ${s}.requests WHERE session_id = $1 AND request_id = ANY($2)`,
-                [sessionId, ids],
-              )
-            ).map((request) => JSON.parse(request.body) as RequestRecord);
+          : (await query<{ body: string }>(statements.requests, [sessionId, ids])).map(
+              (request) => JSON.parse(request.body) as RequestRecord,
+            );
       return snapshotOf(sessionId, row.last_seq, state, page, rows.length > limit, settled);
     },
     async streamingMessageIds(sessionId) {
       const locked = sections.streaming(sessionId);
       if (locked) return locked;
-      const [row] = await query<{ projection: string }>(`SELECT projection FROM ${s}.sessions WHERE session_id = $1`, [
-        sessionId,
-      ]);
+      const [row] = await query<{ projection: string }>(statements.projection, [sessionId]);
       return row ? (JSON.parse(row.projection) as ProjectionState).streaming : [];
     },
     async readTranscript(sessionId, from = 0) {
-      const rows = await query<{ message: string }>(
-        `SELECT message FROM ${s}.transcript WHERE session_id = $1 AND idx >= $2 ORDER BY idx`,
-        [sessionId, from],
-      );
+      const rows = await query<{ message: string }>(statements.transcript, [sessionId, from]);
       return rows.map((row) => JSON.parse(row.message) as LanguageModelV4Message);
     },
     async getToolCalls(sessionId, turnId, step) {
       const locked = sections.toolCalls(sessionId, turnId, step);
       if (locked) return locked;
-      const rows = await query<{ body: string }>(
-        `SELECT body FROM ${s}.tool_calls WHERE session_id = $1 AND turn_id = $2 AND step = $3`,
-        [sessionId, turnId, step],
-      );
+      const rows = await query<{ body: string }>(statements.toolCalls, [sessionId, turnId, step]);
       return rows.map((row) => JSON.parse(row.body) as ToolCallRecord);
     },
     async getRequest(sessionId, requestId) {
       const open = sections.openRequest(sessionId, requestId);
       if (open) return open;
-      const [row] = await query<{ body: string }>(
-        `SELECT body FROM ${s}.requests WHERE session_id = $1 AND request_id = $2`,
-        [sessionId, requestId],
-      );
+      const [row] = await query<{ body: string }>(statements.request, [sessionId, requestId]);
       return row && (JSON.parse(row.body) as RequestRecord);
     },
     async getOpenRequests(sessionId) {
       const locked = sections.openRequests(sessionId);
       if (locked) return locked;
-      const rows = await query<{ body: string }>(
-        `SELECT body FROM ${s}.requests WHERE session_id = $1 AND state = 'open'`,
-        [sessionId],
-      );
+      const rows = await query<{ body: string }>(statements.openRequests, [sessionId]);
       return rows.map((row) => JSON.parse(row.body) as RequestRecord);
     },
     async listSessionsToRecover() {
       // A turn another instance holds a live lease on is that instance's, not a leftover.
       const rows = await query<{ session_id: string }>(
-        `SELECT session_id FROM ${s}.sessions WHERE status IN ('running', 'resuming') AND NOT EXISTS (
-           SELECT 1 FROM ${s}.turn_leases WHERE turn_leases.session_id = sessions.session_id AND expires_at > now())`,
+        named(
+          "to_recover",
+          `SELECT session_id FROM ${s}.sessions WHERE status IN ('running', 'resuming') AND NOT EXISTS (
+             SELECT 1 FROM ${s}.turn_leases WHERE turn_leases.session_id = sessions.session_id AND expires_at > now())`,
+        ),
       );
       return rows.map((row) => row.session_id);
     },
@@ -444,30 +518,46 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       // Each due request is claimed by one instance for a while (`claimMs`), so instances
       // sweeping at once share the work instead of all settling the same requests.
       const rows = await query<{ session_id: string; request_id: string }>(
-        `UPDATE ${s}.requests SET claimed_until = $3 WHERE (session_id, request_id) IN (
-           SELECT session_id, request_id FROM ${s}.requests
-           WHERE state = 'open' AND expires_at <= $1 AND (claimed_until IS NULL OR claimed_until <= $4)
-           ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-         RETURNING session_id, request_id, expires_at`,
+        named(
+          "claim_expired",
+          `UPDATE ${s}.requests SET claimed_until = $3 WHERE (session_id, request_id) IN (
+             SELECT session_id, request_id FROM ${s}.requests
+             WHERE state = 'open' AND expires_at <= $1 AND (claimed_until IS NULL OR claimed_until <= $4)
+             ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+           RETURNING session_id, request_id, expires_at`,
+        ),
         [now, limit, Date.now() + (options.claimMs ?? 10_000), Date.now()],
       );
       return rows.map((row) => ({ sessionId: row.session_id, requestId: row.request_id }));
     },
     async nextExpiry() {
       const [row] = await query<{ next: string | null }>(
-        `SELECT MIN(expires_at) AS next FROM ${s}.requests WHERE state = 'open' AND expires_at IS NOT NULL`,
+        named(
+          "next_expiry",
+          `SELECT MIN(expires_at) AS next FROM ${s}.requests WHERE state = 'open' AND expires_at IS NOT NULL`,
+        ),
       );
       return row?.next == null ? undefined : Number(row.next);
     },
     async write(sessionId, batch) {
+      sections.outside(sessionId);
+      const written = write(sessionId, batch);
+      const inFlight = writing.get(sessionId) ?? new Set();
+      writing.set(sessionId, inFlight.add(written));
       try {
-        const { result, after } = await write(sessionId, batch);
+        const { result, after, lease } = await written;
         if (after) sections.wrote(sessionId, batch, after);
         else sections.forget(sessionId);
+        if (lease?.ended) leases.get(lease.holder)?.ended(sessionId);
+        else if (lease) leases.get(lease.holder)?.taken(sessionId, lease.sent);
         return result;
       } catch (error) {
         sections.forget(sessionId);
         throw error;
+      } finally {
+        sections.outside(sessionId);
+        inFlight.delete(written);
+        if (inFlight.size === 0 && writing.get(sessionId) === inFlight) writing.delete(sessionId);
       }
     },
     coordinate() {
@@ -479,6 +569,9 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
         channel,
         readEvents,
         sections,
+        origin,
+        writesInFlight: (sessionId) => [...(writing.get(sessionId) ?? [])],
+        leases,
         leaseMs: options.leaseMs ?? 10_000,
       });
     },

@@ -1,23 +1,12 @@
 import { type Served, scriptedModel, serve } from "@hitl-kit/server";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import {
-  type PostgresCluster,
-  postgresAvailable,
-  startPostgres,
-} from "../../../packages/server/test/postgres-cluster.js";
+import { describe, expect, it, vi } from "vitest";
+import { postgresAvailable } from "../../../packages/server/test/postgres-cluster.js";
+import { throwawayDatabase } from "../../../packages/server/test/postgres-database.js";
 import { type ChatApp, createChatApp } from "../server/chat-app.js";
 import { readChatConfig } from "../server/chat-config.js";
 import { demoScript } from "../server/demo-script.js";
 
-let cluster: PostgresCluster | undefined;
-let databaseUrl = "";
-if (postgresAvailable) {
-  beforeAll(async () => {
-    cluster = await startPostgres();
-    databaseUrl = await cluster.createDatabase();
-  }, 60_000);
-  afterAll(() => cluster?.stop());
-}
+const postgres = throwawayDatabase("demo");
 
 describe("the demo on Postgres (DATABASE_URL)", () => {
   it("refuses a DATABASE_URL that is not a PostgreSQL URL, naming the variable", () => {
@@ -34,7 +23,7 @@ describe("the demo on Postgres (DATABASE_URL)", () => {
       try {
         for (let index = 0; index < 2; index += 1) {
           const app = createChatApp({
-            ...readChatConfig({ DATABASE_URL: databaseUrl }),
+            ...readChatConfig({ DATABASE_URL: postgres.url() }),
             model: { model: scriptedModel(demoScript), label: "scripted" },
             logger: { warn: () => {}, error: () => {} },
           });

@@ -1,6 +1,7 @@
 import type { ProtocolEvent } from "@hitl-kit/protocol";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { defaultFrameScheduler, eventPacer, FRAME_MS, type FrameScheduler } from "../src/event-pacer.js";
+import { defaultFrameScheduler, eventPacer, FRAME_MS } from "../src/event-pacer.js";
+import { manualFrames } from "./manual-frames.js";
 
 const delta = (seq: number): ProtocolEvent => ({
   seq,
@@ -11,23 +12,6 @@ const delta = (seq: number): ProtocolEvent => ({
   delta: "w ",
 });
 const seqs = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index);
-
-/** Frames that run only when the test says so, like a display's. */
-function manualFrames() {
-  let callbacks: (() => void)[] = [];
-  const schedule: FrameScheduler = (callback) => {
-    callbacks.push(callback);
-    return () => {
-      callbacks = callbacks.filter((queued) => queued !== callback);
-    };
-  };
-  const frame = () => {
-    const due = callbacks;
-    callbacks = [];
-    for (const callback of due) callback();
-  };
-  return { schedule, frame, waiting: () => callbacks.length };
-}
 
 describe("eventPacer", () => {
   let batches: number[][];

@@ -1,7 +1,7 @@
 import { type EventInput, eventFrameEncoder, type ProtocolEvent } from "@hitl-kit/protocol";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { FrameScheduler } from "../src/event-pacer.js";
 import { openEventStream } from "../src/open-event-stream.js";
+import { manualFrames } from "./manual-frames.js";
 
 const encode = eventFrameEncoder();
 /** The frame of the `seq`th event: the message's start, then one-word deltas. */
@@ -13,23 +13,6 @@ const frameOf = (seq: number) => {
   return encode({ ...input, seq, sessionId: "s", at: "now" } as ProtocolEvent);
 };
 const bytes = (text: string) => new TextEncoder().encode(text);
-
-/** Frames that run only when the test says so, like a display's. */
-function manualFrames() {
-  let callbacks: (() => void)[] = [];
-  const schedule: FrameScheduler = (callback) => {
-    callbacks.push(callback);
-    return () => {
-      callbacks = callbacks.filter((queued) => queued !== callback);
-    };
-  };
-  const frame = () => {
-    const due = callbacks;
-    callbacks = [];
-    for (const callback of due) callback();
-  };
-  return { schedule, frame, waiting: () => callbacks.length };
-}
 
 /** A body like a fetch body's: each read hands over everything that arrived since the last one. */
 function networkBody() {

@@ -1,24 +1,16 @@
 import type { ProtocolEvent } from "@hitl-kit/protocol";
 import { defineTool, emptySnapshot, reduceSession } from "@hitl-kit/protocol";
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { z } from "zod";
 import { type AgentRuntime, createAgentRuntime, implement, type SessionStore, scriptedModel } from "../src/index.js";
 import { postgresStore } from "../src/store/postgres-store.js";
 import { checkOneResultPerCall, quiet } from "./harness.js";
-import { type PostgresCluster, postgresAvailable, startPostgres } from "./postgres-cluster.js";
+import { postgresAvailable } from "./postgres-cluster.js";
+import { throwawayDatabase } from "./postgres-database.js";
 import { pickTemplate } from "./tools.js";
 
-let cluster: PostgresCluster | undefined;
-let database = "";
-let schemas = 0;
-if (postgresAvailable) {
-  beforeAll(async () => {
-    cluster = await startPostgres();
-    database = await cluster.createDatabase();
-  }, 60_000);
-  afterAll(() => cluster?.stop());
-}
+const postgres = throwawayDatabase("inst");
 
 const opened: { runtime: AgentRuntime; store: SessionStore }[] = [];
 afterEach(async () => {
@@ -94,7 +86,7 @@ function gate() {
 
 /** An instance: its own store (pool, listener) on the schema, and a runtime. */
 async function instance(schema: string, options: { tools?: Parameters<typeof createAgentRuntime>[0]["tools"] } = {}) {
-  const store = postgresStore(database, { schema, leaseMs: 400, poolSize: 4 });
+  const store = postgresStore(postgres.url(), { schema, leaseMs: 400, poolSize: 4 });
   const runtime = createAgentRuntime({
     model: scriptedModel([{ toolCalls: [{ toolName: "slow_job", input: {} }] }, { text: "Done." }]),
     tools: options.tools ?? [pickTemplate],
@@ -109,7 +101,7 @@ async function instance(schema: string, options: { tools?: Parameters<typeof cre
 
 describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => {
   it("streams to a listener on one instance what another appended, in order, also after its LISTEN connection drops", async () => {
-    const schema = `inst_${++schemas}`;
+    const schema = postgres.schema();
     const a = await instance(schema);
     const b = await instance(schema);
     const { sessionId } = await b.runtime.createSession();
@@ -122,7 +114,7 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
     await vi.waitFor(() => expect(seqs()).toEqual([2]), { timeout: 5000, interval: 10 });
 
     // Drop every LISTEN connection: the listener reconnects and reads what it missed from the log.
-    const admin = new pg.Client({ connectionString: database });
+    const admin = new pg.Client({ connectionString: postgres.url() });
     await admin.connect();
     await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%'");
     await admin.end();
@@ -146,7 +138,7 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
   }, 20_000);
 
   it("never recovers a live instance's turn when another starts, and takes a dead one's over after its lease", async () => {
-    const schema = `inst_${++schemas}`;
+    const schema = postgres.schema();
     const first = gate();
     const a = await instance(schema, { tools: [first.tool] });
     const { sessionId } = await a.runtime.createSession();
@@ -175,7 +167,7 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
     await a.runtime.close();
     await a.store.close();
     const { sessionId: orphan } = await b.runtime.createSession();
-    const admin = new pg.Client({ connectionString: database });
+    const admin = new pg.Client({ connectionString: postgres.url() });
     await admin.connect();
     // The dead instance held the turn's lease when the turn started (so the write did not take it for B).
     await admin.query(
@@ -198,8 +190,8 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
   }, 20_000);
 
   it("refuses a turn's write from an instance whose lease lapsed or was taken, in the write itself", async () => {
-    const schema = `inst_${++schemas}`;
-    const store = postgresStore(database, { schema, leaseMs: 400, poolSize: 2 });
+    const schema = postgres.schema();
+    const store = postgresStore(postgres.url(), { schema, leaseMs: 400, poolSize: 2 });
     const coordination = store.coordinate!();
     onTestFinished(async () => {
       await coordination.close();
@@ -213,7 +205,7 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
     expect(await coordination.turns.acquire("s")).toBe(true);
     expect(await store.write("s", { ...turnWrite, requireLease: holder })).toMatchObject({ ok: true });
     // Another instance took it over: the write of the one that still thinks it drives is refused, and nothing is appended.
-    const admin = new pg.Client({ connectionString: database });
+    const admin = new pg.Client({ connectionString: postgres.url() });
     await admin.connect();
     await admin.query(`UPDATE ${schema}.turn_leases SET holder = 'other', token = token + 1 WHERE session_id = 's'`);
     await admin.end();
@@ -222,8 +214,8 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
   });
 
   it("reads in a section what every section before it wrote, from its lock's round trip, and keeps its own writes", async () => {
-    const schema = `inst_${++schemas}`;
-    const [a, b] = [0, 1].map(() => postgresStore(database, { schema, leaseMs: 400, poolSize: 2 }));
+    const schema = postgres.schema();
+    const [a, b] = [0, 1].map(() => postgresStore(postgres.url(), { schema, leaseMs: 400, poolSize: 2 }));
     const [first, second] = [a!.coordinate!(), b!.coordinate!()];
     onTestFinished(async () => {
       for (const coordination of [first!, second!]) await coordination.close();
@@ -267,7 +259,7 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
       };
       return { seen, queries: queries.mock.calls.length - before };
     });
-    const admin = new pg.Client({ connectionString: database });
+    const admin = new pg.Client({ connectionString: postgres.url() });
     await admin.connect();
     await vi.waitFor(
       async () => {
@@ -295,8 +287,8 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
   });
 
   it("writes from a section without reading first while no other write came, and reads first once one did", async () => {
-    const schema = `inst_${++schemas}`;
-    const [a, b] = [0, 1].map(() => postgresStore(database, { schema, poolSize: 2 }));
+    const schema = postgres.schema();
+    const [a, b] = [0, 1].map(() => postgresStore(postgres.url(), { schema, poolSize: 2 }));
     const coordination = a!.coordinate!();
     onTestFinished(async () => {
       await coordination.close();
@@ -345,8 +337,8 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
   });
 
   it("applies writes racing from several instances once each, in order, and settles a request once", async () => {
-    const schema = `inst_${++schemas}`;
-    const stores = [0, 1, 2].map(() => postgresStore(database, { schema, poolSize: 3 }));
+    const schema = postgres.schema();
+    const stores = [0, 1, 2].map(() => postgresStore(postgres.url(), { schema, poolSize: 3 }));
     onTestFinished(async () => {
       for (const store of stores) await store.close();
     });
@@ -383,7 +375,7 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
 
   it("drives a turn that a settlement resumes while its drive ends, after the drive's last look at the session", async () => {
     // Leases long enough that looking for orphaned turns (every leaseMs) does not pick the turn up instead.
-    const store = postgresStore(database, { schema: `inst_${++schemas}`, leaseMs: 10_000, poolSize: 4 });
+    const store = postgresStore(postgres.url(), { schema: postgres.schema(), leaseMs: 10_000, poolSize: 4 });
     // The drive that parked gives the lease up, then reads the session to see whether to go on:
     // the answer comes right after that read, before the drive has ended.
     let released = false;
@@ -432,13 +424,13 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
   });
 
   it("settles each expired request once when every instance sweeps", async () => {
-    const schema = `inst_${++schemas}`;
+    const schema = postgres.schema();
     const model = scriptedModel([
       { toolCalls: [{ toolName: "pick_template", input: { templates: ["a"] } }] },
       { text: "Too late." },
     ]);
     const make = async () => {
-      const store = postgresStore(database, { schema, leaseMs: 400, poolSize: 4 });
+      const store = postgresStore(postgres.url(), { schema, leaseMs: 400, poolSize: 4 });
       const runtime = createAgentRuntime({ model, tools: [pickTemplate], store, expireAfter: 300, logger: quiet });
       opened.push({ runtime, store });
       await runtime.ready;

@@ -1,24 +1,16 @@
 import type { ProtocolEvent } from "@hitl-kit/protocol";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import type { SessionStore } from "../src/index.js";
 import { postgresStore } from "../src/store/postgres-store.js";
-import { type PostgresCluster, postgresAvailable, startPostgres } from "./postgres-cluster.js";
+import { postgresAvailable } from "./postgres-cluster.js";
+import { throwawayDatabase } from "./postgres-database.js";
 
-let cluster: PostgresCluster | undefined;
-let database = "";
-let schemas = 0;
-if (postgresAvailable) {
-  beforeAll(async () => {
-    cluster = await startPostgres();
-    database = await cluster.createDatabase();
-  }, 60_000);
-  afterAll(() => cluster?.stop());
-}
+const postgres = throwawayDatabase("trips");
 
 /** A store on a schema of its own, with its coordination, both closed when the test ends. */
 function open(schema: string, options: { leaseMs?: number } = {}) {
-  const store = postgresStore(database, { schema, poolSize: 2, ...options });
+  const store = postgresStore(postgres.url(), { schema, poolSize: 2, ...options });
   const coordination = store.coordinate!();
   onTestFinished(async () => {
     await coordination.close();
@@ -51,7 +43,7 @@ async function createSession(store: SessionStore, sessionId = "s") {
 
 describe.skipIf(!postgresAvailable)("round trips of the Postgres store", () => {
   it("writes a message a section starts without reading first, and reads first when that message exists after all", async () => {
-    const schema = `trips_${++schemas}`;
+    const schema = postgres.schema();
     const { store, coordination } = open(schema);
     // Session s is written in a section, session t the same way outside one (each write reads first).
     const earlier = {
@@ -97,7 +89,7 @@ describe.skipIf(!postgresAvailable)("round trips of the Postgres store", () => {
   });
 
   it("gives a turn's lease up in the write that ends the turn, so another instance may take the turn at once", async () => {
-    const schema = `trips_${++schemas}`;
+    const schema = postgres.schema();
     const first = open(schema, { leaseMs: 10_000 });
     const second = open(schema, { leaseMs: 10_000 });
     await createSession(first.store);
@@ -137,7 +129,7 @@ describe.skipIf(!postgresAvailable)("round trips of the Postgres store", () => {
   });
 
   it("reads from the log no events of its own commits published here, and delivers those no one published", async () => {
-    const schema = `trips_${++schemas}`;
+    const schema = postgres.schema();
     const { store, coordination } = open(schema);
     await coordination.start();
     await createSession(store);
@@ -160,7 +152,7 @@ describe.skipIf(!postgresAvailable)("round trips of the Postgres store", () => {
     expect(count(`FROM ${schema}.events WHERE`)).toBe(1);
   });
   it("hands a section's lock over to the session's next section in this process, with what the section read and wrote", async () => {
-    const schema = `trips_${++schemas}`;
+    const schema = postgres.schema();
     const { store, coordination } = open(schema);
     await createSession(store);
     const count = countQueries();
@@ -184,7 +176,7 @@ describe.skipIf(!postgresAvailable)("round trips of the Postgres store", () => {
   });
 
   it("locks anew for a section after a write to the session outside its sections", async () => {
-    const schema = `trips_${++schemas}`;
+    const schema = postgres.schema();
     const { store, coordination } = open(schema);
     await createSession(store);
     const count = countQueries();
@@ -201,7 +193,7 @@ describe.skipIf(!postgresAvailable)("round trips of the Postgres store", () => {
     expect(seen).toBe(2);
   });
   it("locks anew for a section after one during which a write to the session came from outside it", async () => {
-    const schema = `trips_${++schemas}`;
+    const schema = postgres.schema();
     const { store, coordination } = open(schema);
     await createSession(store);
     const count = countQueries();
@@ -220,7 +212,7 @@ describe.skipIf(!postgresAvailable)("round trips of the Postgres store", () => {
     expect(count(`${schema}.lock_session(`)).toBe(2);
   });
   it("answers a session left waiting from its last section's read while that section's lock is kept", async () => {
-    const schema = `trips_${++schemas}`;
+    const schema = postgres.schema();
     const { store, coordination } = open(schema);
     await createSession(store);
     const count = countQueries();
@@ -253,7 +245,7 @@ describe.skipIf(!postgresAvailable)("round trips of the Postgres store", () => {
     expect(reads()).toBe(2);
   });
   it("takes a turn's lease for its instance in the write that starts the turn, unless another live instance holds it", async () => {
-    const schema = `trips_${++schemas}`;
+    const schema = postgres.schema();
     const first = open(schema, { leaseMs: 10_000 });
     const second = open(schema, { leaseMs: 10_000 });
     await createSession(first.store);

@@ -3,12 +3,13 @@ import { join } from "node:path";
 import { emptySnapshot, type InputRequest, type Message, reduceSession } from "@hitl-kit/protocol";
 import Database from "better-sqlite3";
 import fc from "fast-check";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { memoryStore, type RequestRecord, type SessionStore } from "../src/index.js";
 import { postgresStore } from "../src/store/postgres-store.js";
 import { sqliteStore } from "../src/store/sqlite-store.js";
 import { tempDir } from "./harness.js";
-import { type PostgresCluster, postgresAvailable, startPostgres } from "./postgres-cluster.js";
+import { postgresAvailable } from "./postgres-cluster.js";
+import { throwawayDatabase } from "./postgres-database.js";
 import { batchesOf, projectionOps } from "./projection-ops.js";
 
 const dirs: ReturnType<typeof tempDir>[] = [];
@@ -25,23 +26,14 @@ function sqliteOnDisk() {
 }
 
 // Postgres: one throwaway cluster for the file, a schema of its own for each store.
-let cluster: PostgresCluster | undefined;
-let database = "";
-let schemas = 0;
-if (postgresAvailable) {
-  beforeAll(async () => {
-    cluster = await startPostgres();
-    database = await cluster.createDatabase();
-  }, 60_000);
-  afterAll(() => cluster?.stop());
-}
+const postgres = throwawayDatabase("contract");
 
 const implementations: [string, () => SessionStore][] = [
   ["memoryStore", memoryStore],
   ["sqliteStore", sqliteOnDisk],
   ...(postgresAvailable
     ? [
-        ["postgresStore", () => postgresStore(database, { schema: `contract_${++schemas}`, poolSize: 4 })] as [
+        ["postgresStore", () => postgresStore(postgres.url(), { schema: postgres.schema(), poolSize: 4 })] as [
           string,
           () => SessionStore,
         ],

@@ -17,9 +17,17 @@ import { measureRecovery } from "./server/recovery.js";
 import { measureStreamMemory } from "./server/stream-memory.js";
 import { fmt, printTable, type Row, ratio, verdict } from "./table.js";
 
+/** The rate the issue asks for at 50 sessions: its p99 target is checked with the answers paced at it. */
+const pacedRate = 600;
+
 const cases = {
   latency: async () => ({ floor: await measureFloor(), ours: await measureLatency() }),
-  rates: async () => [await measureAnswerRate(1), await measureAnswerRate(10), await measureAnswerRate(50)],
+  rates: async () => [
+    await measureAnswerRate(1),
+    await measureAnswerRate(10),
+    await measureAnswerRate(50),
+    await measureAnswerRate(50, { paced: pacedRate }),
+  ],
   history: () => measureHistory(),
   recovery: () => measureRecovery(),
   parked: () => measureParkedMemory(),
@@ -39,7 +47,7 @@ const run = <Name extends CaseName>(name: Name, timeoutMs: number) =>
   runNodeJson<Results[Name]>([...process.execArgv, "--expose-gc", self, name], timeoutMs);
 const loadBefore = loadavg()[0]!;
 const latency = await run("latency", 35_000);
-const rates = await run("rates", 90_000);
+const rates = await run("rates", 120_000);
 const history = await run("history", 120_000);
 const recovery = await run("recovery", 300_000);
 const parked = await run("parked", 45_000);
@@ -70,9 +78,21 @@ rows.push({
   met: "—",
 });
 for (const rate of value(rates) ?? []) {
+  const sessions = `${rate.concurrency} session${rate.concurrency === 1 ? "" : "s"}`;
+  if (rate.paced) {
+    rows.push({
+      case: `respond → tool.result p50 / p99, ${sessions} answering ${rate.paced} /s in total on a schedule (answers per second)`,
+      ours: `${fmt(rate.p50, "ms")} / ${fmt(rate.p99, "ms")} (${fmt(rate.perSecond, "/s")})`,
+      anchor: "—",
+      ratio: "—",
+      target: "p99 ≤ 50 ms",
+      met: verdict(rate.p99 <= 50 && rate.perSecond >= 0.95 * rate.paced),
+    });
+    continue;
+  }
   const many = rate.concurrency === 50;
   rows.push({
-    case: `answers per second, ${rate.concurrency} session${rate.concurrency === 1 ? "" : "s"} in a closed loop (spread)`,
+    case: `answers per second, ${sessions} in a closed loop (spread)`,
     ours: `${fmt(rate.perSecond, "/s")} (${fmt(rate.perSecondSpread[0])}–${fmt(rate.perSecondSpread[1])})`,
     anchor: "—",
     ratio: "—",
@@ -84,8 +104,8 @@ for (const rate of value(rates) ?? []) {
     ours: `${fmt(rate.p50, "ms")} / ${fmt(rate.p99, "ms")}`,
     anchor: "—",
     ratio: "—",
-    target: many ? "p99 ≤ 50 ms" : "—",
-    met: many ? verdict(rate.p99 <= 50) : "—",
+    target: "—",
+    met: "—",
   });
   rows.push({
     case: `CPU per answer, ${rate.concurrency} at once: server process (anchor: the clients' process)`,
@@ -185,6 +205,7 @@ const failed = Object.entries({ latency, rates, history, recovery, parked, strea
 printTable("Server", rows, [
   "SQLite store on a temp file, scripted model that parks on a client tool at every step; HTTP on 127.0.0.1",
   "answers per second: the server in its own process, the clients in this one; 1 s warm-up, then ten 1 s windows (median, spread)",
+  `closed loop: each session answers as soon as its request arrives, so the server is always saturated and latency is queueing (sessions ÷ answers per second); on a schedule: the ${pacedRate} answers per second the p99 target is stated at, spread evenly, latency counted from when each answer was due`,
   "history reads: the fetch handler in process, median of 15 after 3 warm-ups; each turn a user message and a reply in 20 deltas",
   "recovery: one warm-up restart, then ten, each on a fresh copy of the crashed file (median, spread); at most 32 sessions recovered at a time",
   `10,000 sessions parked in ${fmt(memory?.seconds, "s")} after 2,000 warm-up parks; heap growth ${fmt(memory?.heapGrowth, "MiB")}, most of it the transcript cache (up to 50,000 messages)`,

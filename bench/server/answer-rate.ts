@@ -8,6 +8,8 @@ import { now, percentile } from "../timer.js";
 /** Answers per second and respond → `tool.result` latency with `concurrency` sessions answering in a closed loop. */
 export interface AnswerRate {
   concurrency: number;
+  /** The total rate the answers were paced at, when they were (see {@link AnswerRateSetup.paced}). */
+  paced?: number;
   /** Median over the measured windows, and the lowest and highest window. */
   perSecond: number;
   perSecondSpread: [number, number];
@@ -42,6 +44,13 @@ export interface AnswerRateSetup {
    * each session on one instance, as a balancer that routes by session would.
    */
   routing?: "crossed" | "sticky";
+  /**
+   * Answers per second in total, spread evenly over the sessions: each session answers on a
+   * fixed schedule (open loop) instead of as soon as it can, and latency counts from when
+   * the answer was due, so an answer held up by a server behind schedule counts its wait.
+   * Latency at a stated rate below saturation; a closed loop measures it at saturation.
+   */
+  paced?: number;
 }
 
 /** Starts the benchmark runtime in its own process; resolves with its URL and a stop function. */
@@ -120,8 +129,16 @@ export async function measureAnswerRate(concurrency: number, setup: AnswerRateSe
     const created = await fetch(`${server.url}/sessions`, { method: "POST", headers: json, body: "{}" });
     const { sessionId } = (await created.json()) as { sessionId: string };
     let sent = 0;
+    // Paced: when this session's next answer is due; its first comes a share of the interval after its first request.
+    const interval = setup.paced ? (concurrency / setup.paced) * 1000 : 0;
+    let due: number | undefined;
     const answer = async (requestId: string) => {
-      sent = now();
+      if (interval > 0) {
+        due = due === undefined ? now() + (index / concurrency) * interval : due + interval;
+        const wait = due - now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        sent = due;
+      } else sent = now();
       await post(
         `${answering.url}/sessions/${sessionId}/responses`,
         JSON.stringify({ responses: [{ requestId, action: "accept", value: { templateId: "calm" } }] }),
@@ -193,6 +210,7 @@ export async function measureAnswerRate(concurrency: number, setup: AnswerRateSe
   if (failures.length > 0) throw new Error(`${failures.length} answers failed`, { cause: failures[0] });
   return {
     concurrency,
+    ...(setup.paced ? { paced: setup.paced } : {}),
     perSecond: percentile(rates, 0.5),
     perSecondSpread: [Math.min(...rates), Math.max(...rates)],
     p50: percentile(latencies, 0.5),

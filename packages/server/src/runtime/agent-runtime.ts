@@ -45,7 +45,11 @@ export interface RespondResult {
 
 /** The embedded runtime: sessions, turns, parked requests and their one result each. */
 export interface AgentRuntime {
-  /** Resolves once sessions a previous process left running have been picked up again. */
+  /**
+   * Resolves once every session a previous process left running has been picked up again.
+   * They are resumed 32 at a time, each until its turn parks or ends, so this comes once all
+   * but the last few resumed turns have done so.
+   */
   readonly ready: Promise<void>;
   /**
    * Creates a session owned by `owner` (the principal the fetch handler identified).
@@ -252,12 +256,25 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         return (await core.cutOffBatch(session))?.events ?? [];
       })
       .then((before) => {
-        if (before) driver.kick(sessionId, before);
-        else return coordination.turns.release(sessionId);
+        if (!before) return coordination.turns.release(sessionId);
+        // The turn holds its place until it parks or ends: a restart after a crash resumes a
+        // bounded number of turns at a time, not every left-over model call at once.
+        driver.kick(sessionId, before);
+        return driver.done(sessionId);
       }, releaseOnFailure);
   };
-  // Many sessions at once, a bounded number at a time: each is a few store reads and writes.
-  const recoverAll = async () => eachBounded(await store.listSessionsToRecover(), RECOVERY_CONCURRENCY, recover);
+  // Many sessions, a bounded number at a time; a closing runtime picks up no more. A pass
+  // that finds one still under way (with several instances, they repeat) leaves it to it.
+  let closing = false;
+  let recovering: Promise<void> | undefined;
+  const recoverAll = () =>
+    (recovering ??= (async () => {
+      try {
+        await eachBounded(await store.listSessionsToRecover(), RECOVERY_CONCURRENCY, recover, () => closing);
+      } finally {
+        recovering = undefined;
+      }
+    })());
 
   let orphans: ReturnType<typeof setInterval> | undefined;
   const ready = (async () => {
@@ -435,6 +452,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     },
     idle: () => driver.idle(),
     async close() {
+      closing = true;
       expiry.stop();
       sweeper?.stop();
       clearInterval(orphans);
@@ -452,15 +470,23 @@ const RETRY_MS = 25;
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** How many sessions a starting runtime recovers at a time. */
+/** How many sessions a starting runtime recovers at a time, each until its resumed turn parks or ends. */
 const RECOVERY_CONCURRENCY = 32;
 
-/** Runs `task` on every item, at most `limit` at a time; rejects with the first failure once all have settled. */
-async function eachBounded<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+/**
+ * Runs `task` on every item, at most `limit` at a time, taking no more once `stopped()`;
+ * rejects with the first failure once all have settled.
+ */
+async function eachBounded<T>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T) => Promise<void>,
+  stopped: () => boolean,
+): Promise<void> {
   let next = 0;
   const failures: unknown[] = [];
   const worker = async () => {
-    while (next < items.length) {
+    while (next < items.length && !stopped()) {
       const item = items[next++] as T;
       await task(item).catch((error: unknown) => failures.push(error));
     }

@@ -1,14 +1,19 @@
 import type pg from "pg";
+import { LONGEST_SCHEMA } from "./postgres-listener.js";
 import { lockSessionFunction } from "./postgres-section.js";
 
 /** A schema name safe to put in SQL unquoted: lower-case letters, digits and `_`. */
-const schemaShape = /^[a-z_][a-z0-9_]{0,62}$/;
+const schemaShape = /^[a-z_][a-z0-9_]*$/;
 
-/** Checks a schema name given in options; the message names the fix. */
+/**
+ * Checks a schema name given in options; the message names the fix. Its channels
+ * (`<schema>_events_255`, `<schema>_control`) must fit PostgreSQL's 63-byte names, which
+ * `pg_notify` does not shorten as `LISTEN` does.
+ */
 export function checkSchemaName(schema: string): string {
-  if (!schemaShape.test(schema)) {
+  if (typeof schema !== "string" || !schemaShape.test(schema) || schema.length > LONGEST_SCHEMA) {
     throw new TypeError(
-      `postgresStore: schema "${schema}" must be lower-case letters, digits and _ (at most 63), starting with a letter or _.`,
+      `postgresStore: schema "${schema}" must be lower-case letters, digits and _ (at most ${LONGEST_SCHEMA}, so its channel names fit PostgreSQL's 63), starting with a letter or _.`,
     );
   }
   return schema;

@@ -6,13 +6,10 @@ import pg from "pg";
  * buckets of the sessions it streams, so other instances' commits mostly do not wake it.
  * More buckets would filter better once an instance streams hundreds of sessions, but
  * PostgreSQL (before 19) compares each notification with a backend's channels one by one,
- * and a channel name must fit 63 bytes with the schema's name: 256 keeps both small. Every
+ * and a channel name (`<schema>_events_255`) must fit 63 bytes: 256 keeps both small. Every
  * instance of a schema must use the same count and hash, which is why it is fixed here.
  */
 export const EVENT_BUCKETS = 256;
-
-/** The longest schema name whose channels fit PostgreSQL's 63-byte names: `<schema>_events_255`. */
-export const LONGEST_SCHEMA = 63 - "_events_".length - String(EVENT_BUCKETS - 1).length;
 
 /** The bucket of a session: FNV-1a (32 bits) over its id's UTF-16 code units, modulo {@link EVENT_BUCKETS}. */
 export function eventBucket(sessionId: string): number {

@@ -30,8 +30,9 @@ import type {
 /** Options of {@link postgresStore}. */
 export interface PostgresStoreOptions {
   /**
-   * The schema the tables live in (default `hitl`, at most 52 characters so its channel names
-   * fit PostgreSQL's 63 bytes); created on start. Several apps may share a database.
+   * The schema the tables live in (default `hitl`, at most 42 characters so the channel and
+   * statement names made from it fit PostgreSQL's 63 bytes); created on start. Several apps
+   * may share a database.
    */
   schema?: string;
   /** The most connections the store's pool opens (default 10). Each instance also holds one for `LISTEN`. */

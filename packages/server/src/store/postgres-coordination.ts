@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import type { ProtocolEvent } from "@hitl-kit/protocol";
-import pg from "pg";
+import type pg from "pg";
 import type { AbortCause, Coordination, TurnLeases } from "../runtime/coordination.js";
 import type { EventHub, EventListener } from "../runtime/event-hub.js";
 import { LocalEventHub } from "../runtime/event-hub.js";
+import { eventBucket, Listener } from "./postgres-listener.js";
 import { prepared } from "./postgres-schema.js";
 import type { SectionReads } from "./postgres-section.js";
 import { PostgresSessionLock } from "./postgres-session-lock.js";
@@ -24,9 +25,9 @@ export interface PostgresCoordinationOptions {
   ready: Promise<void>;
   connectionString: string;
   schema: string;
-  /** The channel each commit that appended events notifies. */
-  channel: string;
   readEvents(sessionId: string, afterSeq: number, limit?: number): Promise<ProtocolEvent[]>;
+  /** The session's newest event (none in an empty log). */
+  readLastEvent(sessionId: string): Promise<ProtocolEvent[]>;
   /** Where a section's lock hands the session it read with it to the store. */
   sections: SectionReads;
   /** The store's tag in the notifications of its commits. */
@@ -48,13 +49,15 @@ export interface PostgresCoordinationOptions {
  *   expiry, renewed by a heartbeat every third of `leaseMs`); a dead holder's lease lapses. The
  *   store's write that starts a turn takes the lease for its instance (unless another live one
  *   holds it), and the turn's write that ends it gives the lease up;
- * - events reach other instances' streams through `LISTEN`: the payload names the session and
- *   its new seqs, the events are read from the log, and after a dropped connection the
- *   listener reconnects and catches every listened session up from the log;
+ * - events reach other instances' streams through `LISTEN`: a commit notifies its session's
+ *   bucket (`<schema>_events_<bucket>`, see {@link eventBucket}), which an instance listens to
+ *   while someone here listens to a session in it; the payload names the session and its new
+ *   seqs, the events are read from the log, and after a dropped connection the listener
+ *   reconnects and catches every listened session up from the log;
  * - stopping or deleting a session's turn reaches the instance that drives it over a control channel.
  */
 export function postgresCoordination(options: PostgresCoordinationOptions): Coordination {
-  const { pool, ready, schema: s, channel } = options;
+  const { pool, ready, schema: s } = options;
   const control = `${s}_control`;
   const holder = `${process.pid}-${randomBytes(6).toString("hex")}`;
   const abortListeners: ((sessionId: string, cause: AbortCause) => void)[] = [];
@@ -185,11 +188,8 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
     }
   };
 
-  const hub = new PostgresEventHub(options.readEvents, (sessionId) =>
-    pool.query({ ...statements.notify, values: [control, JSON.stringify(["end", sessionId])] }).then(() => {}),
-  );
-  const listener = new Listener(options.connectionString, [channel, control], (name, payload) => {
-    if (name === channel) {
+  const listener = new Listener(options.connectionString, s, control, (name, payload) => {
+    if (name !== control) {
       const [sessionId, first, last, origin] = JSON.parse(payload) as [string, number, number, string?];
       if (origin !== options.origin) {
         hub.notified(sessionId, first, last);
@@ -207,7 +207,15 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
     if (kind === "end") hub.endLocally(sessionId);
     else if (turnId) abortLocally(sessionId, { kind: "requested", turnId });
   });
+  const hub = new PostgresEventHub({
+    readEvents: options.readEvents,
+    readLastEvent: options.readLastEvent,
+    notifyEnd: (sessionId) =>
+      pool.query({ ...statements.notify, values: [control, JSON.stringify(["end", sessionId])] }).then(() => {}),
+    listener,
+  });
   listener.onConnect = () => hub.catchUpAll();
+  listener.onListening = (buckets) => hub.listening(buckets);
 
   return {
     shared: true,
@@ -244,26 +252,45 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
   };
 }
 
+/** What the hub needs of the listener: a bucket listened to while sessions in it are listened to here. */
+interface HubOptions {
+  readEvents: PostgresCoordinationOptions["readEvents"];
+  readLastEvent: PostgresCoordinationOptions["readLastEvent"];
+  notifyEnd(sessionId: string): Promise<void>;
+  listener: Pick<Listener, "want" | "unwant" | "listening">;
+}
+
 /**
  * The event hub of an instance on Postgres: this instance's commits are delivered at once;
  * other instances' arrive as notifications and are read from the log. Per session it keeps
  * the newest seq delivered, so each event reaches the listeners once and in order.
+ *
+ * A session's bucket is listened to while the session has a listener here. A listener reads
+ * the log after subscribing (the SSE stream does), which may come before the bucket's
+ * `LISTEN` is in effect: an event committed in between would never be notified. So once
+ * the `LISTEN` is in effect, the hub reads the session's newest event and delivers it; a
+ * listener that missed events sees the gap and reads them from the log.
  */
 class PostgresEventHub implements EventHub {
   readonly #local = new LocalEventHub();
   readonly #delivered = new Map<string, number>();
   readonly #pending = new Map<string, Promise<void>>();
+  /** The sessions whose bucket this hub asked the listener for. */
+  readonly #wanted = new Set<string>();
+  /** Sessions subscribed before their bucket was listened to: caught up once it is. */
+  readonly #awaiting = new Set<string>();
 
-  constructor(
-    private readonly readEvents: PostgresCoordinationOptions["readEvents"],
-    private readonly notifyEnd: (sessionId: string) => Promise<void>,
-  ) {}
+  constructor(private readonly options: HubOptions) {}
 
   subscribe(sessionId: string, listener: EventListener, onEnd?: () => void): () => void {
     const unsubscribe = this.#local.subscribe(sessionId, listener, onEnd);
+    if (!this.#wanted.has(sessionId)) {
+      this.#wanted.add(sessionId);
+      if (!this.options.listener.want(eventBucket(sessionId))) this.#awaiting.add(sessionId);
+    }
     return () => {
       unsubscribe();
-      if (!this.#local.has(sessionId)) this.#delivered.delete(sessionId);
+      if (!this.#local.has(sessionId)) this.#forget(sessionId);
     };
   }
 
@@ -275,13 +302,13 @@ class PostgresEventHub implements EventHub {
 
   end(sessionId: string): void {
     this.endLocally(sessionId);
-    void this.notifyEnd(sessionId).catch(() => {});
+    void this.options.notifyEnd(sessionId).catch(() => {});
   }
 
   /** Ends the session's streams in this instance. */
   endLocally(sessionId: string): void {
-    this.#delivered.delete(sessionId);
     this.#local.end(sessionId);
+    this.#forget(sessionId);
   }
 
   /** An instance committed events `first`..`last` of a session: reads and delivers those not delivered yet. */
@@ -290,23 +317,45 @@ class PostgresEventHub implements EventHub {
     this.#then(sessionId, async () => {
       const after = this.#delivered.get(sessionId) ?? first - 1;
       if (last <= after) return;
-      this.#deliver(sessionId, await this.readEvents(sessionId, after, last - after));
+      this.#deliver(sessionId, await this.options.readEvents(sessionId, after, last - after));
     });
+  }
+
+  /** The listener listens to these buckets now: their sessions subscribed meanwhile are caught up. */
+  listening(buckets: ReadonlySet<number>): void {
+    for (const sessionId of this.#awaiting) {
+      if (!buckets.has(eventBucket(sessionId))) continue;
+      this.#awaiting.delete(sessionId);
+      this.#catchUp(sessionId);
+    }
   }
 
   /** After the listener reconnected: every listened session's events missed meanwhile, from the log. */
   catchUpAll(): void {
     for (const sessionId of this.#local.sessions()) {
-      this.#then(sessionId, async () => {
-        const after = this.#delivered.get(sessionId);
-        // Nothing delivered yet: the newest event is enough for a stream to see a gap and read the rest.
-        const events =
-          after === undefined
-            ? (await this.readEvents(sessionId, 0)).slice(-1)
-            : await this.readEvents(sessionId, after);
-        this.#deliver(sessionId, events);
-      });
+      // A bucket wanted while the connection came up waits for its own LISTEN, then catches up again.
+      if (this.options.listener.listening(eventBucket(sessionId))) this.#awaiting.delete(sessionId);
+      this.#catchUp(sessionId);
     }
+  }
+
+  #catchUp(sessionId: string): void {
+    this.#then(sessionId, async () => {
+      const after = this.#delivered.get(sessionId);
+      // Nothing delivered yet: the newest event is enough for a stream to see a gap and read the rest.
+      const events =
+        after === undefined
+          ? await this.options.readLastEvent(sessionId)
+          : await this.options.readEvents(sessionId, after);
+      this.#deliver(sessionId, events);
+    });
+  }
+
+  /** No one here listens to the session any more: its bucket may be unlistened. */
+  #forget(sessionId: string): void {
+    this.#delivered.delete(sessionId);
+    this.#awaiting.delete(sessionId);
+    if (this.#wanted.delete(sessionId)) this.options.listener.unwant(eventBucket(sessionId));
   }
 
   #deliver(sessionId: string, events: readonly ProtocolEvent[]): void {
@@ -330,63 +379,5 @@ class PostgresEventHub implements EventHub {
     void next.then(() => {
       if (this.#pending.get(sessionId) === next) this.#pending.delete(sessionId);
     });
-  }
-}
-
-/** One connection that `LISTEN`s on the channels, reconnecting (with backoff) whenever it drops. */
-class Listener {
-  #client: pg.Client | undefined;
-  #stopped = false;
-  #connecting: Promise<void> | undefined;
-  /** Called after each (re)connection, once listening. */
-  onConnect: () => void = () => {};
-
-  constructor(
-    private readonly connectionString: string,
-    private readonly channels: string[],
-    private readonly onMessage: (channel: string, payload: string) => void,
-  ) {}
-
-  start(): Promise<void> {
-    this.#connecting ??= this.#connect().finally(() => {
-      this.#connecting = undefined;
-    });
-    return this.#connecting;
-  }
-
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    await this.#connecting?.catch(() => {});
-    await this.#client?.end().catch(() => {});
-  }
-
-  async #connect(): Promise<void> {
-    for (let attempt = 0; !this.#stopped; attempt += 1) {
-      const client = new pg.Client({ connectionString: this.connectionString });
-      client.on("notification", ({ channel, payload }) => {
-        if (payload) this.onMessage(channel, payload);
-      });
-      const dropped = () => {
-        if (this.#client !== client) return;
-        this.#client = undefined;
-        if (!this.#stopped) void this.start();
-      };
-      client.on("error", dropped);
-      client.on("end", dropped);
-      try {
-        await client.connect();
-        for (const channel of this.channels) await client.query(`LISTEN ${channel}`);
-        if (this.#stopped) {
-          await client.end();
-          return;
-        }
-        this.#client = client;
-        this.onConnect();
-        return;
-      } catch {
-        await client.end().catch(() => {});
-        await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 50 * 2 ** attempt)));
-      }
-    }
   }
 }

@@ -2,13 +2,21 @@ import type pg from "pg";
 import { lockSessionFunction } from "./postgres-section.js";
 
 /** A schema name safe to put in SQL unquoted: lower-case letters, digits and `_`. */
-const schemaShape = /^[a-z_][a-z0-9_]{0,62}$/;
+const schemaShape = /^[a-z_][a-z0-9_]*$/;
+
+/**
+ * The longest schema name. The names derived from it must fit PostgreSQL's 63 bytes: a
+ * longer channel makes `pg_notify` fail, and longer statement names are cut short, so
+ * `<schema>_release_lease` and `<schema>_release_leases` would collide. The longest are
+ * `<schema>_owner_sessions_after` (42 + 21 bytes) and `<schema>_events_255` (42 + 11).
+ */
+export const LONGEST_SCHEMA = 42;
 
 /** Checks a schema name given in options; the message names the fix. */
 export function checkSchemaName(schema: string): string {
-  if (!schemaShape.test(schema)) {
+  if (typeof schema !== "string" || !schemaShape.test(schema) || schema.length > LONGEST_SCHEMA) {
     throw new TypeError(
-      `postgresStore: schema "${schema}" must be lower-case letters, digits and _ (at most 63), starting with a letter or _.`,
+      `postgresStore: schema "${schema}" must be lower-case letters, digits and _ (at most ${LONGEST_SCHEMA}, so the names made from it fit PostgreSQL's 63 bytes), starting with a letter or _.`,
     );
   }
   return schema;

@@ -4,6 +4,7 @@ import type { ProtocolEvent } from "@hitl-kit/protocol";
 import pg from "pg";
 import { stampEvents } from "./apply-batch.js";
 import { type Coordination, type LeaseHooks, postgresCoordination } from "./postgres-coordination.js";
+import { eventsChannel } from "./postgres-listener.js";
 import { checkSchemaName, migrate, type Prepared, prepared } from "./postgres-schema.js";
 import { SectionReads, type SessionRow, type WriteChange, type WriteRow } from "./postgres-section.js";
 import {
@@ -28,7 +29,11 @@ import type {
 
 /** Options of {@link postgresStore}. */
 export interface PostgresStoreOptions {
-  /** The schema the tables live in (default `hitl`); created on start. Several apps may share a database. */
+  /**
+   * The schema the tables live in (default `hitl`, at most 42 characters so the channel and
+   * statement names made from it fit PostgreSQL's 63 bytes); created on start. Several apps
+   * may share a database.
+   */
   schema?: string;
   /** The most connections the store's pool opens (default 10). Each instance also holds one for `LISTEN`. */
   poolSize?: number;
@@ -46,8 +51,8 @@ export interface PostgresStoreOptions {
  * write batch is one transaction that applies only if its session's row is still at the
  * version its guards (`requireOpen`, `requireStatus`, `requireLease`) were checked against,
  * so they hold across processes; the projection is written in the same transaction, and a
- * commit that appended events notifies the other instances
- * (`NOTIFY` with the session and its seqs). The schema is created or migrated on start.
+ * commit that appended events notifies the instances streaming its session
+ * (`NOTIFY` on the session's bucket of 256 channels, with the session and its seqs). The schema is created or migrated on start.
  * Runtimes on this store take turns on a session through advisory locks and a lease per
  * running turn, so exactly one instance drives a turn. Every statement is prepared once per
  * connection.
@@ -59,7 +64,6 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     throw new TypeError("postgresStore needs a connection string such as postgres://user@host:5432/db.");
   }
   const s = checkSchemaName(options.schema ?? "hitl");
-  const channel = `${s}_events`;
   const pool = new pg.Pool({ connectionString, max: options.poolSize ?? 10 });
   // An idle client that loses its connection emits here; the pool replaces it.
   pool.on("error", () => {});
@@ -91,6 +95,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       "read_events",
       `SELECT body FROM ${s}.events WHERE session_id = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3`,
     ),
+    lastEvent: named("last_event", `SELECT body FROM ${s}.events WHERE session_id = $1 ORDER BY seq DESC LIMIT 1`),
     session: named("session", `SELECT ${sessionColumns} FROM ${s}.sessions WHERE session_id = $1`),
     sessionsAfter: named("sessions_after", sessionsAfter(false)),
     ownerSessionsAfter: named("owner_sessions_after", sessionsAfter(true)),
@@ -117,6 +122,10 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
 
   const readEvents = async (sessionId: string, afterSeq: number, limit?: number) =>
     (await query<{ body: string }>(statements.readEvents, [sessionId, afterSeq, limit ?? null])).map(
+      (row) => JSON.parse(row.body) as ProtocolEvent,
+    );
+  const readLastEvent = async (sessionId: string) =>
+    (await query<{ body: string }>(statements.lastEvent, [sessionId])).map(
       (row) => JSON.parse(row.body) as ProtocolEvent,
     );
 
@@ -322,7 +331,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
         change?.projection ?? row.projection,
         // Delivered once the transaction commits, and only then: other instances read the events from the log.
         events.length > 0 ? JSON.stringify([sessionId, events[0]!.seq, lastSeq, origin]) : null,
-        channel,
+        eventsChannel(s, sessionId),
         row.version,
         // Locked, the read checked the lease with the row locked, as every write of the session waits for it.
         locked ? null : (batch.requireLease ?? null),
@@ -566,8 +575,8 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
         ready,
         connectionString,
         schema: s,
-        channel,
         readEvents,
+        readLastEvent,
         sections,
         origin,
         writesInFlight: (sessionId) => [...(writing.get(sessionId) ?? [])],

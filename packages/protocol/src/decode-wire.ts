@@ -1,6 +1,6 @@
 import type { ErrorBody } from "./error-body.js";
 import { ProtocolError } from "./errors.js";
-import type { ProtocolEvent } from "./events.js";
+import type { EventOf, ProtocolEvent } from "./events.js";
 import type { JsonSchema } from "./schema.js";
 import type { SessionSnapshot } from "./snapshot.js";
 import { validateJsonSchema } from "./validate-json-schema.js";
@@ -55,10 +55,20 @@ export function eventFrameDecoder(sessionId: string): (frame: EventFrame) => Pro
       if (type === undefined || id === undefined || !/^\d{1,15}$/.test(id)) {
         throw new ProtocolError("bad_request", "An event frame needs an `event:` type and a numeric `id:` seq.");
       }
-      Object.assign(json, { seq: Number(id), type, sessionId });
-      if ((type === "text.delta" || type === "reasoning.delta") && !("messageId" in json)) {
-        if (message === undefined) throw new ProtocolError("bad_request", "A delta came before any message.");
-        json.messageId = message;
+      json.seq = Number(id);
+      json.type = type;
+      json.sessionId = sessionId;
+      if (type === "text.delta" || type === "reasoning.delta") {
+        if (!("messageId" in json)) {
+          if (message === undefined) throw new ProtocolError("bad_request", "A delta came before any message.");
+          json.messageId = message;
+        }
+        // Most frames of a stream are deltas: checked here with the rules of their JSON
+        // Schema (seq, type and sessionId were set above), not by the generic validator.
+        if (isDelta(json)) {
+          message = json.messageId;
+          return json;
+        }
       }
     }
     const decoded = checkEvent(json);
@@ -92,6 +102,15 @@ function parseData(data: string): Record<string, unknown> {
     throw new ProtocolError("bad_request", `An event's data is not a JSON object: ${data.slice(0, 80)}`);
   }
   return json as Record<string, unknown>;
+}
+
+/** A compact delta frame's payload is valid: what `text.delta`'s and `reasoning.delta`'s schemas ask of it. */
+function isDelta(json: Record<string, unknown>): json is EventOf<"text.delta" | "reasoning.delta"> {
+  return (
+    typeof json.messageId === "string" &&
+    typeof json.delta === "string" &&
+    (!("at" in json) || typeof json.at === "string")
+  );
 }
 
 function checkEvent(json: Record<string, unknown>): ProtocolEvent {

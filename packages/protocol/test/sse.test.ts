@@ -117,4 +117,42 @@ describe("SSE codec", () => {
     expect(() => decode({ id: "0x1", event: "turn.completed", data: '{"turnId":"t"}' })).toThrow(ProtocolError);
     expect(() => decode({ id: "1", event: "text.delta", data: "[]" })).toThrow(/not a JSON object/);
   });
+
+  it("checks a compact delta frame by its event's schema, as a whole event is checked", () => {
+    const payloads = [
+      { delta: "x" },
+      { delta: 1 },
+      { delta: null },
+      {},
+      { messageId: "m2", delta: "y" },
+      { messageId: 2, delta: "y" },
+      { delta: "x", at: "2026-11-23T00:00:00.000Z" },
+      { delta: "x", at: 5 },
+      { delta: "x", extra: true },
+    ];
+    for (const type of ["text.delta", "reasoning.delta"]) {
+      for (const payload of payloads) {
+        const decode = eventFrameDecoder("s");
+        decode({ id: "1", event: "message.started", data: '{"messageId":"m","role":"assistant","at":"t"}' });
+        const whole = JSON.stringify({ messageId: "m", ...payload, seq: 2, type, sessionId: "s" });
+        const expected = (() => {
+          try {
+            return decodeEvent(whole);
+          } catch (error) {
+            return error;
+          }
+        })();
+        const frame = { id: "2", event: type, data: JSON.stringify(payload) };
+        if (expected instanceof ProtocolError) expect(() => decode(frame), whole).toThrow(ProtocolError);
+        else expect(decode(frame), whole).toEqual(expected);
+      }
+    }
+  });
+
+  it("takes a delta's message from the last delta that named one", () => {
+    const decode = eventFrameDecoder("s");
+    decode({ id: "1", event: "text.delta", data: '{"messageId":"m1","delta":"a"}' });
+    decode({ id: "2", event: "text.delta", data: '{"messageId":"m2","delta":"b"}' });
+    expect(decode({ id: "3", event: "text.delta", data: '{"delta":"c"}' })).toMatchObject({ messageId: "m2" });
+  });
 });

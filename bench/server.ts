@@ -205,7 +205,7 @@ const failed = Object.entries({ latency, rates, history, recovery, parked, strea
 printTable("Server", rows, [
   "SQLite store on a temp file, scripted model that parks on a client tool at every step; HTTP on 127.0.0.1",
   "answers per second: the server in its own process, the clients in this one; 1 s warm-up, then ten 1 s windows (median, spread)",
-  `closed loop: each session answers as soon as its request arrives, so the server is always saturated and latency is queueing (sessions ÷ answers per second); on a schedule: the ${pacedRate} answers per second the p99 target is stated at, spread evenly, latency counted from when each answer was due`,
+  `closed loop: each session answers as soon as its request arrives, so the server is always saturated and latency is queueing (sessions ÷ answers per second); on a schedule: the ${pacedRate} answers per second the p99 target is stated at, spread evenly, after a 3 s warm-up (the server compiles its code in the first second and falls behind the schedule), latency counted from when each answer was due`,
   "history reads: the fetch handler in process, median of 15 after 3 warm-ups; each turn a user message and a reply in 20 deltas",
   "recovery: one warm-up restart, then ten, each on a fresh copy of the crashed file (median, spread); at most 32 sessions recovered at a time, each until its resumed turn has parked",
   `10,000 sessions parked in ${fmt(memory?.seconds, "s")} after 2,000 warm-up parks; heap growth ${fmt(memory?.heapGrowth, "MiB")}, most of it the transcript cache (up to 50,000 messages)`,

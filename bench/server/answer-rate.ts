@@ -120,6 +120,8 @@ export async function measureAnswerRate(concurrency: number, setup: AnswerRateSe
   const latencies: number[] = [];
   let answered = 0;
   let measuring = false;
+  /** The warm-up is over. */
+  let measured = false;
   let stopping = false;
   const failures: unknown[] = [];
   const streams: ClientRequest[] = [];
@@ -133,9 +135,15 @@ export async function measureAnswerRate(concurrency: number, setup: AnswerRateSe
     // Paced: when this session's next answer is due; its first comes a share of the interval after its first request.
     const interval = setup.paced ? (concurrency / setup.paced) * 1000 : 0;
     let due: number | undefined;
+    let rebased = false;
     const answer = async (requestId: string) => {
       if (interval > 0) {
         due = due === undefined ? now() + (index / concurrency) * interval : due + interval;
+        // What the warm-up fell behind is not carried into the measured windows.
+        if (!rebased && measured) {
+          rebased = true;
+          due = Math.max(due, now());
+        }
         const wait = due - now();
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
         sent = due;
@@ -184,12 +192,13 @@ export async function measureAnswerRate(concurrency: number, setup: AnswerRateSe
     await closed;
   };
   const loops = Array.from({ length: concurrency }, loop);
-  // Paced, a server still compiling its code in the first second falls behind the schedule,
-  // and the backlog would take the measured windows to drain: a longer warm-up.
+  // Paced, a server still compiling its code in the first second falls behind the schedule:
+  // a longer warm-up, after which each session's schedule starts again from its next answer.
   await new Promise((resolve) => setTimeout(resolve, setup.paced ? pacedWarmUpMs : warmUpMs));
   const rates: number[] = [];
   const serverCpu: number[] = [];
   const clientCpu: number[] = [];
+  measured = true;
   for (let window = 0; window < windows; window++) {
     answered = 0;
     measuring = true;

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { createParser } from "eventsource-parser";
 import { now, percentile } from "../timer.js";
 
-/** Answers per second and respond → `tool.result` latency with `concurrency` sessions answering in a closed loop. */
+/** Answers per second and respond → `tool.result` latency with `concurrency` sessions answering in a closed loop (or paced). */
 export interface AnswerRate {
   concurrency: number;
   /** The total rate the answers were paced at, when they were (see {@link AnswerRateSetup.paced}). */

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAgentRuntime, scriptedModel } from "@hitl-kit/server";
 import { sqliteStore } from "@hitl-kit/server/sqlite";
+import { writeCrashedSession } from "../../packages/server/test/crashed-session.js";
 import { now, percentile } from "../timer.js";
 import { inBatches, pickTemplate } from "./fixture.js";
 
@@ -16,31 +17,7 @@ async function writeCrashedFile(path: string) {
   await inBatches(
     Array.from({ length: sessions }, (_, index) => index),
     100,
-    async (index) => {
-      const sessionId = `ses_${index}`;
-      await store.createSession({
-        sessionId,
-        owner: "bench",
-        createdAt: new Date().toISOString(),
-        status: "idle",
-        step: 0,
-        stepOpen: false,
-        approvedTools: [],
-      });
-      await store.write(sessionId, {
-        events: [
-          { type: "session.created" },
-          { type: "turn.started", turnId: `turn_${index}`, cause: "message" },
-          { type: "message.started", messageId: `msg_u${index}`, role: "user" },
-          { type: "text.delta", messageId: `msg_u${index}`, delta: "make me a poster" },
-          { type: "message.completed", messageId: `msg_u${index}` },
-          { type: "message.started", messageId: `msg_a${index}`, role: "assistant" },
-          { type: "text.delta", messageId: `msg_a${index}`, delta: "Let me think about" },
-        ],
-        transcript: [{ role: "user", content: [{ type: "text", text: "make me a poster" }] }],
-        session: { status: "running", turnId: `turn_${index}` },
-      });
-    },
+    (index) => writeCrashedSession(store, index),
   );
   await store.close();
 }

@@ -5,6 +5,7 @@ import type { SessionStore } from "../src/index.js";
 import { EVENT_BUCKETS, eventBucket } from "../src/store/postgres-listener.js";
 import { LONGEST_SCHEMA } from "../src/store/postgres-schema.js";
 import { postgresStore } from "../src/store/postgres-store.js";
+import { idleSession } from "./crashed-session.js";
 import { postgresAvailable } from "./postgres-cluster.js";
 import { throwawayDatabase } from "./postgres-database.js";
 
@@ -44,14 +45,7 @@ function sessionIds(count: number): string[] {
 }
 
 async function createSession(store: SessionStore, sessionId: string) {
-  await store.createSession({
-    sessionId,
-    createdAt: new Date().toISOString(),
-    status: "idle",
-    step: 0,
-    stepOpen: false,
-    approvedTools: [],
-  });
+  await store.createSession(idleSession(sessionId));
 }
 
 const append = async (store: SessionStore, sessionId: string) => {

@@ -3,6 +3,7 @@ import pg from "pg";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import type { SessionStore } from "../src/index.js";
 import { postgresStore } from "../src/store/postgres-store.js";
+import { idleSession } from "./crashed-session.js";
 import { postgresAvailable } from "./postgres-cluster.js";
 import { throwawayDatabase } from "./postgres-database.js";
 
@@ -31,14 +32,7 @@ function countQueries() {
 }
 
 async function createSession(store: SessionStore, sessionId = "s") {
-  await store.createSession({
-    sessionId,
-    createdAt: new Date().toISOString(),
-    status: "idle",
-    step: 0,
-    stepOpen: false,
-    approvedTools: [],
-  });
+  await store.createSession(idleSession(sessionId));
 }
 
 describe.skipIf(!postgresAvailable)("round trips of the Postgres store", () => {

@@ -1,37 +1,14 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { describe, expect, it } from "vitest";
 import { createAgentRuntime, memoryStore, type SessionStore, scriptedModel } from "../src/index.js";
+import { writeCrashedSession } from "./crashed-session.js";
 import { quiet } from "./harness.js";
 import { pickTemplate } from "./tools.js";
 
-/** Sessions as a crash leaves them: a turn running, its assistant message cut off mid-stream. */
+/** `sessions` sessions as a crash leaves them (see {@link writeCrashedSession}). */
 async function crashedStore(sessions: number): Promise<SessionStore> {
   const store = memoryStore();
-  for (let index = 0; index < sessions; index++) {
-    const sessionId = `ses_${index}`;
-    await store.createSession({
-      sessionId,
-      owner: "test",
-      createdAt: new Date().toISOString(),
-      status: "idle",
-      step: 0,
-      stepOpen: false,
-      approvedTools: [],
-    });
-    await store.write(sessionId, {
-      events: [
-        { type: "session.created" },
-        { type: "turn.started", turnId: `turn_${index}`, cause: "message" },
-        { type: "message.started", messageId: `msg_u${index}`, role: "user" },
-        { type: "text.delta", messageId: `msg_u${index}`, delta: "make me a poster" },
-        { type: "message.completed", messageId: `msg_u${index}` },
-        { type: "message.started", messageId: `msg_a${index}`, role: "assistant" },
-        { type: "text.delta", messageId: `msg_a${index}`, delta: "Let me think" },
-      ],
-      transcript: [{ role: "user", content: [{ type: "text", text: "make me a poster" }] }],
-      session: { status: "running", turnId: `turn_${index}` },
-    });
-  }
+  for (let index = 0; index < sessions; index++) await writeCrashedSession(store, index);
   return store;
 }
 

@@ -151,6 +151,8 @@ async function readOnce(
       if (!queued) {
         await pacer.drained();
         if (signal.aborted) return { kind: "dropped", progressed };
+        // The frame ended the task: what is read next starts a new slice, not one more task.
+        sliceStart = performance.now();
       }
     }
   } catch {

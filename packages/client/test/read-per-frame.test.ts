@@ -91,6 +91,38 @@ describe("openEventStream's reads", () => {
     await vi.waitFor(() => expect(network.reads()).toBe(4));
   });
 
+  it("at a token rate, a read after the frame starts a new slice: no task is queued to cut it", async () => {
+    const made = vi.fn();
+    const Native = globalThis.MessageChannel;
+    vi.stubGlobal(
+      "MessageChannel",
+      class extends Native {
+        constructor() {
+          super();
+          made();
+        }
+      },
+    );
+    try {
+      const frames = manualFrames();
+      const network = networkBody();
+      const batches = open(network.body, frames);
+      await vi.waitFor(() => expect(network.reads()).toBe(1));
+      network.arrive(frameOf(1));
+      await vi.waitFor(() => expect(frames.waiting()).toBe(1));
+      // A token arrives, and the frame comes later than a slice (SLICE_MS) after the read.
+      network.arrive(frameOf(2));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      frames.frame();
+      await vi.waitFor(() => expect(frames.waiting()).toBe(1));
+      frames.frame();
+      expect(batches).toEqual([[1], [2]]);
+      expect(made).not.toHaveBeenCalled();
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
   it("reads chunks already queued one after another, without waiting a frame for each", async () => {
     const frames = manualFrames();
     const count = 200;

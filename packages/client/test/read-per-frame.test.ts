@@ -62,13 +62,19 @@ describe("openEventStream's reads", () => {
     return batches;
   };
 
-  it("at a token rate, reads again only after the frame: what arrives meanwhile is one read, shown at the next frame", async () => {
+  /** Opens a stream at a token rate whose first event waits for its frame. */
+  const openWaitingForFrame = async () => {
     const frames = manualFrames();
     const network = networkBody();
     const batches = open(network.body, frames);
     await vi.waitFor(() => expect(network.reads()).toBe(1));
     network.arrive(frameOf(1));
     await vi.waitFor(() => expect(frames.waiting()).toBe(1));
+    return { frames, network, batches };
+  };
+
+  it("at a token rate, reads again only after the frame: what arrives meanwhile is one read, shown at the next frame", async () => {
+    const { frames, network, batches } = await openWaitingForFrame();
     // Two tokens arrive, in two tasks, before the frame: the reader waits for the frame.
     network.arrive(frameOf(2));
     await nextTask();
@@ -104,12 +110,7 @@ describe("openEventStream's reads", () => {
       },
     );
     try {
-      const frames = manualFrames();
-      const network = networkBody();
-      const batches = open(network.body, frames);
-      await vi.waitFor(() => expect(network.reads()).toBe(1));
-      network.arrive(frameOf(1));
-      await vi.waitFor(() => expect(frames.waiting()).toBe(1));
+      const { frames, network, batches } = await openWaitingForFrame();
       // A token arrives, and the frame comes later than a slice (SLICE_MS) after the read.
       network.arrive(frameOf(2));
       await new Promise((resolve) => setTimeout(resolve, 20));

@@ -1,17 +1,5 @@
 import type { SessionStore } from "../src/index.js";
-
-/** A new session's record: idle, no turn yet. */
-export function idleSession(sessionId: string, owner?: string): Parameters<SessionStore["createSession"]>[0] {
-  return {
-    sessionId,
-    ...(owner === undefined ? {} : { owner }),
-    createdAt: new Date().toISOString(),
-    status: "idle",
-    step: 0,
-    stepOpen: false,
-    approvedTools: [],
-  };
-}
+import { idleSession } from "../src/store/records.js";
 
 /**
  * Writes session `ses_<index>` as a crash leaves it: a turn running, the user's message

@@ -5,7 +5,7 @@ import type { SessionStore } from "../src/index.js";
 import { EVENT_BUCKETS, eventBucket } from "../src/store/postgres-listener.js";
 import { LONGEST_SCHEMA } from "../src/store/postgres-schema.js";
 import { postgresStore } from "../src/store/postgres-store.js";
-import { idleSession } from "./crashed-session.js";
+import { idleSession } from "../src/store/records.js";
 import { postgresAvailable } from "./postgres-cluster.js";
 import { throwawayDatabase } from "./postgres-database.js";
 

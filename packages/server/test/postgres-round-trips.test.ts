@@ -3,7 +3,7 @@ import pg from "pg";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import type { SessionStore } from "../src/index.js";
 import { postgresStore } from "../src/store/postgres-store.js";
-import { idleSession } from "./crashed-session.js";
+import { idleSession } from "../src/store/records.js";
 import { postgresAvailable } from "./postgres-cluster.js";
 import { throwawayDatabase } from "./postgres-database.js";
 

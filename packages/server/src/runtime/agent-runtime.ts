@@ -14,6 +14,7 @@ import type {
   SessionSummary,
   WriteBatch,
 } from "../store/records.js";
+import { idleSession } from "../store/records.js";
 import { LeaseLost } from "./coordination.js";
 import type { EventListener } from "./event-hub.js";
 import { ExpiryTimer } from "./expiry-timer.js";
@@ -306,15 +307,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           );
         }
         const sessionId = randomId("ses");
-        await store.createSession({
-          sessionId,
-          ...(owner === undefined ? {} : { owner }),
-          createdAt: new Date().toISOString(),
-          status: "idle",
-          step: 0,
-          stepOpen: false,
-          approvedTools: [],
-        });
+        await store.createSession(idleSession(sessionId, owner));
         await core.mustCommit(sessionId, { events: [{ type: "session.created" }] });
         return { sessionId };
       };

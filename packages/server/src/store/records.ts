@@ -184,6 +184,19 @@ export type WriteResult =
   | { ok: false; reason: "lease" }
   | { ok: false; reason: "not_found" };
 
+/** A new session's record: idle, no turn yet, created now. */
+export function idleSession(sessionId: string, owner?: string): Parameters<SessionStore["createSession"]>[0] {
+  return {
+    sessionId,
+    ...(owner === undefined ? {} : { owner }),
+    createdAt: new Date().toISOString(),
+    status: "idle",
+    step: 0,
+    stepOpen: false,
+    approvedTools: [],
+  };
+}
+
 /**
  * Where sessions live. One contract, several implementations (`memoryStore`,
  * `sqliteStore`); the same test suite runs against each. Writes are atomic per batch, and

@@ -9,7 +9,7 @@
 import { fileURLToPath } from "node:url";
 import { type PostgresCluster, postgresAvailable, startPostgres } from "../packages/server/test/postgres-cluster.js";
 import { type ChildResult, runNodeJson } from "./child.js";
-import { type AnswerRate, type AnswerRateSetup, measureAnswerRate } from "./server/answer-rate.js";
+import { type AnswerRate, type AnswerRateSetup, measureAnswerRate, warmUpAnswers } from "./server/answer-rate.js";
 import { fmt, printTable, type Row, verdict } from "./table.js";
 
 const concurrencies = [1, 10, 50];
@@ -23,7 +23,7 @@ if (chosen) {
 
 const self = fileURLToPath(import.meta.url);
 const measure = (setup: AnswerRateSetup & { concurrency: number }) =>
-  runNodeJson<AnswerRate>([...process.execArgv, self, JSON.stringify(setup)], 60_000);
+  runNodeJson<AnswerRate>([...process.execArgv, self, JSON.stringify(setup)], 120_000);
 
 type Store = "SQLite" | "Postgres, 1 instance" | "Postgres, 3 instances, sticky" | "Postgres, 3 instances, crossed";
 const results = new Map<Store, ChildResult<AnswerRate>[]>();
@@ -46,7 +46,8 @@ if (postgresAvailable) {
     ] as const) {
       for (const concurrency of concurrencies) {
         const env = { HITL_BENCH_DATABASE_URL: cluster.url, HITL_BENCH_SCHEMA: `bench_${++run}` };
-        results.set(store, [...(results.get(store) ?? []), await measure({ concurrency, instances, routing, env })]);
+        const setup = { concurrency, instances, routing, env, databasePort: cluster.port };
+        results.set(store, [...(results.get(store) ?? []), await measure(setup)]);
       }
     }
   } catch (error) {
@@ -84,10 +85,21 @@ for (const [store, list] of results) {
       target: postgres && concurrency === 1 ? "p50 ≤ 5 ms" : "—",
       met: postgres && concurrency === 1 ? verdict(rate ? rate.p50 <= 5 : undefined) : "—",
     });
+    if (postgres) {
+      rows.push({
+        case: `${store}: CPU per answer, ${concurrency} at once: instances + PostgreSQL`,
+        ours: rate ? `${fmt(rate.serverCpuMs, "ms")} + ${fmt(rate.databaseCpuMs, "ms")}` : "—",
+        anchor: "—",
+        ratio: "—",
+        target: "—",
+        met: "—",
+      });
+    }
   });
 }
+const warmUps = [...results.values()].flat().flatMap((result) => (result.ok ? [result.value.warmUpSeconds] : []));
 printTable("Scale-out", rows, [
-  "each row: the server in its own process(es), the clients in this one, HTTP and SSE on 127.0.0.1; 1 s warm-up, then ten 1 s windows (median, spread)",
+  `each row: the server in its own process(es), the clients in this one, HTTP and SSE on 127.0.0.1; a warm-up until every instance that answers has answered ${warmUpAnswers.toLocaleString("en")} times (${fmt(Math.min(...warmUps), "s")}–${fmt(Math.max(...warmUps), "s")}: each instance optimizes its code on as much work as one alone), then ten 1 s windows (median, spread)`,
   "three instances, sticky: each session streams from and answers through one instance, as a balancer routing by session would (each commit notifies its session's channel, one of 256, which the other two listen to only when a session they stream hashes to it)",
   "three instances, crossed: each session streams from one instance and answers through the next, so every result reaches its stream through NOTIFY and a read of the log",
   "PostgreSQL 15 on loopback, fsync on, synchronous_commit off (as durable as SQLite's synchronous = NORMAL); all processes share this machine's cores",

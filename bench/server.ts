@@ -9,7 +9,7 @@
 import { availableParallelism, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { type ChildResult, runNodeJson } from "./child.js";
-import { measureAnswerRate } from "./server/answer-rate.js";
+import { measureAnswerRate, warmUpAnswers } from "./server/answer-rate.js";
 import { measureHistory } from "./server/history.js";
 import { measureFloor, measureLatency } from "./server/latency.js";
 import { measureParkedMemory } from "./server/parked-memory.js";
@@ -47,7 +47,7 @@ const run = <Name extends CaseName>(name: Name, timeoutMs: number) =>
   runNodeJson<Results[Name]>([...process.execArgv, "--expose-gc", self, name], timeoutMs);
 const loadBefore = loadavg()[0]!;
 const latency = await run("latency", 35_000);
-const rates = await run("rates", 120_000);
+const rates = await run("rates", 180_000);
 const history = await run("history", 120_000);
 const recovery = await run("recovery", 300_000);
 const parked = await run("parked", 45_000);
@@ -55,6 +55,8 @@ const streams = await run("streams", 35_000);
 
 const value = <T>(result: ChildResult<T>): T | undefined => (result.ok ? result.value : undefined);
 const rows: Row[] = [];
+const warmUps = (value(rates) ?? []).map((rate) => rate.warmUpSeconds);
+const warmUpRange = warmUps.length > 0 ? `${fmt(Math.min(...warmUps), "s")}–${fmt(Math.max(...warmUps), "s")}` : "—";
 const timing = value(latency);
 for (const [label, key] of [
   ["p50", "p50"],
@@ -204,8 +206,8 @@ const failed = Object.entries({ latency, rates, history, recovery, parked, strea
 );
 printTable("Server", rows, [
   "SQLite store on a temp file, scripted model that parks on a client tool at every step; HTTP on 127.0.0.1",
-  "answers per second: the server in its own process, the clients in this one; 1 s warm-up, then ten 1 s windows (median, spread)",
-  `closed loop: each session answers as soon as its request arrives, so the server is always saturated and latency is queueing (sessions ÷ answers per second); on a schedule: the ${pacedRate} answers per second the p99 target is stated at, spread evenly, after a 3 s warm-up (the server compiles its code in the first second and falls behind the schedule), latency counted from when each answer was due`,
+  `answers per second: the server in its own process, the clients in this one; a warm-up of ${warmUpAnswers.toLocaleString("en")} answers (${warmUpRange}: the CPU per answer falls until V8 has optimized the server's code), then ten 1 s windows (median, spread)`,
+  `closed loop: each session answers as soon as its request arrives, so the server is always saturated and latency is queueing (sessions ÷ answers per second); on a schedule: the ${pacedRate} answers per second the p99 target is stated at, spread evenly (each schedule starts again from the session's next answer after the warm-up), latency counted from when each answer was due`,
   "history reads: the fetch handler in process, median of 15 after 3 warm-ups; each turn a user message and a reply in 20 deltas",
   "recovery: one warm-up restart, then ten, each on a fresh copy of the crashed file (median, spread); at most 32 sessions recovered at a time, each until its resumed turn has parked",
   `10,000 sessions parked in ${fmt(memory?.seconds, "s")} after 2,000 warm-up parks; heap growth ${fmt(memory?.heapGrowth, "MiB")}, most of it the transcript cache (up to 50,000 messages)`,

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { Agent, type ClientRequest, request } from "node:http";
 import { fileURLToPath } from "node:url";
 import { createParser } from "eventsource-parser";
@@ -18,6 +18,10 @@ export interface AnswerRate {
   /** CPU time per answer, median over the windows: the server processes (all instances), and this (client) process. */
   serverCpuMs: number;
   clientCpuMs: number;
+  /** How long the warm-up took (see {@link warmUpAnswers}). */
+  warmUpSeconds: number;
+  /** CPU time per answer of the PostgreSQL server (its postmaster and every backend), when the setup names its port. */
+  databaseCpuMs?: number;
 }
 
 /** A process's CPU time (user + system) so far, in ms, from /proc (Linux). */
@@ -28,8 +32,42 @@ function processCpuMs(pid: number): number {
 }
 const clockTicks = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
 
-const warmUpMs = 1_000;
-const pacedWarmUpMs = 3_000;
+/** The CPU time so far of a PostgreSQL server's processes: the postmaster listening on `port` and its children. */
+function databaseCpuMs(port: number): number {
+  const stats = readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .flatMap((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+        return [{ pid: Number(pid), stat: stat.split(") ")[1]!.split(" "), cmdline }];
+      } catch {
+        return []; // gone meanwhile
+      }
+    });
+  const postmaster = stats.find(({ cmdline }) => {
+    const argv = cmdline.split("\0");
+    return argv[0]!.endsWith("postgres") && argv.some((arg, index) => arg === "-p" && argv[index + 1] === `${port}`);
+  });
+  if (!postmaster) throw new Error(`no PostgreSQL server listens on port ${port}`);
+  // Children's utime and stime, and for the postmaster those of the children it has reaped (cutime, cstime).
+  const ticks = stats
+    .filter(({ stat }) => Number(stat[1]) === postmaster.pid)
+    .reduce((sum, { stat }) => sum + Number(stat[11]) + Number(stat[12]), 0);
+  const { stat } = postmaster;
+  return ((ticks + Number(stat[11]) + Number(stat[12]) + Number(stat[13]) + Number(stat[14])) * 1000) / clockTicks;
+}
+
+/**
+ * The warm-up: every server process that answers first answers this many times, so each
+ * instance of several optimizes its code on as much work as one instance alone does. A
+ * server's CPU per answer falls while V8 optimizes its code: at 10 sessions on Postgres,
+ * one instance went from 3.2 to 1.7 ms per answer over ten 1 s windows after a 1 s warm-up,
+ * and three instances, each with a third of the load, were still falling after 10 s.
+ */
+export const warmUpAnswers = 4_000;
+/** The longest warm-up; the result says how long it was. */
+const warmUpLimitMs = 45_000;
 const windowMs = 1_000;
 const windows = 10;
 
@@ -45,6 +83,8 @@ export interface AnswerRateSetup {
    * each session on one instance, as a balancer that routes by session would.
    */
   routing?: "crossed" | "sticky";
+  /** The port of the PostgreSQL server the instances use, to count its CPU per answer. */
+  databasePort?: number;
   /**
    * Answers per second in total, spread evenly over the sessions: each session answers on a
    * fixed schedule (open loop) instead of as soon as it can, and latency counts from when
@@ -89,14 +129,19 @@ const json = { "content-type": "application/json" };
  * spent. The same client measures every row.
  */
 const agent = new Agent({ keepAlive: true });
-function post(url: string, body: string): Promise<void> {
+function post(url: string, body: string, retried = false): Promise<void> {
   return new Promise((resolve, reject) => {
     const sent = request(url, {
       method: "POST",
       agent,
       headers: { ...json, "content-length": Buffer.byteLength(body) },
     });
-    sent.once("error", reject);
+    sent.once("error", (error: NodeJS.ErrnoException) => {
+      // A kept-alive socket the server closed as idle just as it was reused: the request never
+      // reached the server, so it is sent again, once, on a new socket (as Node's docs advise).
+      if (sent.reusedSocket && error.code === "ECONNRESET" && !retried) post(url, body, true).then(resolve, reject);
+      else reject(error);
+    });
     sent.once("response", (response) => {
       response.resume();
       response.once("end", () =>
@@ -125,10 +170,13 @@ export async function measureAnswerRate(concurrency: number, setup: AnswerRateSe
   let stopping = false;
   const failures: unknown[] = [];
   const streams: ClientRequest[] = [];
+  const answeringIndex = (index: number) => (setup.routing === "sticky" ? index : index + 1) % servers.length;
+  /** Answers per server, counted until the warm-up ends: each server that answers warms up on as many. */
+  const warmedUp = new Map(Array.from({ length: concurrency }, (_, index) => [answeringIndex(index), 0]));
   const loop = async () => {
     const index = sessions++;
     const server = servers[index % servers.length]!;
-    const answering = setup.routing === "sticky" ? server : servers[(index + 1) % servers.length]!;
+    const answering = servers[answeringIndex(index)]!;
     const created = await fetch(`${server.url}/sessions`, { method: "POST", headers: json, body: "{}" });
     const { sessionId } = (await created.json()) as { sessionId: string };
     let sent = 0;
@@ -161,6 +209,7 @@ export async function measureAnswerRate(concurrency: number, setup: AnswerRateSe
             latencies.push(now() - sent);
             answered++;
           }
+          if (!measured) warmedUp.set(answeringIndex(index), warmedUp.get(answeringIndex(index))! + 1);
           sent = 0;
         }
         if (type === "input.requested") {
@@ -192,14 +241,26 @@ export async function measureAnswerRate(concurrency: number, setup: AnswerRateSe
     await closed;
   };
   const loops = Array.from({ length: concurrency }, loop);
-  // Paced, a server still compiling its code in the first second falls behind the schedule:
-  // a longer warm-up, after which each session's schedule starts again from its next answer.
-  await new Promise((resolve) => setTimeout(resolve, setup.paced ? pacedWarmUpMs : warmUpMs));
+  // Paced, a server still compiling its code falls behind the schedule: after the warm-up,
+  // each session's schedule starts again from its next answer.
+  const warmUpStart = now();
+  while (
+    Math.min(...warmedUp.values()) < warmUpAnswers &&
+    now() - warmUpStart < warmUpLimitMs &&
+    failures.length === 0
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const warmUpSeconds = (now() - warmUpStart) / 1000;
   const rates: number[] = [];
   const serverCpu: number[] = [];
   const clientCpu: number[] = [];
+  const databaseCpu: number[] = [];
+  const { databasePort } = setup;
   measured = true;
   for (let window = 0; window < windows; window++) {
+    // The database's processes are looked up outside the client's CPU window.
+    const databaseStart = databasePort ? databaseCpuMs(databasePort) : 0;
     answered = 0;
     measuring = true;
     const start = now();
@@ -212,6 +273,7 @@ export async function measureAnswerRate(concurrency: number, setup: AnswerRateSe
     serverCpu.push((serversCpu() - serverStart) / answered);
     const client = process.cpuUsage(clientStart);
     clientCpu.push((client.user + client.system) / 1000 / answered);
+    if (databasePort) databaseCpu.push((databaseCpuMs(databasePort) - databaseStart) / answered);
   }
   stopping = true;
   for (const stream of streams) stream.destroy();
@@ -223,11 +285,13 @@ export async function measureAnswerRate(concurrency: number, setup: AnswerRateSe
   return {
     concurrency,
     ...(setup.paced ? { paced: setup.paced } : {}),
+    warmUpSeconds,
     perSecond: percentile(rates, 0.5),
     perSecondSpread: [Math.min(...rates), Math.max(...rates)],
     p50: percentile(latencies, 0.5),
     p99: percentile(latencies, 0.99),
     serverCpuMs: percentile(serverCpu, 0.5),
     clientCpuMs: percentile(clientCpu, 0.5),
+    ...(databasePort ? { databaseCpuMs: percentile(databaseCpu, 0.5) } : {}),
   };
 }

@@ -24,11 +24,20 @@ export interface AnswerRate {
   databaseCpuMs?: number;
 }
 
-/** A process's CPU time (user + system) so far, in ms, from /proc (Linux). */
+/** A process's stat(5) fields from the state on (field 3 is index 0), from /proc (Linux). */
+function statOf(pid: number | string): string[] {
+  return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+}
+
+/** CPU ticks in stat fields: utime and stime (fields 14 and 15), with `children`, cutime and cstime too. */
+function ticksOf(fields: string[], children = false): number {
+  const own = Number(fields[11]) + Number(fields[12]);
+  return children ? own + Number(fields[13]) + Number(fields[14]) : own;
+}
+
+/** A process's CPU time (user + system) so far, in ms. */
 function processCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  // utime and stime, fields 14 and 15 of stat(5), counted from field 3 after the command.
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+  return (ticksOf(statOf(pid)) * 1000) / clockTicks;
 }
 const clockTicks = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
 
@@ -38,9 +47,8 @@ function databaseCpuMs(port: number): number {
     .filter((name) => /^\d+$/.test(name))
     .flatMap((pid) => {
       try {
-        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-        const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-        return [{ pid: Number(pid), stat: stat.split(") ")[1]!.split(" "), cmdline }];
+        const stat = statOf(pid);
+        return [{ pid: Number(pid), stat, cmdline: readFileSync(`/proc/${pid}/cmdline`, "utf8") }];
       } catch {
         return []; // gone meanwhile
       }
@@ -50,12 +58,11 @@ function databaseCpuMs(port: number): number {
     return argv[0]!.endsWith("postgres") && argv.some((arg, index) => arg === "-p" && argv[index + 1] === `${port}`);
   });
   if (!postmaster) throw new Error(`no PostgreSQL server listens on port ${port}`);
-  // Children's utime and stime, and for the postmaster those of the children it has reaped (cutime, cstime).
+  // The backends' own time, and the postmaster's with that of the backends it has reaped.
   const ticks = stats
     .filter(({ stat }) => Number(stat[1]) === postmaster.pid)
-    .reduce((sum, { stat }) => sum + Number(stat[11]) + Number(stat[12]), 0);
-  const { stat } = postmaster;
-  return ((ticks + Number(stat[11]) + Number(stat[12]) + Number(stat[13]) + Number(stat[14])) * 1000) / clockTicks;
+    .reduce((sum, { stat }) => sum + ticksOf(stat), ticksOf(postmaster.stat, true));
+  return (ticks * 1000) / clockTicks;
 }
 
 /**

@@ -9,15 +9,7 @@ export { collectResponses } from "./collect-responses.js";
 export { type ChunkerSeed, EventChunker } from "./event-chunker.js";
 export { type HitlChatTransport, type HitlChatTransportOptions, hitlChatTransport } from "./hitl-chat-transport.js";
 export { type HitlDataTypes, type HitlRequestData, REQUEST_PART } from "./request-part.js";
-export {
-  type RequestView,
-  type RequestViewResolution,
-  type RequestViewSent,
-  type RequestViewStatus,
-  requestPartsOf,
-  requestViewOf,
-  type SettledRequestView,
-} from "./request-view.js";
+export { type RequestView, type RequestViewStatus, requestPartsOf, requestViewOf } from "./request-view.js";
 export type { FetchFunction, HeadersOption, SessionHttpOptions } from "./session-http.js";
 export { memorySessionMap, type SessionMap } from "./session-map.js";
 export { snapshotToUIMessages } from "./snapshot-chunks.js";

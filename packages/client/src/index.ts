@@ -31,6 +31,7 @@ export {
 } from "./client-state.js";
 export type { CommandError, CommandResult } from "./command-result.js";
 export { reduceClientState } from "./reduce-client-state.js";
+export { settledState } from "./reduce-requests.js";
 export {
   type RecordedCommand,
   type ReplayOptions,

@@ -10,18 +10,18 @@ import {
 
 type Requests = Readonly<Record<string, RequestState>>;
 
-/** What the wire says about a settlement: `input.resolved`, or a snapshot's resolved request. */
-interface WireResolution {
-  action: ResolutionAction;
-  value?: unknown;
-  reason?: string;
-}
-
-/** The settled state a resolution puts a request in; only an accepted one keeps a value. */
+/**
+ * The settled state a resolution puts a request in; only an accepted one keeps a value.
+ * @example
+ * settledState(request, { action: "decline", reason: "Too late" });
+ * // { request, status: "declined", resolution: { action: "decline", reason: "Too late" } }
+ */
 export function settledState(
   request: TypedInputRequest,
-  { action, value, reason }: WireResolution,
+  // What the wire says about a settlement: `input.resolved`, or a snapshot's resolved request.
+  resolution: { action: ResolutionAction; value?: unknown; reason?: string },
 ): SettledRequestState {
+  const { action, value, reason } = resolution;
   const why = reason === undefined ? {} : { reason };
   switch (action) {
     case "accept":

@@ -43,3 +43,37 @@ describe("the recorded fixtures", () => {
     expect(fold("expired").resolved).toMatchObject([{ resolution: { action: "expire" } }]);
   });
 });
+
+/**
+ * An event log with its random parts named by order of appearance (ids) or blanked (times),
+ * so two recordings of one scenario compare equal when the runtime did the same.
+ */
+function normalized(events: readonly unknown[]): unknown {
+  const names = new Map<string, string>();
+  const walk = (value: unknown, key?: string): unknown => {
+    if (Array.isArray(value)) return value.map((item) => walk(item, key));
+    if (value && typeof value === "object") {
+      return Object.fromEntries(Object.entries(value).map(([field, item]) => [field, walk(item, field)]));
+    }
+    if (typeof value !== "string") return value;
+    if (key === "at" || key === "expiresAt") return "<time>";
+    if (/^(ses|turn|msg|req|call)_[\w-]{10,}$/.test(value)) {
+      if (!names.has(value)) names.set(value, `${value.split("_")[0]}#${names.size + 1}`);
+      return names.get(value);
+    }
+    return value;
+  };
+  return walk(events);
+}
+
+describe("npm run record-fixtures", () => {
+  it("records what the fixtures hold: they are the current runtime's, not an older one's", async () => {
+    const { recordFixtures } = await import("./record-fixtures.js");
+    const recorded = await recordFixtures();
+    expect(Object.keys(recorded).sort()).toEqual(readdirSync(folder).map((file) => file.replace(/\.json$/, "")));
+    for (const [name, events] of Object.entries(recorded)) {
+      const checkedIn = JSON.parse(readFileSync(join(folder, `${name}.json`), "utf8")) as unknown[];
+      expect(normalized(events), `${name}.json is stale: run npm run record-fixtures`).toEqual(normalized(checkedIn));
+    }
+  }, 30_000);
+});

@@ -7,6 +7,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { type ApiClient, createApiClient } from "@hitl-kit/client";
 import type { InputResponse, ProtocolEvent } from "@hitl-kit/protocol";
 import {
@@ -108,9 +109,10 @@ async function readStream(api: ApiClient, sessionId: string, lastSeq: number): P
   return events;
 }
 
-async function record(name: string, scenario: Scenario): Promise<ProtocolEvent[]> {
+async function record(scenario: Scenario): Promise<ProtocolEvent[]> {
   const runtime: AgentRuntime = createAgentRuntime({
-    model: scriptedModel(scenario.script, { wordsPerChunk: 3 }),
+    // Chunks further apart than the store's write batches (8 ms), so each is its own delta, as a provider streams them.
+    model: scriptedModel(scenario.script, { wordsPerChunk: 3, chunkDelayMs: 12 }),
     tools: demoTools,
     store: memoryStore(),
     ...(scenario.expireAfter ? { expireAfter: scenario.expireAfter } : {}),
@@ -136,13 +138,21 @@ async function record(name: string, scenario: Scenario): Promise<ProtocolEvent[]
   }
   const events = await readStream(api, sessionId, (await api.getSnapshot(sessionId)).lastSeq);
   await runtime.close();
-  console.log(`${name}: ${events.length} events`);
   return events;
 }
 
-const folder = process.argv[2] ?? join(import.meta.dirname, "../fixtures");
-mkdirSync(folder, { recursive: true });
-for (const [name, scenario] of Object.entries(scenarios)) {
-  const events = await record(name, scenario);
-  writeFileSync(join(folder, `${name}.json`), `${JSON.stringify(events, null, 1)}\n`);
+/** Records every scenario: the event log of each, by fixture name. */
+export async function recordFixtures(): Promise<Record<string, ProtocolEvent[]>> {
+  const recorded: Record<string, ProtocolEvent[]> = {};
+  for (const [name, scenario] of Object.entries(scenarios)) recorded[name] = await record(scenario);
+  return recorded;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const folder = process.argv[2] ?? join(import.meta.dirname, "../fixtures");
+  mkdirSync(folder, { recursive: true });
+  for (const [name, events] of Object.entries(await recordFixtures())) {
+    writeFileSync(join(folder, `${name}.json`), `${JSON.stringify(events, null, 1)}\n`);
+    console.log(`${name}: ${events.length} events`);
+  }
 }

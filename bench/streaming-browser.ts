@@ -18,7 +18,7 @@ import { build, defaultClientConditions } from "vite";
 import { chromium } from "../chromium.js";
 import type { RunResult, RunSpec } from "./render/harness.js";
 import { fmtSpread, type Spread, spreadOf } from "./render/spread.js";
-import { runIdOf, type StreamShape, type Variant, variants } from "./render/stream-case.js";
+import { floor, runIdOf, type StreamShape, type Variant, variants } from "./render/stream-case.js";
 import { wireBytes, wireHandler } from "./render/wire-server.js";
 import { count, fmt, printGrid, ratio, verdict } from "./table.js";
 
@@ -32,6 +32,8 @@ interface BrowserCase {
   shape: StreamShape;
   warmups: number;
   runs: number;
+  /** Runs the floor (no client) beside the clients, to show what the browser costs any of them. */
+  floor?: boolean;
 }
 const cases: BrowserCase[] = [
   { name: "burst", label: "20k-delta burst", shape: { deltas: 20_000, rate: 0, history: 0 }, warmups: 2, runs: 10 },
@@ -41,6 +43,7 @@ const cases: BrowserCase[] = [
     shape: { deltas: 2000, rate: 100, history: 0 },
     warmups: 1,
     runs: 5,
+    floor: true,
   },
   {
     name: "history",
@@ -75,8 +78,8 @@ if (process.argv.includes("--quick")) {
   }
 }
 
-/** One kept run: the page's measures and the main thread's busy time. */
-type BrowserRun = RunResult & { case: string; variant: Variant; busyMs: number };
+/** One kept run: the page's measures and the main thread's busy time; `rep` pairs the variants' runs of one round. */
+type BrowserRun = RunResult & { case: string; variant: Variant; rep: number; busyMs: number };
 
 // The page, as an app ships: Vite's production build.
 const outDir = here("results/browser-page");
@@ -162,8 +165,9 @@ try {
       const { metrics } = await cdp.send("Performance.getMetrics");
       return metrics.find((metric) => metric.name === "TaskDuration")?.value ?? Number.NaN;
     };
+    const clients: Variant[] = item.floor ? [...variants, floor] : [...variants];
     for (let rep = 0; rep < item.warmups + item.runs; rep++) {
-      const order = variants.map((_, index) => variants[(index + rep) % variants.length]!);
+      const order = clients.map((_, index) => clients[(index + rep) % clients.length]!);
       for (const variant of order) {
         const spec: RunSpec = { variant, runId: runIdOf(item.shape, `b${serial++}`), base: "" };
         type Bench = { bench: { prepare(spec: RunSpec): Promise<void>; go(): Promise<RunResult>; teardown(): void } };
@@ -174,7 +178,8 @@ try {
         const after = await taskSeconds();
         await page.evaluate(() => (window as unknown as Bench).bench.teardown());
         if (!result.textOk) throw new Error(`${variant} showed the wrong text in run ${spec.runId}.`);
-        if (rep >= item.warmups) kept.push({ ...result, case: item.name, variant, busyMs: (after - before) * 1000 });
+        if (rep >= item.warmups)
+          kept.push({ ...result, case: item.name, variant, rep, busyMs: (after - before) * 1000 });
       }
     }
     await page.close();
@@ -201,17 +206,25 @@ function row(
   unit: string,
   target?: { text: string; met: (ours: Spread, throttled: Spread, runs: BrowserRun[]) => boolean },
 ): string[] {
-  const [a, b, c] = [spread(name, ours, pick), spread(name, throttled, pick), spread(name, plain, pick)];
+  const [a, b, c, d] = ([ours, throttled, plain, floor] as const).map((variant) => spread(name, variant, pick));
   const met = target && a && b ? target.met(a, b, runsOf(name, ours)) : undefined;
   return [
     label,
     fmtSpread(a, unit),
     fmtSpread(b, unit),
     fmtSpread(c, unit),
+    fmtSpread(d, unit),
     ratio(a?.median, b?.median),
     target?.text ?? "—",
     verdict(met),
   ];
+}
+/** A variant's busy time above the floor's, run by run (each against the floor's run of its round). */
+function aboveFloor(name: string, variant: Variant): Spread | undefined {
+  const floors = new Map(runsOf(name, floor).map((run) => [run.rep, run.busyMs]));
+  return spreadOf(
+    runsOf(name, variant).flatMap((run) => (floors.has(run.rep) ? [run.busyMs - floors.get(run.rep)!] : [])),
+  );
 }
 const worstLongTask = (run: BrowserRun) => Math.max(0, ...(run.longTasks ?? [Number.NaN]));
 const longTaskCount = (run: BrowserRun) => run.longTasks?.length ?? Number.NaN;
@@ -237,6 +250,7 @@ const rows: string[][] = [
     "—",
     "—",
     "—",
+    "—",
   ],
   row("20k-delta burst: main-thread busy", "burst", (run) => run.busyMs, "ms"),
   row("20k-delta burst: React commits", "burst", (run) => run.commits, ""),
@@ -245,6 +259,19 @@ const rows: string[][] = [
     text: "≤ 0.5× throttle 16",
     met: (a, b) => a.median <= 0.5 * b.median,
   }),
+  (() => {
+    const [a, b, c] = [aboveFloor("rate", ours), aboveFloor("rate", throttled), aboveFloor("rate", plain)];
+    return [
+      "100 deltas/s: busy above no client's",
+      fmtSpread(a, "ms"),
+      fmtSpread(b, "ms"),
+      fmtSpread(c, "ms"),
+      "—",
+      ratio(a?.median, b?.median),
+      "—",
+      "—",
+    ];
+  })(),
   row("100 deltas/s: busy per delta", "rate", (run) => (run.busyMs * 1000) / caseOf("rate").shape.deltas, "µs"),
   row("100 deltas/s: send → whole text", "rate", (run) => run.ms, "ms"),
   row("100 deltas/s: React commits", "rate", (run) => run.commits, ""),
@@ -262,6 +289,7 @@ const rows: string[][] = [
     fmt(bytes.hitl, "B"),
     fmt(bytes.aiSdk, "B"),
     fmt(bytes.aiSdk, "B"),
+    "—",
     ratio(bytes.hitl, bytes.aiSdk),
     "≤ 1.2× AI SDK",
     verdict(bytes.hitl <= 1.2 * bytes.aiSdk),
@@ -271,6 +299,7 @@ const rows: string[][] = [
     `${count(bytes.hitlTotal)} B`,
     `${count(bytes.aiSdkTotal)} B`,
     `${count(bytes.aiSdkTotal)} B`,
+    "—",
     ratio(bytes.hitlTotal, bytes.aiSdkTotal),
     "—",
     "—",
@@ -280,12 +309,13 @@ const rows: string[][] = [
 const version = browser.version();
 printGrid(
   "Streaming render (Chromium)",
-  ["case", "hitl-kit", "useChat throttle 16", "useChat", "hitl-kit ÷ throttle 16", "target", "met?"],
+  ["case", "hitl-kit", "useChat throttle 16", "useChat", floor, "hitl-kit ÷ throttle 16", "target", "met?"],
   rows,
   [
     `Chromium ${version} (/usr/bin/chromium, headless), a Vite production build of bench/render/page; the SSE bytes served from 127.0.0.1`,
     `median (p25–p75) of ${cases.map((item) => `${item.runs} runs after ${item.warmups} warm-up for ${item.name}`).join("; ")}; every variant in the same page, interleaved run by run (order rotated); the reply's DOM text checked equal every run`,
     "the 100 deltas/s case streams 2,000 words at 100 deltas/s (20 s per run) with 5 runs, not 60 s and 10, to keep the whole benchmark near ten minutes",
+    `${floor}: the same stream with no client library — fetch, each event parsed, and once per animation frame the text laid out as <MessageText> does (finished blocks added once, the tail's one text node set); the 100 deltas/s case runs it in the same rounds as the clients: what showing the stream costs the browser whatever the client (${ratio(spread("rate", floor, (run) => run.busyMs)?.median, spread("rate", throttled, (run) => run.busyMs)?.median)} of throttle 16's busy here); "above no client's" subtracts its run of the same round`,
     "busy = Chromium's TaskDuration of the page's main thread (CDP Performance metrics) from send to the whole text; long tasks from PerformanceObserver('longtask'); frames missed = animation-frame gaps beyond one 60 Hz frame",
     "every run's measures are written to bench/results/streaming-browser-runs.json",
     "React's production build on both sides (commits counted through the DevTools hook); hitl-kit renders with <MessageText>, useChat renders each text part in one element, as its docs do; rows memoized on both sides; the text has a blank line every 60 words",

@@ -8,11 +8,12 @@ import { useChat } from "@ai-sdk/react";
 import type { Message } from "@hitl-kit/protocol";
 import { MessageText, useAgent } from "@hitl-kit/react";
 import { DefaultChatTransport, type UIMessage } from "ai";
-import { memo, useEffect, useState } from "react";
+import { memo, useEffect, useRef, useState } from "react";
 import { createRoot, type Root } from "react-dom/client";
 import { commits } from "./commit-hook.js";
 import {
   FRAME_MS,
+  floor,
   historyRole,
   historyText,
   REPLY_ID,
@@ -145,6 +146,72 @@ function AiSdkChat({
   );
 }
 
+/**
+ * Reads the AI SDK's bytes of the run with no client: parses each event and, once per
+ * frame, shows the text in `element` as `<MessageText>` lays it out — finished blocks (cut at
+ * blank lines) added once, the tail's one text node set — so the DOM work does not grow with
+ * the reply.
+ */
+async function streamWithoutClient(spec: RunSpec, element: HTMLElement): Promise<void> {
+  const tail = element.appendChild(document.createElement("div"));
+  const tailText = tail.appendChild(document.createTextNode(""));
+  let tailStart = 0;
+  let text = "";
+  let waiting = false;
+  const show = () => {
+    waiting = false;
+    for (let at = text.indexOf("\n\n", tailStart); at !== -1 && at + 2 < text.length; ) {
+      const block = document.createElement("div");
+      block.textContent = text.slice(tailStart, at + 2);
+      tail.before(block);
+      tailStart = at + 2;
+      at = text.indexOf("\n\n", tailStart);
+    }
+    tailText.nodeValue = text.slice(tailStart);
+  };
+  const response = await (spec.fetch ?? fetch)(`${spec.base}/api/chat/${spec.runId}`, { method: "POST" });
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    buffer += value;
+    for (let end = buffer.indexOf("\n\n"); end !== -1; end = buffer.indexOf("\n\n")) {
+      const line = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      if (!line.startsWith("data: {")) continue;
+      const chunk = JSON.parse(line.slice(6)) as { type: string; delta?: string };
+      if (chunk.type === "text-delta") text += chunk.delta;
+    }
+    if (!waiting) {
+      waiting = true;
+      requestAnimationFrame(show);
+    }
+  }
+}
+
+/** The floor: the reply's element, filled by {@link streamWithoutClient} outside React. */
+function NoClient({
+  spec,
+  onSend,
+  onReady,
+}: {
+  spec: RunSpec;
+  onSend: (send: () => void) => void;
+  onReady: () => void;
+}) {
+  const text = useRef<HTMLDivElement>(null);
+  onSend(() => void streamWithoutClient(spec, text.current!));
+  useEffect(onReady, []);
+  return (
+    <div className="chat">
+      <article data-id={REPLY_ID} data-role="assistant">
+        <div ref={text} className="text" />
+      </article>
+    </div>
+  );
+}
+
 /** Mounts the chat of a run and resolves once it is ready to send (hydrated and, for hitl-kit, its stream open). */
 export function prepare(spec: RunSpec): Promise<void> {
   if (live) throw new Error("prepare() was called twice: call teardown() after each run.");
@@ -166,6 +233,8 @@ export function prepare(spec: RunSpec): Promise<void> {
   root.render(
     spec.variant === "hitl-kit" ? (
       <HitlChat spec={spec} onSend={onSend} onReady={markReady} />
+    ) : spec.variant === floor ? (
+      <NoClient spec={spec} onSend={onSend} onReady={markReady} />
     ) : (
       <AiSdkChat spec={spec} history={history} onSend={onSend} onReady={markReady} />
     ),

@@ -10,7 +10,13 @@ export const FRAME_MS = 1000 / 60;
 
 /** The clients under test. */
 export const variants = ["hitl-kit", "useChat throttle 16", "useChat"] as const;
-export type Variant = (typeof variants)[number];
+/**
+ * No client: the same stream read by `fetch`, each event parsed, and the reply's one text
+ * node set once per animation frame. What showing the stream costs the browser whatever the
+ * client; what a client costs above it is its own (Chromium's rate case runs it beside the three).
+ */
+export const floor = "no client (floor)";
+export type Variant = (typeof variants)[number] | typeof floor;
 
 /** What one run streams: `deltas` one-word deltas, at `rate` per second (0: all at once), after `history` messages. */
 export interface StreamShape {

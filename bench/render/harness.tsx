@@ -69,15 +69,14 @@ const HitlRow = memo(function HitlRow({ message }: { message: Message }) {
   );
 });
 
-function HitlChat({
-  spec,
-  onSend,
-  onReady,
-}: {
+/** What every variant's chat gets: the run, where to hand its send, and what to call once it can send. */
+interface ChatProps {
   spec: RunSpec;
   onSend: (send: () => void) => void;
   onReady: () => void;
-}) {
+}
+
+function HitlChat({ spec, onSend, onReady }: ChatProps) {
   const agent = useAgent({
     url: `${spec.base}/api/agent`,
     sessionId: spec.runId,
@@ -110,17 +109,7 @@ const ChatRow = memo(function ChatRow({ message }: { message: UIMessage }) {
   );
 });
 
-function AiSdkChat({
-  spec,
-  history,
-  onSend,
-  onReady,
-}: {
-  spec: RunSpec;
-  history: UIMessage[];
-  onSend: (send: () => void) => void;
-  onReady: () => void;
-}) {
+function AiSdkChat({ spec, history, onSend, onReady }: ChatProps & { history: UIMessage[] }) {
   const [transport] = useState(
     () =>
       new DefaultChatTransport({
@@ -191,15 +180,7 @@ async function streamWithoutClient(spec: RunSpec, element: HTMLElement): Promise
 }
 
 /** The floor: the reply's element, filled by {@link streamWithoutClient} outside React. */
-function NoClient({
-  spec,
-  onSend,
-  onReady,
-}: {
-  spec: RunSpec;
-  onSend: (send: () => void) => void;
-  onReady: () => void;
-}) {
+function NoClient({ spec, onSend, onReady }: ChatProps) {
   const text = useRef<HTMLDivElement>(null);
   onSend(() => void streamWithoutClient(spec, text.current!));
   useEffect(onReady, []);

@@ -11,9 +11,10 @@ export const FRAME_MS = 1000 / 60;
 /** The clients under test. */
 export const variants = ["hitl-kit", "useChat throttle 16", "useChat"] as const;
 /**
- * No client: the same stream read by `fetch`, each event parsed, and the reply's one text
- * node set once per animation frame. What showing the stream costs the browser whatever the
- * client; what a client costs above it is its own (Chromium's rate case runs it beside the three).
+ * No client: the same stream read by `fetch`, each event parsed, and once per animation frame
+ * the text laid out as `<MessageText>` lays it out. What showing the stream costs the browser
+ * whatever the client; what a client costs above it is its own (Chromium's rate case runs it
+ * beside the three).
  */
 export const floor = "no client (floor)";
 export type Variant = (typeof variants)[number] | typeof floor;

@@ -10,12 +10,13 @@ test("a network drop mid-stream reconnects with no lost or doubled text", async 
     await page.exposeFunction("recordConnection", (state: string) => states.push(state));
     await expect(page.locator(".chat-connection")).toHaveAttribute("data-state", "open");
     await page.evaluate(() => {
-      const badge = document.querySelector(".chat-connection");
-      new MutationObserver(() => {
-        (window as unknown as { recordConnection: (s: string) => void }).recordConnection(
-          badge?.getAttribute("data-state") ?? "",
-        );
-      }).observe(badge!, { attributes: true });
+      const badge = document.querySelector(".chat-connection")!;
+      const record = (window as unknown as { recordConnection: (s: string) => void }).recordConnection;
+      // Every state the badge held, even one replaced before the observer ran.
+      new MutationObserver((mutations) => {
+        for (const mutation of mutations) record(mutation.oldValue ?? "");
+        record(badge.getAttribute("data-state") ?? "");
+      }).observe(badge, { attributeFilter: ["data-state"], attributeOldValue: true });
     });
 
     await page.getByRole("textbox", { name: "Message" }).fill("Make a poster for the spring fair");

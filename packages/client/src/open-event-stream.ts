@@ -44,8 +44,8 @@ export function openEventStream(connect: ConnectStream, options: OpenEventStream
   const { sink, lastSeq, backoff, sessionId, maxRetries = Number.POSITIVE_INFINITY, frames } = options;
   const abort = new AbortController();
   const run = async () => {
-    for (let attempt = 0, first = true; ; first = false) {
-      sink.connection(first ? "connecting" : "reconnecting");
+    sink.connection("connecting");
+    for (let attempt = 0; ; ) {
       const outcome = await readOnce(connect, lastSeq(), sessionId, sink, abort.signal, frames);
       if (abort.signal.aborted) return;
       if (outcome.kind === "fatal") return sink.fail(outcome.error);
@@ -56,6 +56,8 @@ export function openEventStream(connect: ConnectStream, options: OpenEventStream
         const message = `The event stream of ${sessionId} dropped ${attempt + 1} times in a row; check the connection and try again.`;
         return sink.fail(new ApiError("network", message, { status: 0 }));
       }
+      // Down from the drop on, through the wait: said now, not once the next try starts.
+      sink.connection("reconnecting");
       await sleep(backoffDelay(attempt++, backoff), abort.signal);
       if (abort.signal.aborted) return;
     }

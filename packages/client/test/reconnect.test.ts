@@ -97,6 +97,24 @@ describe("the event stream", () => {
     expect(done.lastSeq).toBe(log.at(-1)!.seq);
   });
 
+  it("says reconnecting as soon as the stream drops, all through the wait before the next try", async () => {
+    server = await startAgentServer([{ text: words }], { chunkDelayMs: 2 });
+    let streams = 0;
+    const fetch = async (input: string, init?: RequestInit) => {
+      if (!input.endsWith("/events")) return server!.fetch(input, init);
+      streams++;
+      return dropAfter(await server!.fetch(input, init), 12);
+    };
+    // A minute before the next try: the stream is down all that time, and the state must say so.
+    const slow = { initialDelayMs: 60_000, jitter: 0 };
+    client = follow(createAgentClient({ url: server.url, fetch, reconnect: slow }));
+    await client.ready;
+    await client.send("write");
+    const dropped = await waitFor(client, (s) => s.connection === "reconnecting");
+    expect(dropped.status).toBe("reconnecting");
+    expect(streams).toBe(1);
+  });
+
   it("applies each event once when a reconnect replays events it has already seen", async () => {
     server = await startAgentServer([{ text: words }], { chunkDelayMs: 2 });
     let streams = 0;

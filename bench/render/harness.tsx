@@ -6,7 +6,7 @@
  */
 import { useChat } from "@ai-sdk/react";
 import type { Message } from "@hitl-kit/protocol";
-import { MessageText, useAgent } from "@hitl-kit/react";
+import { MessageText, splitTextBlocks, useAgent } from "@hitl-kit/react";
 import { DefaultChatTransport, type UIMessage } from "ai";
 import { memo, useEffect, useRef, useState } from "react";
 import { createRoot, type Root } from "react-dom/client";
@@ -137,26 +137,26 @@ function AiSdkChat({ spec, history, onSend, onReady }: ChatProps & { history: UI
 
 /**
  * Reads the AI SDK's bytes of the run with no client: parses each event and, once per
- * frame, shows the text in `element` as `<MessageText>` lays it out — finished blocks (cut at
- * blank lines) added once, the tail's one text node set — so the DOM work does not grow with
- * the reply.
+ * frame, shows the text in `element` as `<MessageText>` lays it out (its `splitTextBlocks`,
+ * without React) — finished blocks added once, the tail's one text node set — so the DOM
+ * work does not grow with the reply.
  */
 async function streamWithoutClient(spec: RunSpec, element: HTMLElement): Promise<void> {
   const tail = element.appendChild(document.createElement("div"));
   const tailText = tail.appendChild(document.createTextNode(""));
-  let tailStart = 0;
+  let blocks = splitTextBlocks("");
   let text = "";
   let waiting = false;
   const show = () => {
     waiting = false;
-    for (let at = text.indexOf("\n\n", tailStart); at !== -1 && at + 2 < text.length; ) {
+    const next = splitTextBlocks(text, blocks);
+    for (const finished of next.finished.slice(blocks.finished.length)) {
       const block = document.createElement("div");
-      block.textContent = text.slice(tailStart, at + 2);
+      block.textContent = finished;
       tail.before(block);
-      tailStart = at + 2;
-      at = text.indexOf("\n\n", tailStart);
     }
-    tailText.nodeValue = text.slice(tailStart);
+    tailText.nodeValue = text.slice(next.tailStart);
+    blocks = next;
   };
   const response = await (spec.fetch ?? fetch)(`${spec.base}/api/chat/${spec.runId}`, { method: "POST" });
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();

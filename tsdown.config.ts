@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { defineConfig, type UserConfig } from "tsdown";
 
 /**
@@ -7,16 +9,35 @@ import { defineConfig, type UserConfig } from "tsdown";
  * stay external.
  */
 function library(name: string, entry: string[], options: UserConfig): UserConfig {
+  const cwd = `packages/${name}`;
+  const summaries = packageDocumentation(cwd, entry);
   return {
     name: `@hitl-kit/${name}`,
-    cwd: `packages/${name}`,
+    cwd,
     entry,
     unbundle: true,
     sourcemap: true,
     dts: { sourcemap: true },
     report: false,
+    // `undefined` adds nothing to the other files; an empty string would add a blank line.
+    outputOptions: { postBanner: (chunk) => summaries.get(chunk.fileName) as string },
     ...options,
   };
+}
+
+/**
+ * The `@packageDocumentation` comment that opens an entry's source, by the entry's
+ * declaration file (`src/react/index.ts` → `react/index.d.ts`). The declaration bundler
+ * keeps none of a file's own comments, so without this the built `.d.ts` would lose the
+ * package's summary, which editors and API Extractor read there.
+ */
+function packageDocumentation(cwd: string, entry: string[]): Map<string, string> {
+  const summaries = new Map<string, string>();
+  for (const file of entry.filter((path) => path.endsWith(".ts"))) {
+    const opening = /^\/\*\*[\s\S]*?\*\//.exec(readFileSync(join(cwd, file), "utf8"))?.[0];
+    if (opening?.includes("@packageDocumentation")) summaries.set(file.replace(/^src\/(.*)\.ts$/, "$1.d.ts"), opening);
+  }
+  return summaries;
 }
 
 const browser = { platform: "neutral", target: "es2022" } as const;

@@ -65,6 +65,23 @@ describe("the packed packages, installed in a new project outside the workspace"
     ).toEqual([]);
   });
 
+  it("open every entry's declarations with the entry's summary, as editors and API Extractor read it", () => {
+    const unsummarized: string[] = [];
+    for (const name of packages) {
+      const folder = join(consumer.app, "node_modules/@hitl-kit", name);
+      const { exports } = JSON.parse(readFileSync(join(folder, "package.json"), "utf8")) as {
+        exports: Record<string, { types?: string } | string>;
+      };
+      for (const [subpath, target] of Object.entries(exports)) {
+        if (typeof target === "string" || target.types === undefined) continue;
+        const declarations = readFileSync(join(folder, target.types), "utf8");
+        if (!/^\/\*\*[\s\S]*?@packageDocumentation[\s\S]*?\*\//.test(declarations))
+          unsummarized.push(`${name} ${subpath}`);
+      }
+    }
+    expect(unsummarized).toEqual([]);
+  });
+
   it("type-check every README snippet with strict tsc, our declarations included", () => {
     const sources = readdirSync(join(consumer.app, "src"));
     expect(sources).toEqual(expect.arrayContaining(["tools.ts", "server.ts", "chat.tsx", "main.tsx"]));

@@ -1,3 +1,9 @@
+/**
+ * @hitl-kit/react/query: the session list and a session's snapshot as TanStack Query
+ * options, keyed by the server's URL, and deleting a session as mutation options. Needs
+ * `@tanstack/react-query` 5.
+ * @packageDocumentation
+ */
 import type { ApiClient, SessionSummary } from "@hitl-kit/client";
 import type { SessionSnapshot } from "@hitl-kit/protocol";
 import {

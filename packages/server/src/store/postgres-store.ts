@@ -1,3 +1,9 @@
+/**
+ * @hitl-kit/server/postgres: `postgresStore(url)`, the store any number of server instances
+ * share: sessions, turn leases and cross-instance events (`LISTEN`/`NOTIFY`) in one
+ * PostgreSQL database. Needs `pg` 8.
+ * @packageDocumentation
+ */
 import { randomBytes } from "node:crypto";
 import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import type { ProtocolEvent } from "@hitl-kit/protocol";

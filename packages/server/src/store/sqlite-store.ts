@@ -1,3 +1,9 @@
+/**
+ * @hitl-kit/server/sqlite: `sqliteStore(path)`, the durable embedded store. One process owns
+ * the file (WAL mode, a transaction per write batch); several processes share a
+ * `postgresStore` instead. Needs `better-sqlite3` 12 (Node 20) or 13 (Node 22, 24).
+ * @packageDocumentation
+ */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { LanguageModelV4Message } from "@ai-sdk/provider";

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: prints the machine, then runs each benchmark in its own process (so
  * heaps and RSS never mix), each killed if it outlives its limit (two minutes; five for
- * streaming-render, fifteen for streaming-browser, ten for bundle-size and server). The tables also go to
+ * streaming-render, twenty-five for streaming-browser, ten for bundle-size and server). The tables also go to
  * `bench/results/latest.md`. Name benchmarks to run only those: `npm run bench -- streaming-browser`.
  */
 import { spawn } from "node:child_process";
@@ -24,7 +24,7 @@ const limitMs = 120_000;
 /** bundle-size builds, packs and installs the packages first (reused when npm test did). */
 const limitsMs: Record<string, number> = {
   "streaming-render": 300_000,
-  "streaming-browser": 900_000,
+  "streaming-browser": 1_500_000,
   "bundle-size": 600_000,
   server: 600_000,
   "scale-out": 600_000,

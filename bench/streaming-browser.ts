@@ -42,7 +42,7 @@ const cases: BrowserCase[] = [
     label: "100 deltas/s, 2,000-word reply (20 s)",
     shape: { deltas: 2000, rate: 100, history: 0 },
     warmups: 1,
-    runs: 5,
+    runs: 10,
     floor: true,
   },
   {
@@ -314,7 +314,7 @@ printGrid(
   [
     `Chromium ${version} (/usr/bin/chromium, headless), a Vite production build of bench/render/page; the SSE bytes served from 127.0.0.1`,
     `median (p25–p75) of ${cases.map((item) => `${item.runs} runs after ${item.warmups} warm-up for ${item.name}`).join("; ")}; every variant in the same page, interleaved run by run (order rotated); the reply's DOM text checked equal every run`,
-    "the 100 deltas/s case streams 2,000 words at 100 deltas/s (20 s per run) with 5 runs, not 60 s and 10, to keep the whole benchmark near ten minutes",
+    "the 100 deltas/s case streams 2,000 words at 100 deltas/s: 20 s per run, not the 60 s the issue suggests, so that its runs of four variants fit in about fifteen minutes",
     `${floor}: the same stream with no client library — fetch, each event parsed, and once per animation frame the text laid out as <MessageText> does (finished blocks added once, the tail's one text node set); the 100 deltas/s case runs it in the same rounds as the clients: what showing the stream costs the browser whatever the client (${ratio(spread("rate", floor, (run) => run.busyMs)?.median, spread("rate", throttled, (run) => run.busyMs)?.median)} of throttle 16's busy here); "above no client's" subtracts its run of the same round`,
     "busy = Chromium's TaskDuration of the page's main thread (CDP Performance metrics) from send to the whole text; long tasks from PerformanceObserver('longtask'); frames missed = animation-frame gaps beyond one 60 Hz frame",
     "every run's measures are written to bench/results/streaming-browser-runs.json",

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cleanEnv } from "./prepare-consumer.js";
 
@@ -11,11 +12,15 @@ export interface ConsumerServer {
   stop(): Promise<void>;
 }
 
-/** Starts `node dist/server.js` in the consumer app on a free port, with a fresh data folder. */
+/**
+ * Starts the consumer app's `dist/server.js` on a free port, in a fresh working folder of its
+ * own: its SQLite file (`.data/hitl.sqlite`, relative to it) is one process's, so servers
+ * started at once (two test workers) do not share one.
+ */
 export async function startConsumerServer(app: string): Promise<ConsumerServer> {
-  rmSync(join(app, ".data"), { recursive: true, force: true });
-  const child = spawn(process.execPath, ["dist/server.js"], {
-    cwd: app,
+  const folder = mkdtempSync(join(tmpdir(), "hitl-kit-consumer-server-"));
+  const child = spawn(process.execPath, [join(app, "dist/server.js")], {
+    cwd: folder,
     env: { ...cleanEnv(), PORT: "0" },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -33,7 +38,13 @@ export async function startConsumerServer(app: string): Promise<ConsumerServer> 
     child.stderr?.on("data", read);
     child.once("exit", (code) => reject(new Error(`The consumer server exited (${code}):\n${output}`)));
   });
-  return { api, stop: () => stop(child) };
+  return {
+    api,
+    async stop() {
+      await stop(child);
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
 }
 
 function stop(child: ChildProcess): Promise<void> {

@@ -46,3 +46,30 @@ test("the README's app parks a request, survives a reload, and completes from th
   expect(sessionsCreated).toHaveLength(1);
   await page.screenshot({ path: "e2e/screenshots/consumer-app.png" });
 });
+
+test("an app's own --hitl-* colours on :root win over the widgets' defaults, whatever the order and the theme", async ({
+  page,
+}) => {
+  await page.goto(app.url);
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeVisible();
+  const accent = () =>
+    page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue("--hitl-accent").trim());
+  expect(await accent()).toBe("#4338ca");
+
+  // The app's stylesheet ahead of the widgets' (an app that imports its CSS first).
+  await page.evaluate(() => {
+    const style = document.createElement("style");
+    style.id = "app-theme";
+    style.textContent = ":root { --hitl-accent: #123456; }";
+    document.head.prepend(style);
+  });
+  expect(await accent()).toBe("#123456");
+  await page.emulateMedia({ colorScheme: "dark" });
+  expect(await accent()).toBe("#123456");
+  await page.evaluate(() => document.documentElement.setAttribute("data-hitl-theme", "dark"));
+  expect(await accent()).toBe("#123456");
+
+  // Without the app's rule, the dark theme's own accent.
+  await page.evaluate(() => document.getElementById("app-theme")?.remove());
+  expect(await accent()).toBe("#a5b4fc");
+});

@@ -99,6 +99,28 @@ async function instance(schema: string, options: { tools?: Parameters<typeof cre
   return made;
 }
 
+/**
+ * A turn `t9` of the session that a dead instance started: its lease runs on for `leaseFor`
+ * (nothing renews it, nothing answers its channel), so the write did not take it for `store`'s instance.
+ */
+async function orphanTurn(schema: string, store: SessionStore, sessionId: string, leaseFor: string) {
+  const admin = new pg.Client({ connectionString: postgres.url() });
+  await admin.connect();
+  try {
+    await admin.query(
+      `INSERT INTO ${schema}.turn_leases VALUES ($1, 'dead-instance', 7, now() + interval '${leaseFor}')`,
+      [sessionId],
+    );
+  } finally {
+    await admin.end();
+  }
+  await store.write(sessionId, {
+    events: [{ type: "turn.started", turnId: "t9", cause: "message" }],
+    transcript: [{ role: "user", content: [{ type: "text", text: "go" }] }],
+    session: { status: "running", turnId: "t9", step: 0, stepOpen: false },
+  });
+}
+
 describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => {
   it("streams to a listener on one instance what another appended, in order, also after its LISTEN connection drops", async () => {
     const schema = postgres.schema();
@@ -167,19 +189,7 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
     await a.runtime.close();
     await a.store.close();
     const { sessionId: orphan } = await b.runtime.createSession();
-    const admin = new pg.Client({ connectionString: postgres.url() });
-    await admin.connect();
-    // The dead instance held the turn's lease when the turn started (so the write did not take it for B).
-    await admin.query(
-      `INSERT INTO ${schema}.turn_leases VALUES ($1, 'dead-instance', 7, now() + interval '300 milliseconds')`,
-      [orphan],
-    );
-    await b.store.write(orphan, {
-      events: [{ type: "turn.started", turnId: "t9", cause: "message" }],
-      transcript: [{ role: "user", content: [{ type: "text", text: "go" }] }],
-      session: { status: "running", turnId: "t9", step: 0, stepOpen: false },
-    });
-    await admin.end();
+    await orphanTurn(schema, b.store, orphan, "300 milliseconds");
     await vi.waitFor(() => expect(second.started()).toBe(1), { timeout: 5000, interval: 20 });
     second.open();
     await vi.waitFor(async () => expect((await b.store.getSession(orphan))?.status).toBe("idle"), {
@@ -187,6 +197,35 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
       interval: 20,
     });
     expect(checkOneResultPerCall(await b.store.readEvents(orphan, 0))).toEqual([]);
+  }, 20_000);
+
+  it("keeps a cancel that lands while the turn's instance is dead: the turn ends once its lease lapses", async () => {
+    const schema = postgres.schema();
+    let started = 0;
+    // A tool that runs until its turn is stopped, if a takeover gets as far as running it.
+    const job = implement(slow, (_input, { signal }) => {
+      started += 1;
+      return new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
+    });
+    const b = await instance(schema, { tools: [job] });
+    const { sessionId } = await b.runtime.createSession();
+    await orphanTurn(schema, b.store, sessionId, "600 milliseconds");
+
+    await b.runtime.cancel(sessionId);
+    const ended = async () => {
+      const log = await b.store.readEvents(sessionId, 0);
+      expect((await b.store.getSession(sessionId))?.status).toBe("idle");
+      expect(log.filter((event) => event.type.startsWith("turn."))).toEqual([
+        expect.objectContaining({ type: "turn.started", turnId: "t9" }),
+        expect.objectContaining({ type: "turn.cancelled", turnId: "t9" }),
+      ]);
+      expect(checkOneResultPerCall(log)).toEqual([]);
+    };
+    await ended();
+    // Whether the cancel or a takeover got the lease first, nothing resumes the turn later.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await ended();
+    expect(started).toBeLessThanOrEqual(1);
   }, 20_000);
 
   it("refuses a turn's write from an instance whose lease lapsed or was taken, in the write itself", async () => {

@@ -123,16 +123,36 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   });
 
   /**
-   * Whether this instance may end the session's running turn itself: it drives no turn
-   * of it and no other instance does (it took the lease). Otherwise the driver is asked to
-   * stop it, here or in the instance that drives it.
+   * Stops the session's running turn: no `wait` when this instance may end it itself (it
+   * drives no turn of it and no other instance does: it took the lease), else what to wait
+   * for, outside the session's lock, before looking again — this instance's driver ending
+   * the turn, or a moment while the instance that drives it is asked to. A dead instance
+   * cannot answer; once its lease lapses, a look takes the lease.
    */
-  async function stopDriver(session: SessionRecord): Promise<"asked" | "free"> {
+  async function stopDriver(session: SessionRecord): Promise<{ wait?: Promise<void> }> {
     const { sessionId, turnId } = session;
-    if (driver.abort(sessionId)) return "asked";
-    if (!coordination.shared || !turnId || (await coordination.turns.acquire(sessionId))) return "free";
+    if (driver.abort(sessionId)) return { wait: driver.done(sessionId) };
+    if (!coordination.shared || !turnId || (await coordination.turns.acquire(sessionId))) return {};
     await coordination.requestAbort(sessionId, turnId);
-    return "asked";
+    return { wait: delay(RETRY_MS) };
+  }
+
+  /**
+   * Runs `section` under the session's lock (`withSession`, or the lock alone) until it
+   * asks for no more waiting: a section that needs the turn's driver to stop first returns
+   * `{ wait }`, and the wait happens outside the lock, which the driver needs.
+   */
+  async function untilStopped(
+    locked: (
+      section: (session: SessionRecord) => Promise<{ wait?: Promise<void> }>,
+    ) => Promise<{ wait?: Promise<void> }>,
+    section: (session: SessionRecord) => Promise<{ wait?: Promise<void> }>,
+  ): Promise<void> {
+    for (;;) {
+      const { wait } = await locked(section);
+      if (!wait) return;
+      await wait;
+    }
   }
 
   /**
@@ -202,29 +222,23 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const withSession = <T>(sessionId: string, section: (session: SessionRecord) => Promise<T>) =>
     lock.run(sessionId, async () => section(await expireDueLocked(await core.requireSession(sessionId))));
 
-  async function deleteSession(sessionId: string): Promise<void> {
-    for (;;) {
-      const outcome = await lock.run(sessionId, async () => {
-        const session = await core.requireSession(sessionId);
-        // The driver ends an aborted turn itself, giving every unfinished call its result;
-        // wait for it outside the lock, which it needs (in another instance: until it has).
-        if (session.status !== "idle" && driver.abort(sessionId)) return { wait: driver.done(sessionId) };
-        if (
-          (session.status === "running" || session.status === "resuming") &&
-          (await stopDriver(session)) === "asked"
-        ) {
-          return { wait: delay(RETRY_MS) };
-        }
-        if (session.status !== "idle") {
-          await core.mustCommit(sessionId, await core.endTurnBatch(session, { type: "turn.cancelled" }, deletedReason));
-        }
-        await store.deleteSession(sessionId);
-        core.hub.end(sessionId);
-        return { wait: undefined };
-      });
-      if (!outcome.wait) return;
-      await outcome.wait;
-    }
+  function deleteSession(sessionId: string): Promise<void> {
+    const locked = (section: (session: SessionRecord) => Promise<{ wait?: Promise<void> }>) =>
+      lock.run(sessionId, async () => section(await core.requireSession(sessionId)));
+    return untilStopped(locked, async (session) => {
+      // The driver ends an aborted turn itself, giving every unfinished call its result.
+      if (session.status !== "idle" && driver.abort(sessionId)) return { wait: driver.done(sessionId) };
+      if (session.status === "running" || session.status === "resuming") {
+        const stopping = await stopDriver(session);
+        if (stopping.wait) return stopping;
+      }
+      if (session.status !== "idle") {
+        await core.mustCommit(sessionId, await core.endTurnBatch(session, { type: "turn.cancelled" }, deletedReason));
+      }
+      await store.deleteSession(sessionId);
+      core.hub.end(sessionId);
+      return {};
+    });
   }
 
   const sweeper =
@@ -424,24 +438,32 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       });
     },
     cancel(sessionId) {
-      return withSession(sessionId, async (session) => {
-        if (session.status === "waiting") {
-          await core.mustCommit(
-            sessionId,
-            await core.endTurnBatch(session, { type: "turn.cancelled" }, "The person cancelled the turn."),
-          );
-        } else if (session.status !== "idle" && (await stopDriver(session)) === "free") {
+      // It returns once the turn has stopped, wherever it was driven: a turn whose instance
+      // died is ended here when its lease lapses (or by the instance that takes it over), so
+      // the cancel is not lost. It stops the turn that was current when it came, never a later one.
+      let turnId: string | undefined;
+      const cancelled = (session: SessionRecord) =>
+        core.endTurnBatch(session, { type: "turn.cancelled" }, "The person cancelled the turn.");
+      return untilStopped(
+        (section) => withSession(sessionId, section),
+        async (session) => {
+          turnId ??= session.turnId;
+          if (session.status === "idle" || session.turnId !== turnId) return {};
+          if (session.status === "waiting") {
+            await core.mustCommit(sessionId, await cancelled(session));
+            return {};
+          }
+          const stopping = await stopDriver(session);
+          if (stopping.wait) return stopping;
           // No instance drives the turn (its driver died): end it here, with every call's result.
           try {
-            await core.mustCommit(
-              sessionId,
-              await core.endTurnBatch(session, { type: "turn.cancelled" }, "The person cancelled the turn."),
-            );
+            await core.mustCommit(sessionId, await cancelled(session));
           } finally {
             await coordination.turns.release(sessionId);
           }
-        }
-      });
+          return {};
+        },
+      );
     },
     idle: () => driver.idle(),
     async close() {

@@ -222,14 +222,15 @@ export class TurnDriver {
     const calls = await this.#stepCalls(session);
     const interrupted = calls.filter((call) => call.state === "executing");
     if (interrupted.length > 0) {
-      // Only a crashed process leaves a call executing: it may or may not have finished, so
-      // it is not run twice; it gets an error result that says so, and a question it was
-      // waiting on is cancelled.
-      const message = "The server restarted while this tool was running; it may or may not have completed.";
+      // Only a crashed process (a restart, or a dead instance whose turn this one took over)
+      // leaves a call executing: it may or may not have finished, so it is not run twice; it
+      // gets an error result that says so, and a question it was waiting on is cancelled.
+      const message =
+        "The server running this tool stopped before it finished; the tool may or may not have completed.";
       const questions = await this.#settleQuestions(
         sessionId,
         interrupted.map((call) => call.toolCallId),
-        "The server restarted while the tool waited for this answer.",
+        "The server running the tool stopped while the tool waited for this answer.",
       );
       await this.#commit(sessionId, {
         requests: questions.requests,

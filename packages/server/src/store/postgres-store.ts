@@ -41,11 +41,15 @@ export interface PostgresStoreOptions {
    * may share a database.
    */
   schema?: string;
-  /** The most connections the store's pool opens (default 10). Each instance also holds one for `LISTEN`. */
+  /**
+   * The most connections the store's pool opens for reads and writes (default 10). Each
+   * instance also holds one for `LISTEN` and up to 16 that hold session locks.
+   */
   poolSize?: number;
   /**
    * How long an instance's hold on a running turn lasts without a heartbeat (default
-   * 10 000 ms). When an instance dies mid-turn, another takes the turn over after this.
+   * 10 000 ms), and how often instances look for turns whose lease lapsed: when an instance
+   * dies mid-turn, another takes the turn over between this and twice this.
    */
   leaseMs?: number;
   /** How long an instance holds an expired request it is settling before another may (default 10 000 ms). */

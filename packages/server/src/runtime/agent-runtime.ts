@@ -438,9 +438,10 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       });
     },
     cancel(sessionId) {
-      // It returns once the turn has stopped, wherever it was driven: a turn whose instance
-      // died is ended here when its lease lapses (or by the instance that takes it over), so
-      // the cancel is not lost. It stops the turn that was current when it came, never a later one.
+      // A turn this instance drives ends as cancelled by its own driver. One driven elsewhere
+      // is waited for until it has stopped: one whose instance died is ended here when its
+      // lease lapses (or by the instance that takes it over), so the cancel is not lost. It
+      // stops the turn that was current when it came, never a later one.
       let turnId: string | undefined;
       const cancelled = (session: SessionRecord) =>
         core.endTurnBatch(session, { type: "turn.cancelled" }, "The person cancelled the turn.");
@@ -453,6 +454,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
             await core.mustCommit(sessionId, await cancelled(session));
             return {};
           }
+          if (driver.abort(sessionId)) return {};
           const stopping = await stopDriver(session);
           if (stopping.wait) return stopping;
           // No instance drives the turn (its driver died): end it here, with every call's result.

@@ -40,6 +40,8 @@ export const ERROR_CODES = {
   headers_too_large: { status: 431, side: "server" },
   /** The server failed to handle the request. */
   internal: { status: 500, side: "server" },
+  /** The server is shutting down (its runtime was closed): send the request again, and another instance, or this one restarted, answers it. */
+  unavailable: { status: 503, side: "server" },
   /** Client only: the request failed before any answer came back (offline, refused, DNS, CORS). */
   network: { status: 0, side: "client" },
   /** Client only: the caller aborted the request (its `AbortSignal`). */

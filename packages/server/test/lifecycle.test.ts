@@ -280,3 +280,30 @@ describe("tool configuration", () => {
 function transcriptRoles(messages: { role: string }[]) {
   return messages.map((message) => message.role);
 }
+
+describe("a closed runtime", () => {
+  it("refuses what reaches the store with 503 unavailable, over HTTP and in process, and changes nothing", async () => {
+    const { id, pending } = await parked(recordingModel([{ toolCalls: [pick] }]));
+    await server.runtime.close();
+    const answer = { responses: [{ requestId: pending[0]!.requestId, action: "accept", value: { templateId: "a" } }] };
+    const calls: [string, string, unknown?][] = [
+      ["POST", "/sessions", {}],
+      ["GET", "/sessions"],
+      ["GET", `/sessions/${id}`],
+      ["GET", `/sessions/${id}/events`],
+      ["POST", `/sessions/${id}/messages`, { text: "again" }],
+      ["POST", `/sessions/${id}/responses`, answer],
+      ["POST", `/sessions/${id}/cancel`, {}],
+      ["DELETE", `/sessions/${id}`],
+    ];
+    for (const [method, path, body] of calls) {
+      const reply = await server.call(method, path, body);
+      expect([method, path, reply.status, reply.body?.error?.code]).toEqual([method, path, 503, "unavailable"]);
+    }
+    await expect(server.runtime.createSession()).rejects.toMatchObject({ code: "unavailable", status: 503 });
+    expect(await server.store.listSessions()).toHaveLength(1);
+    expect((await server.store.getOpenRequests(id)).map((request) => request.requestId)).toEqual([
+      pending[0]!.requestId,
+    ]);
+  });
+});

@@ -308,7 +308,8 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     }
   })();
 
-  return {
+  let closed = false;
+  const runtime: AgentRuntime = {
     ready,
     async createSession({ owner } = {}) {
       const cap = options.maxSessionsPerOwner;
@@ -476,8 +477,44 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       await ready;
       await driver.idle();
       await coordination.close();
+      closed = true;
     },
   };
+  return refusedOnceClosed(runtime, () => closed);
+}
+
+/** The runtime's calls that reach the store and the session locks. */
+const storeCalls = [
+  "createSession",
+  "listSessions",
+  "getSessionInfo",
+  "deleteSession",
+  "getSnapshot",
+  "readEvents",
+  "sendMessage",
+  "respond",
+  "cancel",
+] as const satisfies readonly (keyof AgentRuntime)[];
+
+/**
+ * The runtime, whose store calls a closed runtime refuses with `unavailable` (503): its
+ * session locks are gone, so they could only fail, and a balancer retries a 503 elsewhere.
+ */
+function refusedOnceClosed(runtime: AgentRuntime, closed: () => boolean): AgentRuntime {
+  const guarded: Record<string, unknown> = { ...runtime };
+  for (const name of storeCalls) {
+    const call = runtime[name] as (...args: unknown[]) => Promise<unknown>;
+    guarded[name] = (...args: unknown[]) =>
+      closed()
+        ? Promise.reject(
+            new ProtocolError(
+              "unavailable",
+              "This server is shutting down; send the request again (another instance, or this one once restarted, answers it).",
+            ),
+          )
+        : call(...args);
+  }
+  return guarded as unknown as AgentRuntime;
 }
 
 const deletedReason = "The session was deleted.";

@@ -81,11 +81,18 @@ export interface AgentRuntime {
   sendMessage(sessionId: string, text: string): Promise<{ turnId: string }>;
   /** Settles requests. @throws `not_found`, `already_resolved`, `invalid_answer`, `bad_request` */
   respond(sessionId: string, responses: InputResponse[]): Promise<RespondResult>;
-  /** Stops the session's turn: open requests and unfinished calls end as cancelled. */
+  /**
+   * Stops the session's turn: open requests and unfinished calls end as cancelled. A turn
+   * another instance drives is waited for until it has stopped (a dead instance's: until its
+   * lease lapses, then it is ended here).
+   */
   cancel(sessionId: string): Promise<void>;
   /** Resolves when no turn is being driven (for tests and shutdown). */
   idle(): Promise<void>;
-  /** Stops timers and waits for running turns. The store stays open. */
+  /**
+   * Stops timers and waits for running turns. The store stays open; the calls that reach it
+   * reject with `unavailable` (503) from then on, so close the HTTP server first.
+   */
   close(): Promise<void>;
 }
 

@@ -11,6 +11,12 @@ import { ConfigError } from "./model-from-env.js";
 try {
   const config = readChatConfig(process.env);
   const app = createChatApp({ ...config, distDir: join(appDir, "dist") });
+  // The store migrated and connected, and what a previous run left running picked up, before
+  // serving: a database it cannot reach stops the demo here, with the reason.
+  await app.runtime.ready.catch((error: unknown) => {
+    const store = config.databaseUrl ? "the database of DATABASE_URL" : `the data folder ${config.dataDir}`;
+    throw new ConfigError(`could not open ${store}: ${error instanceof Error ? error.message : String(error)}`);
+  });
   const served = await serve(app.handler, { port: config.port, host: config.host });
   console.log(`hitl-kit chat is running at ${served.url}/ (model: ${config.model.label}, data: ${config.dataDir})`);
   const stop = async () => {

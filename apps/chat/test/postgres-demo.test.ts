@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { type Served, scriptedModel, serve } from "@hitl-kit/server";
 import { describe, expect, it, vi } from "vitest";
 import { postgresAvailable } from "../../../packages/server/test/postgres-cluster.js";
@@ -13,6 +15,32 @@ describe("the demo on Postgres (DATABASE_URL)", () => {
     expect(() => readChatConfig({ DATABASE_URL: "mysql://db/app" })).toThrow(/DATABASE_URL must be a PostgreSQL URL/);
     expect(readChatConfig({ DATABASE_URL: "postgres://u@h/db" }).databaseUrl).toBe("postgres://u@h/db");
     expect(readChatConfig({}).databaseUrl).toBeUndefined();
+  });
+
+  it("stops at start with one line naming DATABASE_URL when it cannot reach the database, before it says it runs", async () => {
+    // A port nothing listens on: a database that is down.
+    const closed = await serve(async () => new Response(), { port: 0 });
+    const port = new URL(closed.url).port;
+    await closed.close();
+    const demo = spawnSync(
+      process.execPath,
+      [
+        "--conditions=@hitl-kit/source",
+        "--import",
+        "tsx",
+        fileURLToPath(new URL("../server/main.ts", import.meta.url)),
+      ],
+      {
+        env: { ...process.env, DATABASE_URL: `postgres://nobody@127.0.0.1:${port}/demo`, PORT: "0" },
+        encoding: "utf8",
+        timeout: 30_000,
+      },
+    );
+    expect(demo.status).toBe(1);
+    expect(demo.stdout).not.toMatch(/is running at/);
+    expect(demo.stderr.trim()).toMatch(
+      /^hitl-kit chat cannot start: could not open the database of DATABASE_URL: .*ECONNREFUSED/,
+    );
   });
 
   it.skipIf(!postgresAvailable)(

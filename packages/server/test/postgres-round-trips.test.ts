@@ -189,6 +189,25 @@ describe.skipIf(!postgresAvailable)("round trips of the Postgres store", () => {
     expect(count(`${schema}.lock_session(`)).toBe(2);
     expect(seen).toBe(2);
   });
+  it("reads the database in a section once a write from outside it committed after the section's lock was read", async () => {
+    const schema = postgres.schema();
+    const { store, coordination } = open(schema);
+    await createSession(store);
+    // A row lock holds the outside write back until the section has read with its lock.
+    const blocker = new pg.Client({ connectionString: postgres.url() });
+    await blocker.connect();
+    onTestFinished(() => blocker.end());
+    await blocker.query("BEGIN");
+    await blocker.query(`SELECT 1 FROM ${schema}.sessions WHERE session_id = 's' FOR UPDATE`);
+    const outside = store.write("s", { events: [{ type: "session.created" }] });
+    const seen = await coordination.lock.run("s", async () => {
+      const before = (await store.getSession("s"))?.lastSeq;
+      await blocker.query("COMMIT");
+      expect((await outside).ok).toBe(true);
+      return [before, (await store.getSession("s"))?.lastSeq, (await store.getOpenRequests("s")).length];
+    });
+    expect(seen).toEqual([0, 1, 0]);
+  });
   it("locks anew for a section after one during which a write to the session came from outside it", async () => {
     const schema = postgres.schema();
     const { store, coordination } = open(schema);

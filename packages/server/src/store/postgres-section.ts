@@ -76,6 +76,12 @@ export function lockSessionFunction(s: string): string {
      END $fn$`;
 }
 
+/** A section's lock being read, until its read opens: `stale` once a write from outside the sections started or ended meanwhile. */
+export interface LockReading {
+  stale: boolean;
+  done(): void;
+}
+
 /**
  * One section's read: `undefined` parts were changed in ways the store did not follow and
  * are read again. While `version` is set, the session's row, projection, open requests, step
@@ -86,7 +92,7 @@ export function lockSessionFunction(s: string): string {
 export interface SectionRead {
   readonly sessionId: string;
   active: boolean;
-  /** A write to the session came from outside the section while it ran or its lock was kept. */
+  /** A write to the session came from outside the section while its lock was read, it ran or its lock was kept: it answers nothing. */
   stale: boolean;
   version: string | undefined;
   projection: string | undefined;
@@ -109,14 +115,36 @@ export class SectionReads {
   readonly #current = new AsyncLocalStorage<SectionRead>();
   /** Per session, the read of its running section, or of the one that ended keeping its lock (see `end`). */
   readonly #open = new Map<string, SectionRead>();
+  /** Per session, the locks being read (see `reading`). */
+  readonly #reading = new Map<string, Set<LockReading>>();
 
-  /** A section's read of `sessionId` from its lock's row. */
-  open(sessionId: string, row: LockedRow | undefined): SectionRead {
+  /**
+   * A section's lock is about to be read. A write from outside the sections that starts or
+   * ends before the read opens (`open`) may have committed after the lock's snapshot: the
+   * read is then stale from the start. `done` when the read failed.
+   */
+  reading(sessionId: string): LockReading {
+    const reading: LockReading = {
+      stale: false,
+      done: () => {
+        const pending = this.#reading.get(sessionId);
+        pending?.delete(reading);
+        if (pending?.size === 0) this.#reading.delete(sessionId);
+      },
+    };
+    this.#reading.set(sessionId, (this.#reading.get(sessionId) ?? new Set()).add(reading));
+    return reading;
+  }
+
+  /** A section's read of `sessionId` from its lock's row, read since `reading`. */
+  open(sessionId: string, row: LockedRow | undefined, reading: LockReading): SectionRead {
+    reading.done();
+    const { stale } = reading;
     const read: SectionRead = row
       ? {
           sessionId,
           active: false,
-          stale: false,
+          stale,
           version: row.version,
           projection: row.projection,
           messages: new Map((row.step_messages ?? []).map((message) => [message[1], message])),
@@ -131,7 +159,7 @@ export class SectionReads {
       : {
           sessionId,
           active: false,
-          stale: false,
+          stale,
           version: undefined,
           projection: undefined,
           messages: undefined,
@@ -181,17 +209,19 @@ export class SectionReads {
 
   /**
    * A write to `sessionId` starts or ends: unless it is in the session's section, the
-   * section's read may miss it, and no section after it goes on with that read.
+   * section's read may miss it, so neither that section nor one after it goes on with it.
    */
   outside(sessionId: string): void {
+    if (this.#of(sessionId)) return;
     const read = this.#open.get(sessionId);
-    if (read && !this.#of(sessionId)) read.stale = true;
+    if (read) read.stale = true;
+    for (const reading of this.#reading.get(sessionId) ?? []) reading.stale = true;
   }
 
-  /** The running section's read of `sessionId`, when the caller runs inside that section. */
+  /** The running section's read of `sessionId`, when the caller runs inside that section and the read holds. */
   #of(sessionId: string): SectionRead | undefined {
     const read = this.#current.getStore();
-    return read?.active && read.sessionId === sessionId ? read : undefined;
+    return read?.active && !read.stale && read.sessionId === sessionId ? read : undefined;
   }
 
   /**

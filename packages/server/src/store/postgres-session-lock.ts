@@ -81,34 +81,36 @@ export class PostgresSessionLock implements SessionLocker {
       const { sections } = this.#options;
       const taken = this.#take(sessionId);
       let held: HeldLock;
-      let row: LockedRow | undefined;
+      let read: SectionRead | undefined;
       if (taken) {
-        held = taken.held;
+        ({ held, read } = taken);
       } else {
         held = new HeldLock(await this.#pool.connect());
+        // A write from outside the sections that ends from here may have missed the lock's snapshot.
+        const reading = sections.reading(sessionId);
         try {
           // The lock and the section's first reads in one round trip (see `lockSessionFunction`).
-          ({
+          const {
             rows: [row],
-          } = await held.client.query<LockedRow>({ ...this.#lock, values: [LOCK_SPACE, sessionId] }));
+          } = await held.client.query<LockedRow>({ ...this.#lock, values: [LOCK_SPACE, sessionId] });
+          read = sections.open(sessionId, row, reading);
         } catch (error) {
+          reading.done();
           held.broken = error;
           held.release();
           throw error;
         }
       }
-      let read: SectionRead | undefined;
       let failed = true;
       try {
-        read = taken?.read ?? sections.open(sessionId, row);
         const result = await sections.continue(read, section);
         failed = false;
         return result;
       } finally {
         const handovers = (taken?.handovers ?? 0) + 1;
-        const keep = read !== undefined && !failed && !this.#stopped && handovers <= HANDOVERS;
-        if (read) sections.end(read, keep);
-        if (keep) this.#keep(sessionId, held, read!, handovers);
+        const keep = !failed && !this.#stopped && handovers <= HANDOVERS;
+        sections.end(read, keep);
+        if (keep) this.#keep(sessionId, held, read, handovers);
         else this.#release(held, sessionId);
       }
     });

@@ -413,20 +413,32 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     }
   };
 
+  /** Runs a change to the session that is not a batch: a section's read, when it is not the caller's, may miss it. */
+  const fromOutside = async <T>(sessionId: string, change: () => Promise<T>): Promise<T> => {
+    sections.outside(sessionId);
+    try {
+      return await change();
+    } finally {
+      sections.outside(sessionId);
+    }
+  };
+
   const store: SessionStore & { coordinate(): Coordination } = {
     async createSession({ owner, ...session }) {
       const { sessionId, createdAt, status } = session;
-      await query(
-        named(
-          "create_session",
-          `INSERT INTO ${s}.sessions (session_id, owner, created_at, updated_at, status, last_seq, transcript_len, body, projection)
+      await fromOutside(sessionId, () =>
+        query(
+          named(
+            "create_session",
+            `INSERT INTO ${s}.sessions (session_id, owner, created_at, updated_at, status, last_seq, transcript_len, body, projection)
          VALUES ($1, $2, $3, $3, $4, 0, 0, $5, $6)`,
-        ),
-        [sessionId, owner ?? null, createdAt, status, JSON.stringify(session), JSON.stringify(emptyProjection)],
-      ).catch((error: { code?: string }) => {
-        if (error.code === "23505") throw new Error(`Session ${sessionId} exists already.`);
-        throw error;
-      });
+          ),
+          [sessionId, owner ?? null, createdAt, status, JSON.stringify(session), JSON.stringify(emptyProjection)],
+        ).catch((error: { code?: string }) => {
+          if (error.code === "23505") throw new Error(`Session ${sessionId} exists already.`);
+          throw error;
+        }),
+      );
     },
     async getSession(sessionId) {
       const locked = sections.session(sessionId);
@@ -451,15 +463,16 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       return row?.count ?? 0;
     },
     async deleteSession(sessionId) {
-      sections.outside(sessionId);
       sections.forget(sessionId);
-      return inTransaction(async (client) => {
-        for (const table of ["events", "transcript", "tool_calls", "requests", "messages", "turn_leases"]) {
-          await client.query(`DELETE FROM ${s}.${table} WHERE session_id = $1`, [sessionId]);
-        }
-        const { rowCount } = await client.query(`DELETE FROM ${s}.sessions WHERE session_id = $1`, [sessionId]);
-        return (rowCount ?? 0) > 0;
-      });
+      return fromOutside(sessionId, () =>
+        inTransaction(async (client) => {
+          for (const table of ["events", "transcript", "tool_calls", "requests", "messages", "turn_leases"]) {
+            await client.query(`DELETE FROM ${s}.${table} WHERE session_id = $1`, [sessionId]);
+          }
+          const { rowCount } = await client.query(`DELETE FROM ${s}.sessions WHERE session_id = $1`, [sessionId]);
+          return (rowCount ?? 0) > 0;
+        }),
+      );
     },
     async listIdleSessions(updatedBefore, limit = 100) {
       const rows = await query<{ session_id: string }>(

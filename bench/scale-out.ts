@@ -101,7 +101,7 @@ const warmUps = [...results.values()].flat().flatMap((result) => (result.ok ? [r
 printTable("Scale-out", rows, [
   `each row: the server in its own process(es), the clients in this one, HTTP and SSE on 127.0.0.1; a warm-up until every instance that answers has answered ${warmUpAnswers.toLocaleString("en")} times (${fmt(Math.min(...warmUps), "s")}–${fmt(Math.max(...warmUps), "s")}: each instance optimizes its code on as much work as one alone), then ten 1 s windows (median, spread)`,
   "three instances, sticky: each session streams from and answers through one instance, as a balancer routing by session would (each commit notifies its session's channel, one of 256, which the other two listen to only when a session they stream hashes to it)",
-  "three instances, crossed: each session streams from one instance and answers through the next, so every result reaches its stream through NOTIFY and a read of the log",
+  "three instances, crossed: each session streams from one instance and answers through the next, so every result reaches its stream through NOTIFY (with its events, all small here)",
   "PostgreSQL 15 on loopback, fsync on, synchronous_commit off (as durable as SQLite's synchronous = NORMAL); all processes share this machine's cores",
   ...(problem ? [problem] : []),
 ]);

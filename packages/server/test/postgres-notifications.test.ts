@@ -2,7 +2,7 @@ import type { ProtocolEvent } from "@hitl-kit/protocol";
 import pg from "pg";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import type { SessionStore } from "../src/index.js";
-import { EVENT_BUCKETS, eventBucket } from "../src/store/postgres-listener.js";
+import { EVENT_BUCKETS, eventBucket, INLINE_EVENTS_BYTES } from "../src/store/postgres-listener.js";
 import { LONGEST_SCHEMA } from "../src/store/postgres-schema.js";
 import { postgresStore } from "../src/store/postgres-store.js";
 import { idleSession } from "../src/store/records.js";
@@ -207,6 +207,38 @@ describe.skipIf(!postgresAvailable)("event notifications across Postgres instanc
     await vi.waitFor(() => expect(listener.seen).toEqual([2]), { timeout: 5000, interval: 10 });
     await append(store, id);
     await vi.waitFor(() => expect(listener.seen).toEqual([2, 3]), { timeout: 5000, interval: 10 });
+  });
+
+  it("delivers another instance's small batches from their notifications, and reads a big one from the log", async () => {
+    const schema = postgres.schema();
+    const a = await instance(schema);
+    const store = writer(schema);
+    const [id] = sessionIds(1) as [string];
+    await createSession(store, id);
+    const notifications = watchNotifications();
+    const { named } = watchQueries();
+    const reads = () => named(`${schema}_read_events`);
+    const listener = listen(a.coordination)(id);
+    // Once its bucket is listened to, the subscription catches up with the (empty) log.
+    await vi.waitFor(() => expect(named(`${schema}_last_event`)).toBe(1), { timeout: 5000, interval: 10 });
+    await append(store, id);
+    await vi.waitFor(() => expect(listener.seen).toEqual([1]), { timeout: 5000, interval: 10 });
+    expect(reads()).toBe(0);
+    const big = await store.write(id, {
+      events: Array.from({ length: 40 }, () => ({ type: "session.created" as const })),
+    });
+    expect(big.ok).toBe(true);
+    await vi.waitFor(() => expect(listener.seen).toHaveLength(41), { timeout: 5000, interval: 10 });
+    expect(reads()).toBe(1);
+    await append(store, id);
+    await vi.waitFor(() => expect(listener.seen).toHaveLength(42), { timeout: 5000, interval: 10 });
+    expect(listener.seen).toEqual(Array.from({ length: 42 }, (_, index) => index + 1));
+    expect(reads()).toBe(1);
+    // Every payload stays well below PostgreSQL's limit of 8000 bytes: the big batch's names its seqs only.
+    const sizes = notifications.received.map(({ payload }) => Buffer.byteLength(payload));
+    expect(sizes).toHaveLength(3);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(INLINE_EVENTS_BYTES);
+    expect(JSON.parse(notifications.received[1]!.payload)).toHaveLength(4);
   });
 
   it("listens again to every bucket in use after its connection drops, including one wanted while it reconnects", async () => {

@@ -4,7 +4,7 @@ import type pg from "pg";
 import type { AbortCause, Coordination, TurnLeases } from "../runtime/coordination.js";
 import type { EventHub, EventListener } from "../runtime/event-hub.js";
 import { LocalEventHub } from "../runtime/event-hub.js";
-import { eventBucket, Listener } from "./postgres-listener.js";
+import { eventBucket, type eventsNotification, Listener } from "./postgres-listener.js";
 import { prepared } from "./postgres-schema.js";
 import type { SectionReads } from "./postgres-section.js";
 import { PostgresSessionLock } from "./postgres-session-lock.js";
@@ -52,8 +52,9 @@ export interface PostgresCoordinationOptions {
  * - events reach other instances' streams through `LISTEN`: a commit notifies its session's
  *   bucket (`<schema>_events_<bucket>`, see {@link eventBucket}), which an instance listens to
  *   while someone here listens to a session in it; the payload names the session and its new
- *   seqs, the events are read from the log, and after a dropped connection the listener
- *   reconnects and catches every listened session up from the log;
+ *   seqs and carries the events when they are small (see {@link eventsNotification}), else they
+ *   are read from the log, and after a dropped connection the listener reconnects and catches
+ *   every listened session up from the log;
  * - stopping or deleting a session's turn reaches the instance that drives it over a control channel.
  */
 export function postgresCoordination(options: PostgresCoordinationOptions): Coordination {
@@ -190,17 +191,23 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
 
   const listener = new Listener(options.connectionString, s, control, (name, payload) => {
     if (name !== control) {
-      const [sessionId, first, last, origin] = JSON.parse(payload) as [string, number, number, string?];
+      const [sessionId, first, last, origin, events] = JSON.parse(payload) as [
+        string,
+        number,
+        number,
+        string?,
+        ProtocolEvent[]?,
+      ];
       if (origin !== options.origin) {
-        hub.notified(sessionId, first, last);
+        hub.notified(sessionId, first, last, events);
         return;
       }
       // This store's own commit: the runtime publishes it here once the write returns, which the
       // notification may overtake. Looked at after the session's writes in flight, it is read
-      // from the log only if no one published it (a write made on the store directly).
+      // from the notification or the log only if no one published it (a write made on the store directly).
       void Promise.allSettled(options.writesInFlight(sessionId))
         .then(() => new Promise((resolve) => setImmediate(resolve)))
-        .then(() => hub.notified(sessionId, first, last));
+        .then(() => hub.notified(sessionId, first, last, events));
       return;
     }
     const [kind, sessionId, turnId] = JSON.parse(payload) as ["end" | "abort", string, string?];
@@ -262,7 +269,7 @@ interface HubOptions {
 
 /**
  * The event hub of an instance on Postgres: this instance's commits are delivered at once;
- * other instances' arrive as notifications and are read from the log. Per session it keeps
+ * other instances' arrive as notifications, with their events or read from the log. Per session it keeps
  * the newest seq delivered, so each event reaches the listeners once and in order.
  *
  * A session's bucket is listened to while the session has a listener here. A listener reads
@@ -311,13 +318,20 @@ class PostgresEventHub implements EventHub {
     this.#forget(sessionId);
   }
 
-  /** An instance committed events `first`..`last` of a session: reads and delivers those not delivered yet. */
-  notified(sessionId: string, first: number, last: number): void {
+  /**
+   * An instance committed events `first`..`last` of a session: delivers those not delivered
+   * yet, from the notification (`events`, when it carried them and nothing before them is
+   * missing) or from the log.
+   */
+  notified(sessionId: string, first: number, last: number, events?: readonly ProtocolEvent[]): void {
     if (!this.#local.has(sessionId)) return;
     this.#then(sessionId, async () => {
       const after = this.#delivered.get(sessionId) ?? first - 1;
       if (last <= after) return;
-      this.#deliver(sessionId, await this.options.readEvents(sessionId, after, last - after));
+      this.#deliver(
+        sessionId,
+        events && after >= first - 1 ? events : await this.options.readEvents(sessionId, after, last - after),
+      );
     });
   }
 

@@ -27,6 +27,26 @@ export function eventsChannel(schema: string, sessionId: string): string {
 }
 
 /**
+ * The most bytes a notification of events carries inline. A batch's events are sent in its
+ * notification when they fit (an answer's `tool.result`, a parked request, a few deltas), so
+ * an instance streaming the session delivers them without reading the log; a bigger batch
+ * names its seqs only, and is read from the log. PostgreSQL refuses payloads of 8000 bytes
+ * or more, and every payload waits in its notification queue until each listener has read
+ * it: kept well below.
+ */
+export const INLINE_EVENTS_BYTES = 2_000;
+
+/**
+ * The payload of a commit's notification: `[sessionId, first seq, last seq, origin]`, and the
+ * events themselves (`bodies`, each as the log stores it) when they fit {@link INLINE_EVENTS_BYTES}.
+ */
+export function eventsNotification(sessionId: string, first: number, last: number, origin: string, bodies: string[]) {
+  const named = JSON.stringify([sessionId, first, last, origin]);
+  const inline = `${named.slice(0, -1)},[${bodies.join(",")}]]`;
+  return Buffer.byteLength(inline) <= INLINE_EVENTS_BYTES ? inline : named;
+}
+
+/**
  * One connection that `LISTEN`s on a control channel always, and on each event bucket while
  * someone in this instance wants it, reconnecting (with backoff) whenever it drops. A bucket
  * counts as listened only once its `LISTEN` has committed, and stops counting before its

@@ -10,7 +10,7 @@ import type { ProtocolEvent } from "@hitl-kit/protocol";
 import pg from "pg";
 import { stampEvents } from "./apply-batch.js";
 import { type Coordination, type LeaseHooks, postgresCoordination } from "./postgres-coordination.js";
-import { eventsChannel } from "./postgres-listener.js";
+import { eventsChannel, eventsNotification } from "./postgres-listener.js";
 import { checkSchemaName, migrate, type Prepared, prepared } from "./postgres-schema.js";
 import { SectionReads, type SessionRow, type WriteChange, type WriteRow } from "./postgres-section.js";
 import {
@@ -312,13 +312,14 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     const takes = startsTurn && taker !== undefined ? taker : null;
     const sent = performance.now();
     const lastSeq = row.last_seq + events.length;
+    const bodies = events.map((event) => JSON.stringify(event));
     const transcriptLength = row.transcript_len + transcript.length;
     const statement = client.query<{ version: string | null; took: boolean }>({
       ...writeAll,
       values: [
         sessionId,
         events.map((event) => event.seq),
-        events.map((event) => JSON.stringify(event)),
+        bodies,
         transcript.map((_, index) => row.transcript_len + index),
         transcript.map((message) => JSON.stringify(message)),
         calls.map((call) => call.toolCallId),
@@ -339,8 +340,8 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
         at,
         transcriptLength,
         change?.projection ?? row.projection,
-        // Delivered once the transaction commits, and only then: other instances read the events from the log.
-        events.length > 0 ? JSON.stringify([sessionId, events[0]!.seq, lastSeq, origin]) : null,
+        // Delivered once the transaction commits, and only then (with the events when they are small).
+        events.length > 0 ? eventsNotification(sessionId, events[0]!.seq, lastSeq, origin, bodies) : null,
         eventsChannel(s, sessionId),
         row.version,
         // Locked, the read checked the lease with the row locked, as every write of the session waits for it.

@@ -6,6 +6,7 @@ import { type AskResult, createAgentRuntime, implement } from "../src/index.js";
 import { sqliteStore } from "../src/store/sqlite-store.js";
 import { checkOneResultPerCall, quiet, startServer, tempDir } from "./harness.js";
 import { lastToolResults, recordingModel } from "./recording-model.js";
+import { pickTemplate } from "./tools.js";
 
 const book = defineTool({
   name: "book_table",
@@ -270,6 +271,47 @@ describe("a server tool that asks while it runs (ctx.ask)", () => {
       responses: [{ requestId: pending.requestId, action: "accept", value: { seats: 2 } }],
     });
     expect(late.status).toBe(409);
+  });
+
+  it("while the runtime closes, still takes the answer a running tool waits on, and starts no turn", async () => {
+    const recording = recordingModel((context) =>
+      context.lastResults.length > 0
+        ? { text: "Done." }
+        : context.lastUserText === "pick"
+          ? { toolCalls: [{ toolName: "pick_template", input: { templates: ["a", "b"] } }] }
+          : script[0]!,
+    );
+    server = startServer(recording.model, { tools: [booking(), pickTemplate] });
+    const parked = await server.session();
+    await server.call("POST", `/sessions/${parked}/messages`, { text: "pick" });
+    await server.runtime.idle();
+    const [picker] = (await server.snapshot(parked)).pending;
+    const idle = await server.session();
+    const id = await server.session();
+    await server.call("POST", `/sessions/${id}/messages`, { text: "book Nora" });
+    const question = await openQuestion(id);
+    const closed = server.runtime.close();
+
+    const message = await server.call("POST", `/sessions/${idle}/messages`, { text: "hello" });
+    expect([message.status, message.body.error.code]).toEqual([503, "unavailable"]);
+    const resumes = await server.call("POST", `/sessions/${parked}/responses`, {
+      responses: [{ requestId: picker!.requestId, action: "accept", value: { templateId: "a" } }],
+    });
+    expect([resumes.status, resumes.body.error.code]).toEqual([503, "unavailable"]);
+    const answered = await server.call("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: question.requestId, action: "accept", value: { seats: 4 } }],
+    });
+    expect(answered.status).toBe(202);
+    await closed;
+    expect(heard).toEqual([{ action: "accept", value: { seats: 4 } }]);
+    const events = await server.store.readEvents(id, 0);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    expect(events.at(-1)?.type).toBe("turn.completed");
+    // Nothing changed in the other two: the picker waits for its answer, the idle session for a message.
+    expect((await server.store.getOpenRequests(parked)).map((request) => request.requestId)).toEqual([
+      picker!.requestId,
+    ]);
+    expect((await server.store.getSession(idle))?.status).toBe("idle");
   });
 
   it("after a restart while the tool waits, cancels the question and gives the call its one error result", async () => {

@@ -90,8 +90,10 @@ export interface AgentRuntime {
   /** Resolves when no turn is being driven (for tests and shutdown). */
   idle(): Promise<void>;
   /**
-   * Stops timers and waits for running turns. The store stays open; the calls that reach it
-   * reject with `unavailable` (503) from then on, so close the HTTP server first.
+   * Stops timers and waits for running turns. Meanwhile it starts no turn: a new message,
+   * and an answer to a parked turn, reject with `unavailable` (503), while a question that a
+   * running tool waits on (`ctx.ask`) is still answered. The store stays open; once closed,
+   * every call that reaches it rejects with `unavailable`, so close the HTTP server first.
    */
   close(): Promise<void>;
 }
@@ -365,6 +367,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     subscribe: (sessionId, listener, onEnd) => core.hub.subscribe(sessionId, listener, onEnd),
     sendMessage(sessionId, text) {
       return withSession(sessionId, async (session) => {
+        if (closing) throw shuttingDown();
         if (session.status === "running" || session.status === "resuming") {
           throw new ProtocolError(
             "turn_running",
@@ -416,6 +419,8 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         if (new Set(ids).size !== ids.length) {
           throw new ProtocolError("bad_request", "Each request may be answered once per body.");
         }
+        // A closing runtime starts no turn, and an answer to a parked turn may resume it.
+        if (closing && session.status === "waiting") throw shuttingDown();
         // Most answers are to open requests, read at once; the settlement needs them all anyway.
         const openRequests = await store.getOpenRequests(sessionId);
         const openById = new Map(openRequests.map((record) => [record.requestId, record]));
@@ -511,18 +516,16 @@ function refusedOnceClosed(runtime: AgentRuntime, closed: () => boolean): AgentR
   const guarded: Record<string, unknown> = { ...runtime };
   for (const name of storeCalls) {
     const call = runtime[name] as (...args: unknown[]) => Promise<unknown>;
-    guarded[name] = (...args: unknown[]) =>
-      closed()
-        ? Promise.reject(
-            new ProtocolError(
-              "unavailable",
-              "This server is shutting down; send the request again (another instance, or this one once restarted, answers it).",
-            ),
-          )
-        : call(...args);
+    guarded[name] = (...args: unknown[]) => (closed() ? Promise.reject(shuttingDown()) : call(...args));
   }
   return guarded as unknown as AgentRuntime;
 }
+
+const shuttingDown = () =>
+  new ProtocolError(
+    "unavailable",
+    "This server is shutting down; send the request again (another instance, or this one once restarted, answers it).",
+  );
 
 const deletedReason = "The session was deleted.";
 

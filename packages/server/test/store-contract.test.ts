@@ -235,6 +235,20 @@ describe.each(implementations)("%s", (_name, create) => {
     expect((await store.getSession("b"))?.status).toBe("idle");
   });
 
+  it("applies many writes made at once to one session in the order they were made", async () => {
+    const store = open();
+    await store.createSession(session("a"));
+    await store.write("a", { events: [{ type: "message.started", messageId: "m", role: "assistant" }] });
+    const deltas = Array.from({ length: 20 }, (_, index) => `${index} `);
+    const written = await Promise.all(
+      deltas.map((delta) => store.write("a", { events: [{ type: "text.delta", messageId: "m", delta }] })),
+    );
+    expect(written.every((result) => result.ok)).toBe(true);
+    const events = await store.readEvents("a", 1);
+    expect(events.map((event) => (event.type === "text.delta" ? event.delta : event.type))).toEqual(deltas);
+    expect((await store.readSnapshot("a"))?.messages[0]?.parts).toEqual([{ type: "text", text: deltas.join("") }]);
+  });
+
   it("finds sessions to recover and requests that expired", async () => {
     const store = open();
     for (const id of ["idle", "running", "resuming", "waiting"]) {

@@ -88,8 +88,11 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
   const named = (name: string, text: string) => prepared(s, name, text);
   // This store's tag in its notifications: its coordination knows its own commits are published locally.
   const origin = randomBytes(6).toString("hex");
-  // The writes in flight per session, for the coordination to wait on before it reads events it was notified of.
-  const writing = new Map<string, Set<Promise<unknown>>>();
+  // Per session, the last write under way (settled when it and every write before it are
+  // done). A session's writes run one after another, in the order they were made: at once,
+  // they would race on the row's version, the loser running again in a transaction. The
+  // coordination waits on it before it reads events it was notified of.
+  const writing = new Map<string, Promise<void>>();
   // Per holder (a coordination of this store), what a write that ends or starts a turn did to its lease.
   const leases = new Map<string, LeaseHooks>();
   const leaseSeconds = (options.leaseMs ?? 10_000) / 1000;
@@ -574,9 +577,13 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     },
     async write(sessionId, batch) {
       sections.outside(sessionId);
-      const written = write(sessionId, batch);
-      const inFlight = writing.get(sessionId) ?? new Set();
-      writing.set(sessionId, inFlight.add(written));
+      const before = writing.get(sessionId);
+      const written = before ? before.then(() => write(sessionId, batch)) : write(sessionId, batch);
+      const done = written.then(
+        () => {},
+        () => {},
+      );
+      writing.set(sessionId, done);
       try {
         const { result, after, lease } = await written;
         if (after) sections.wrote(sessionId, batch, after);
@@ -589,8 +596,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
         throw error;
       } finally {
         sections.outside(sessionId);
-        inFlight.delete(written);
-        if (inFlight.size === 0 && writing.get(sessionId) === inFlight) writing.delete(sessionId);
+        if (writing.get(sessionId) === done) writing.delete(sessionId);
       }
     },
     coordinate() {
@@ -603,7 +609,10 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
         readLastEvent,
         sections,
         origin,
-        writesInFlight: (sessionId) => [...(writing.get(sessionId) ?? [])],
+        writesInFlight: (sessionId) => {
+          const last = writing.get(sessionId);
+          return last ? [last] : [];
+        },
         leases,
         leaseMs: options.leaseMs ?? 10_000,
       });

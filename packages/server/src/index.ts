@@ -57,3 +57,4 @@ export type {
   WriteBatch,
   WriteResult,
 } from "./store/records.js";
+export { StoreUnavailable } from "./store/store-unavailable.js";

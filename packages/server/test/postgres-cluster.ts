@@ -27,6 +27,10 @@ export interface PostgresCluster {
   port: number;
   /** Creates an empty database and answers its URL. */
   createDatabase(): Promise<string>;
+  /** Stops the server at once, as a crash does, keeping its data: connections drop, and new ones are refused. */
+  halt(): void;
+  /** Starts the halted server again, on the same port. */
+  resume(): void;
   /** Stops the server at once and removes its folder. */
   stop(): void;
 }
@@ -56,7 +60,7 @@ export async function startPostgres(settings: Record<string, string> = {}): Prom
     }
   };
   const port = await freePort();
-  const stop = () => {
+  const halt = () => {
     spawnSync(asRoot ? "runuser" : join(postgresBin, "pg_ctl"), [
       ...(asRoot ? ["-u", "postgres", "--", join(postgresBin, "pg_ctl")] : []),
       "-D",
@@ -66,23 +70,27 @@ export async function startPostgres(settings: Record<string, string> = {}): Prom
       "-w",
       "stop",
     ]);
+  };
+  const stop = () => {
+    halt();
     rmSync(dir, { recursive: true, force: true });
     process.off("exit", stop);
   };
   process.on("exit", stop);
+  const options = {
+    listen_addresses: "127.0.0.1",
+    unix_socket_directories: dir,
+    fsync: "off",
+    synchronous_commit: "off",
+    full_page_writes: "off",
+    max_connections: "300",
+    ...settings,
+  };
+  const flags = [`-p ${port}`, ...Object.entries(options).map(([key, value]) => `-c ${key}=${value}`)].join(" ");
+  const start = () => run("pg_ctl", ["-D", data, "-o", flags, "-l", join(dir, "server.log"), "-w", "start"]);
   try {
     run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"]);
-    const options = {
-      listen_addresses: "127.0.0.1",
-      unix_socket_directories: dir,
-      fsync: "off",
-      synchronous_commit: "off",
-      full_page_writes: "off",
-      max_connections: "300",
-      ...settings,
-    };
-    const flags = [`-p ${port}`, ...Object.entries(options).map(([key, value]) => `-c ${key}=${value}`)].join(" ");
-    run("pg_ctl", ["-D", data, "-o", flags, "-l", join(dir, "server.log"), "-w", "start"]);
+    start();
   } catch (error) {
     stop();
     throw error;
@@ -102,6 +110,8 @@ export async function startPostgres(settings: Record<string, string> = {}): Prom
       }
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
     },
+    halt,
+    resume: start,
     stop,
   };
 }

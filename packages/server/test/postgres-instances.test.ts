@@ -199,6 +199,34 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
     expect(checkOneResultPerCall(await b.store.readEvents(orphan, 0))).toEqual([]);
   }, 20_000);
 
+  it("drives a turn it took over again when asking for its lease failed on a dropped connection, keeping no lease", async () => {
+    const schema = postgres.schema();
+    const { tool, open: finish, started } = gate();
+    const b = await instance(schema, { tools: [tool] });
+    const { sessionId } = await b.runtime.createSession();
+    // Recovery takes the dead instance's turn once its lease lapses, then the driver asks for the
+    // lease again: that second ask fails as a dropped connection does.
+    const original = pg.Pool.prototype.query;
+    let asks = 0;
+    const query = vi.spyOn(pg.Pool.prototype, "query").mockImplementation(function (this: pg.Pool, ...args: unknown[]) {
+      const name = (args[0] as { name?: string }).name;
+      if (name === `${schema}_acquire_lease` && ++asks === 2) {
+        return Promise.reject(new Error("Connection terminated unexpectedly"));
+      }
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof original);
+    onTestFinished(() => query.mockRestore());
+    await orphanTurn(schema, b.store, sessionId, "200 milliseconds");
+    await vi.waitFor(() => expect(started()).toBe(1), { timeout: 5000, interval: 20 });
+    expect(asks).toBeGreaterThanOrEqual(3);
+    finish();
+    await vi.waitFor(async () => expect((await b.store.getSession(sessionId))?.status).toBe("idle"), {
+      timeout: 5000,
+      interval: 20,
+    });
+    expect(checkOneResultPerCall(await b.store.readEvents(sessionId, 0))).toEqual([]);
+  }, 20_000);
+
   it("keeps a cancel that lands while the turn's instance is dead: the turn ends once its lease lapses", async () => {
     const schema = postgres.schema();
     let started = 0;

@@ -1,4 +1,5 @@
 import { ProtocolError } from "@hitl-kit/protocol";
+import { StoreUnavailable } from "../store/store-unavailable.js";
 
 /** A JSON response. */
 export function json(status: number, body: unknown): Response {
@@ -21,9 +22,19 @@ export function withHeaders(response: Response, extra: Headers): Response {
   return target;
 }
 
-/** The JSON error response for what was thrown: a `ProtocolError`, a `Response` (sent as it is), or anything else (a 500, logged). */
+/**
+ * The JSON error response for what was thrown: a `ProtocolError`, a `Response` (sent as it
+ * is), a store that cannot reach its database (a 503, logged now and then), or anything
+ * else (a 500, logged).
+ */
 export function errorResponse(error: unknown): Response {
   if (error instanceof Response) return error;
+  if (error instanceof StoreUnavailable) {
+    outages.report(error);
+    return errorResponse(
+      new ProtocolError("unavailable", "The server cannot reach its session store right now; send the request again."),
+    );
+  }
   if (!(error instanceof ProtocolError)) {
     console.error("hitl-kit: unexpected error", error);
     return errorResponse(new ProtocolError("internal", "The server failed to handle this request."));
@@ -37,3 +48,23 @@ export function errorResponse(error: unknown): Response {
   if (error.code === "method_not_allowed" && details?.allow) response.headers.set("allow", details.allow.join(", "));
   return response;
 }
+
+/**
+ * A database outage fails every request that reaches the store: it is logged once, then
+ * at most every 10 s while it lasts, with how many requests it failed in between.
+ */
+const outages = {
+  at: Number.NEGATIVE_INFINITY,
+  since: 0,
+  report(error: StoreUnavailable): void {
+    const now = Date.now();
+    if (now - this.at < 10_000) {
+      this.since += 1;
+      return;
+    }
+    const more = this.since > 0 ? ` (${this.since} more requests failed so since the last report)` : "";
+    console.warn(`hitl-kit: ${error.message}; requests that need it get 503 until it is back${more}.`);
+    this.at = now;
+    this.since = 0;
+  },
+};

@@ -112,7 +112,11 @@ export interface AgentRuntime {
 export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const core = new RuntimeCore(options);
   const { store, lock, coordination } = core;
-  const expiry = new ExpiryTimer(store, (sessionId, requestId) => expireRequest(sessionId, requestId));
+  const expiry = new ExpiryTimer(
+    store,
+    (sessionId, requestId) => expireRequest(sessionId, requestId),
+    (error) => core.logger.warn("hitl-kit: settling expired requests failed; trying again in a second:", error),
+  );
   core.expiry = expiry;
   const driver = new TurnDriver(core);
   coordination.onAbort((sessionId, cause) => {
@@ -253,10 +257,15 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const sweeper =
     options.deleteIdleAfter === undefined
       ? undefined
-      : new RetentionSweeper(store, options.deleteIdleAfter, (sessionId) =>
-          deleteSession(sessionId).catch((error: unknown) => {
-            if (!(error instanceof ProtocolError)) core.logger.error(`hitl-kit: could not delete ${sessionId}:`, error);
-          }),
+      : new RetentionSweeper(
+          store,
+          options.deleteIdleAfter,
+          (sessionId) =>
+            deleteSession(sessionId).catch((error: unknown) => {
+              if (!(error instanceof ProtocolError))
+                core.logger.error(`hitl-kit: could not delete ${sessionId}:`, error);
+            }),
+          (error) => core.logger.warn("hitl-kit: deleting idle sessions failed; the next sweep tries again:", error),
         );
 
   /** Picks up one session a previous process (or a dead instance) left running. */
@@ -483,6 +492,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     idle: () => driver.idle(),
     async close() {
       closing = true;
+      driver.stop();
       expiry.stop();
       sweeper?.stop();
       clearInterval(orphans);

@@ -14,6 +14,8 @@ export class ExpiryTimer {
   /** When the timer fires (`Infinity`: it is not set). */
   #target = Infinity;
   #stopped = false;
+  /** The last settling of what was due failed: told once until one succeeds. */
+  #failing = false;
   /** No open request expires before this; `undefined` until the store's earliest expiry is read. */
   #floor: number | undefined;
   /** For each read of the store's earliest expiry under way, the earliest request opened meanwhile. */
@@ -22,11 +24,13 @@ export class ExpiryTimer {
   constructor(
     private readonly store: SessionStore,
     private readonly expire: (sessionId: string, requestId: string) => Promise<void>,
+    /** Told when settling what is due failed (the store could not be reached); it is tried again. */
+    private readonly onError: (error: unknown) => void = () => {},
   ) {}
 
-  /** Re-reads the earliest expiry and sets the timer for it. */
+  /** Re-reads the earliest expiry and sets the timer for it; when the store cannot answer, tries again in a second. */
   schedule(): void {
-    void this.#schedule().catch(() => {});
+    void this.#schedule().catch(() => this.#retry());
   }
 
   /** Notes a request this runtime just opened that expires at `expiresAt`; the timer moves up if it must. */
@@ -70,11 +74,32 @@ export class ExpiryTimer {
 
   async #fire(): Promise<void> {
     this.#target = Infinity;
-    for (;;) {
-      const due = await this.store.listExpiredRequests(Date.now(), 100);
-      for (const { sessionId, requestId } of due) await this.expire(sessionId, requestId);
-      if (due.length < 100) break;
+    try {
+      for (;;) {
+        const due = await this.store.listExpiredRequests(Date.now(), 100);
+        for (const { sessionId, requestId } of due) await this.expire(sessionId, requestId);
+        if (due.length < 100) break;
+      }
+      this.#failing = false;
+    } catch (error) {
+      // What is due stays open, and is looked at again.
+      if (!this.#failing) this.onError(error);
+      this.#failing = true;
+      this.#retry();
+      return;
     }
     this.schedule();
   }
+
+  /** Looks again in a second. */
+  #retry(): void {
+    if (this.#stopped) return;
+    clearTimeout(this.#timer);
+    this.#target = Date.now() + RETRY_MS;
+    this.#timer = setTimeout(() => this.schedule(), RETRY_MS);
+    this.#timer.unref?.();
+  }
 }
+
+/** How long the timer waits before it asks the store again after a failure. */
+const RETRY_MS = 1_000;

@@ -15,6 +15,8 @@ export class RetentionSweeper {
     private readonly store: SessionStore,
     private readonly maxIdleMs: number,
     private readonly deleteSession: (sessionId: string) => Promise<void>,
+    /** Told when a sweep failed (the store could not be reached): the next sweep tries again. */
+    private readonly onError: (error: unknown) => void = () => {},
   ) {
     if (!Number.isFinite(maxIdleMs) || maxIdleMs <= 0) {
       throw new RangeError(`deleteIdleAfter must be a positive number of milliseconds, not ${maxIdleMs}.`);
@@ -22,8 +24,9 @@ export class RetentionSweeper {
   }
 
   start(): void {
-    this.sweep();
-    this.#timer = setInterval(() => this.sweep(), Math.min(Math.max(this.maxIdleMs / 4, 1000), 3_600_000));
+    const sweep = () => void this.sweep().catch(this.onError);
+    sweep();
+    this.#timer = setInterval(sweep, Math.min(Math.max(this.maxIdleMs / 4, 1000), 3_600_000));
     this.#timer.unref?.();
   }
 

@@ -8,6 +8,7 @@ import {
   toJsonSchema,
 } from "@hitl-kit/protocol";
 import type { Resolution, SessionRecord, ToolCallRecord, WriteBatch } from "../store/records.js";
+import { StoreUnavailable } from "../store/store-unavailable.js";
 import { LeaseLost } from "./coordination.js";
 import { eventCoalescer } from "./event-coalescer.js";
 import { randomId } from "./ids.js";
@@ -37,6 +38,14 @@ export class TurnDriver {
   readonly #before = new Map<string, EventInput[]>();
   /** Calls that asked a question in this process (`ctx.ask`), until they finish. */
   readonly #asked = new Set<string>();
+  /**
+   * Per session, the results of calls that finished while the store could not be reached:
+   * written by the session's next drive, which finds the calls still executing.
+   */
+  readonly #finished = new Map<string, Map<string, Pick<ToolCallRecord, "outcome" | "output">>>();
+  /** Per session, the drive waiting for the store to come back: its timer and how many tries it made. */
+  readonly #retries = new Map<string, { timer: ReturnType<typeof setTimeout> | undefined; tries: number }>();
+  #stopped = false;
 
   constructor(private readonly core: RuntimeCore) {}
 
@@ -57,12 +66,20 @@ export class TurnDriver {
     if (before.length > 0) this.#before.set(sessionId, before);
     const abort = new AbortController();
     let again = false;
-    const done = this.#own(sessionId, abort.signal)
+    const retry = this.#retries.get(sessionId);
+    clearTimeout(retry?.timer);
+    const done = this.#own(sessionId, abort.signal, retry !== undefined)
       .then(
         (more) => {
           again = more;
+          this.#retries.delete(sessionId);
+          this.#finished.delete(sessionId);
         },
-        (error: unknown) => this.core.logger.error(`hitl-kit: driving session ${sessionId} failed:`, error),
+        (error: unknown) => {
+          if (error instanceof StoreUnavailable) return this.#retryLater(sessionId, error, retry?.tries ?? 0);
+          this.#retries.delete(sessionId);
+          this.core.logger.error(`hitl-kit: driving session ${sessionId} failed:`, error);
+        },
       )
       .finally(() => {
         this.#before.delete(sessionId);
@@ -96,6 +113,28 @@ export class TurnDriver {
   /** Resolves when no session is being driven. */
   async idle(): Promise<void> {
     while (this.#running.size > 0) await Promise.all([...this.#running.values()].map((entry) => entry.done));
+  }
+
+  /** Drives no session that waits for the store to come back (the runtime is closing). */
+  stop(): void {
+    this.#stopped = true;
+    for (const { timer } of this.#retries.values()) clearTimeout(timer);
+    this.#retries.clear();
+  }
+
+  /**
+   * The drive stopped because the store could not be reached: it leaves the turn as it is
+   * and drives it again after a while (100 ms, doubling up to 5 s) until the store answers.
+   * Meanwhile the turn is this instance's while its lease lasts, then any instance's.
+   */
+  #retryLater(sessionId: string, error: StoreUnavailable, tries: number): void {
+    if (this.#stopped) return;
+    // Told once while sessions wait, not once per session.
+    if (this.#retries.size === 0)
+      this.core.logger.warn(`hitl-kit: turns wait for the store to come back: ${error.message}`);
+    const timer = setTimeout(() => this.kick(sessionId), Math.min(5_000, 100 * 2 ** tries));
+    timer.unref?.();
+    this.#retries.set(sessionId, { timer, tries: tries + 1 });
   }
 
   /** Commits a batch of the drive, with the events it was kicked with ahead of the first one. */
@@ -135,14 +174,21 @@ export class TurnDriver {
    * Drives the session while this instance holds its turn's lease. Answers whether to drive
    * it again: another instance may have resumed the turn while this one still held the lease.
    */
-  async #own(sessionId: string, signal: AbortSignal): Promise<boolean> {
+  async #own(sessionId: string, signal: AbortSignal, retrying: boolean): Promise<boolean> {
     const { turns, shared } = this.core.coordination;
-    if (!(await turns.acquire(sessionId))) return false;
+    try {
+      if (!(await turns.acquire(sessionId))) return false;
+    } catch (error) {
+      // The lease may have been taken (or held already, by recovery): it is not kept.
+      await turns.release(sessionId).catch(() => {});
+      throw error;
+    }
     let lost = false;
     try {
       // Another instance may have driven this turn until it died or lost the lease mid-stream
-      // (recovery, which found the cut-off message itself, hands it over as `before`).
-      if (shared && !this.#before.has(sessionId)) {
+      // (recovery, which found the cut-off message itself, hands it over as `before`), or this
+      // one until the store could not be reached.
+      if ((shared || retrying) && !this.#before.has(sessionId)) {
         await this.#turnSection(sessionId, () => this.#abandonCutOff(sessionId));
       }
       lost = await this.#drive(sessionId, signal);
@@ -188,6 +234,8 @@ export class TurnDriver {
       }
     } catch (error) {
       if (error instanceof LeaseLost || signal.reason instanceof LeaseLost) return true;
+      // Not the turn's failure: the drive stops, and goes on once the store is back.
+      if (error instanceof StoreUnavailable) throw error;
       await core.lock.run(sessionId, async () => {
         const session = await core.requireSession(sessionId);
         if (session.status === "idle" || session.status === "waiting") return;
@@ -220,6 +268,15 @@ export class TurnDriver {
       return { kind: "stop" };
     }
     const calls = await this.#stepCalls(session);
+    const finished = this.#finished.get(sessionId);
+    const results = calls.filter((call) => call.state === "executing" && finished?.has(call.toolCallId));
+    if (results.length > 0) {
+      // Calls that finished here while the store could not be reached: their results, at last.
+      for (const call of results) await this.#writeResult(sessionId, call, finished!.get(call.toolCallId)!);
+      for (const call of results) finished!.delete(call.toolCallId);
+      return { kind: "again" };
+    }
+    this.#finished.delete(sessionId);
     const interrupted = calls.filter((call) => call.state === "executing");
     if (interrupted.length > 0) {
       // Only a crashed process (a restart, or a dead instance whose turn this one took over)
@@ -272,7 +329,8 @@ export class TurnDriver {
 
   async #execute(sessionId: string, calls: ToolCallRecord[], signal: AbortSignal): Promise<void> {
     const { core } = this;
-    await Promise.all(
+    // Every call runs to its end and writes (or keeps) its result before the drive goes on or stops.
+    const ran = await Promise.allSettled(
       calls.map(async (call) => {
         const tool = core.tools.get(call.toolName);
         const context = {
@@ -299,23 +357,45 @@ export class TurnDriver {
           outcome = "error";
           output = { message: error instanceof Error ? error.message : String(error) };
         }
-        await this.#turnSection(sessionId, async () => {
-          // A question the tool left unanswered (it did not wait, or it failed) ends with the call.
-          const unanswered = this.#asked.delete(call.toolCallId)
-            ? await this.#settleQuestions(
-                sessionId,
-                [call.toolCallId],
-                signal.aborted ? "The person stopped the turn." : "The tool finished without this answer.",
-              )
-            : { requests: [], events: [] };
-          await this.#commit(sessionId, {
-            requests: unanswered.requests,
-            toolCalls: [{ ...call, state: "done", outcome, output }],
-            events: [...unanswered.events, { type: "tool.result", toolCallId: call.toolCallId, outcome, output }],
-          });
-        });
+        try {
+          await this.#turnSection(sessionId, () => this.#writeResult(sessionId, call, { outcome, output }, signal));
+        } catch (error) {
+          if (error instanceof StoreUnavailable) {
+            // The call ran: its result waits here for the store, not replaced by a guess.
+            const finished = this.#finished.get(sessionId) ?? new Map();
+            this.#finished.set(sessionId, finished.set(call.toolCallId, { outcome, output }));
+          }
+          throw error;
+        }
       }),
     );
+    const failed = ran.find((outcome) => outcome.status === "rejected");
+    if (failed) throw failed.reason;
+  }
+
+  /**
+   * Writes a call's one result (in a section of the turn); a question the tool left
+   * unanswered (it did not wait, or it failed) ends with it.
+   */
+  async #writeResult(
+    sessionId: string,
+    call: ToolCallRecord,
+    { outcome, output }: Pick<ToolCallRecord, "outcome" | "output">,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const unanswered = this.#asked.has(call.toolCallId)
+      ? await this.#settleQuestions(
+          sessionId,
+          [call.toolCallId],
+          signal?.aborted ? "The person stopped the turn." : "The tool finished without this answer.",
+        )
+      : { requests: [], events: [] };
+    await this.#commit(sessionId, {
+      requests: unanswered.requests,
+      toolCalls: [{ ...call, state: "done", outcome, output }],
+      events: [...unanswered.events, { type: "tool.result", toolCallId: call.toolCallId, outcome: outcome!, output }],
+    });
+    this.#asked.delete(call.toolCallId);
   }
 
   /** Settles as cancelled the open questions (`ctx.ask`) of the given calls. */
@@ -385,9 +465,12 @@ export class TurnDriver {
       // Across instances a notification can be lost: the store is asked now and then as well.
       if (core.coordination.shared) {
         check = setInterval(() => {
-          void core.store.getRequest(sessionId, requestId).then((record) => {
-            if (record?.resolution) settle(() => resolve(askResult(record.resolution!)));
-          });
+          void core.store.getRequest(sessionId, requestId).then(
+            (record) => {
+              if (record?.resolution) settle(() => resolve(askResult(record.resolution!)));
+            },
+            () => {}, // the store could not be reached: the next look, or the notification, tells
+          );
         }, ASK_CHECK_MS);
         check.unref?.();
       }

@@ -4,6 +4,7 @@ import type pg from "pg";
 import type { AbortCause, Coordination, TurnLeases } from "../runtime/coordination.js";
 import type { EventHub, EventListener } from "../runtime/event-hub.js";
 import { LocalEventHub } from "../runtime/event-hub.js";
+import { asUnavailable, reportUnreachable } from "./postgres-errors.js";
 import { eventBucket, type eventsNotification, Listener } from "./postgres-listener.js";
 import { prepared } from "./postgres-schema.js";
 import type { SectionReads } from "./postgres-section.js";
@@ -224,6 +225,9 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
   listener.onConnect = () => hub.catchUpAll();
   listener.onListening = (buckets) => hub.listening(buckets);
 
+  // What reaches the database reports a database it cannot reach as `StoreUnavailable`.
+  reportUnreachable(turns, ["acquire", "holds", "release"]);
+  reportUnreachable(lock, ["run"]);
   return {
     shared: true,
     lock,
@@ -237,7 +241,9 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
       heartbeat.unref?.();
     },
     async requestAbort(sessionId, turnId) {
-      await pool.query({ ...statements.notify, values: [control, JSON.stringify(["abort", sessionId, turnId])] });
+      await pool
+        .query({ ...statements.notify, values: [control, JSON.stringify(["abort", sessionId, turnId])] })
+        .catch((error: unknown) => Promise.reject(asUnavailable(error)));
     },
     onAbort(listener) {
       abortListeners.push(listener);

@@ -10,6 +10,7 @@ import type { ProtocolEvent } from "@hitl-kit/protocol";
 import pg from "pg";
 import { stampEvents } from "./apply-batch.js";
 import { type Coordination, type LeaseHooks, postgresCoordination } from "./postgres-coordination.js";
+import { reportUnreachable } from "./postgres-errors.js";
 import { eventsChannel, eventsNotification } from "./postgres-listener.js";
 import { checkSchemaName, migrate, type Prepared, prepared } from "./postgres-schema.js";
 import { SectionReads, type SessionRow, type WriteChange, type WriteRow } from "./postgres-section.js";
@@ -622,7 +623,26 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       await pool.end();
     },
   };
-  return store;
+  // What reaches the database reports a database it cannot reach as `StoreUnavailable`.
+  return reportUnreachable(store, [
+    "createSession",
+    "getSession",
+    "listSessions",
+    "countSessions",
+    "deleteSession",
+    "listIdleSessions",
+    "readEvents",
+    "readSnapshot",
+    "streamingMessageIds",
+    "readTranscript",
+    "getToolCalls",
+    "getRequest",
+    "getOpenRequests",
+    "listSessionsToRecover",
+    "listExpiredRequests",
+    "nextExpiry",
+    "write",
+  ]);
 }
 
 function fromRow(row: SessionRow): SessionRecord {

@@ -1,0 +1,52 @@
+import { StoreUnavailable } from "./store-unavailable.js";
+
+/** Node's socket errors that mean the database could not be reached. */
+const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"]);
+
+/**
+ * PostgreSQL's errors that mean the server went away or cannot take the connection now:
+ * class 08 (connection exception), an administrator's or a crash's shutdown, a server
+ * still starting, too many connections.
+ */
+const SERVER_CODES = new Set(["57P01", "57P02", "57P03", "53300"]);
+
+/** What `pg` itself says when a connection ended or could not be opened in time. */
+const CLIENT_MESSAGES = [
+  "Connection terminated",
+  "Client has encountered a connection error",
+  "timeout exceeded when trying to connect",
+];
+
+/** Whether a `pg` error says the database could not be reached rather than that the statement was wrong. */
+export function isUnreachable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const { code } = error as { code?: unknown };
+  if (typeof code === "string" && (SOCKET_CODES.has(code) || SERVER_CODES.has(code) || code.startsWith("08"))) {
+    return true;
+  }
+  if (error instanceof AggregateError) return error.errors.some(isUnreachable);
+  return CLIENT_MESSAGES.some((message) => error.message.includes(message));
+}
+
+/** `error` as a {@link StoreUnavailable} when the database could not be reached, else as it is. */
+export function asUnavailable(error: unknown): unknown {
+  return error instanceof StoreUnavailable || !isUnreachable(error) ? error : new StoreUnavailable(error);
+}
+
+/**
+ * `target` with each of its methods `names` throwing {@link StoreUnavailable} for a failure
+ * to reach the database (the same object: its methods are replaced).
+ */
+export function reportUnreachable<T extends object>(target: T, names: readonly (keyof T)[]): T {
+  for (const name of names) {
+    const method = target[name] as (...args: unknown[]) => unknown;
+    target[name] = (async (...args: unknown[]) => {
+      try {
+        return await method.apply(target, args);
+      } catch (error) {
+        throw asUnavailable(error);
+      }
+    }) as T[keyof T];
+  }
+  return target;
+}

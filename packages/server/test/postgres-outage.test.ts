@@ -1,0 +1,136 @@
+import { defineTool } from "@hitl-kit/protocol";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import {
+  type AgentRuntime,
+  type AgentRuntimeOptions,
+  createAgentRuntime,
+  createFetchHandler,
+  implement,
+  type SessionStore,
+  scriptedModel,
+} from "../src/index.js";
+import { postgresStore } from "../src/store/postgres-store.js";
+import { browser, checkOneResultPerCall, quiet } from "./harness.js";
+import { type PostgresCluster, postgresAvailable, startPostgres } from "./postgres-cluster.js";
+import { pickTemplate } from "./tools.js";
+
+// A cluster of this file's own: its tests stop the database under a running instance, at
+// once, as a crash does; each commit is in the WAL before it returns, so none is lost to it.
+let cluster: PostgresCluster | undefined;
+let url = "";
+let schemas = 0;
+beforeAll(async () => {
+  if (!postgresAvailable) return;
+  cluster = await startPostgres({ synchronous_commit: "on" });
+  url = await cluster.createDatabase();
+}, 60_000);
+afterAll(() => cluster?.stop());
+
+const opened: { runtime: AgentRuntime; store: SessionStore }[] = [];
+afterEach(async () => {
+  for (const { runtime, store } of opened.splice(0).reverse()) {
+    await runtime.close();
+    await store.close();
+  }
+});
+
+const pick = { toolName: "pick_template", input: { templates: ["a", "b"] } };
+
+async function instance(options: Partial<AgentRuntimeOptions>) {
+  const store = postgresStore(url, { schema: `outage_${++schemas}`, leaseMs: 1_000, poolSize: 4 });
+  const runtime = createAgentRuntime({
+    model: scriptedModel([{ toolCalls: [pick] }, { text: "Done." }]),
+    tools: [pickTemplate],
+    logger: process.env.HITL_DEBUG ? console : quiet,
+    ...options,
+    store,
+  });
+  opened.push({ runtime, store });
+  await runtime.ready;
+  return { runtime, store };
+}
+
+const until = (check: () => Promise<unknown>) => vi.waitFor(check, { timeout: 15_000, interval: 50 });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.skipIf(!postgresAvailable)("an instance whose database goes away and comes back", () => {
+  it("answers 503 unavailable meanwhile, loses nothing, and takes the same answer once it is back", async () => {
+    const { runtime, store } = await instance({});
+    const { call } = browser(createFetchHandler(runtime, { rateLimit: false }));
+    const { sessionId } = (await call("POST", "/sessions", {})).body;
+    await call("POST", `/sessions/${sessionId}/messages`, { text: "go" });
+    await until(async () => expect((await store.getSession(sessionId))?.status).toBe("waiting"));
+    const [request] = (await call("GET", `/sessions/${sessionId}`)).body.pending;
+    const answer = { responses: [{ requestId: request.requestId, action: "accept", value: { templateId: "a" } }] };
+
+    cluster!.halt();
+    try {
+      for (const [method, path, body] of [
+        ["GET", `/sessions/${sessionId}`],
+        ["POST", `/sessions/${sessionId}/responses`, answer],
+      ] as const) {
+        const reply = await call(method, path, body);
+        expect([method, reply.status, reply.body.error.code]).toEqual([method, 503, "unavailable"]);
+        expect(reply.body.error.message).toMatch(/cannot reach its session store/);
+      }
+    } finally {
+      cluster!.resume();
+    }
+    await until(async () => expect((await call("POST", `/sessions/${sessionId}/responses`, answer)).status).toBe(202));
+    await until(async () => expect((await store.getSession(sessionId))?.status).toBe("idle"));
+    const events = await store.readEvents(sessionId, 0);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    expect(events.filter((event) => event.type === "tool.result")).toEqual([
+      expect.objectContaining({ outcome: "ok", output: { templateId: "a" } }),
+    ]);
+  }, 30_000);
+
+  it("writes a server tool's own result once the database is back, when the tool finished while it was away", async () => {
+    const job = defineTool({ name: "job", description: "Runs a while.", inputSchema: z.object({}) });
+    let runs = 0;
+    const tool = implement(job, async () => {
+      runs += 1;
+      await sleep(300);
+      return { refunded: 1500 };
+    });
+    const { runtime, store } = await instance({
+      model: scriptedModel([{ toolCalls: [{ toolName: "job", input: {} }] }, { text: "Done." }]),
+      tools: [tool],
+    });
+    const { sessionId } = await runtime.createSession();
+    await runtime.sendMessage(sessionId, "go");
+    await until(async () => expect(runs).toBe(1));
+    cluster!.halt();
+    try {
+      await sleep(1_500); // the tool finishes while the database is away
+    } finally {
+      cluster!.resume();
+    }
+    await until(async () => expect((await store.getSession(sessionId))?.status).toBe("idle"));
+    const events = await store.readEvents(sessionId, 0);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    expect(events.filter((event) => event.type === "tool.result")).toEqual([
+      expect.objectContaining({ outcome: "ok", output: { refunded: 1500 } }),
+    ]);
+    expect(events.at(-1)?.type).toBe("turn.completed");
+    expect(runs).toBe(1);
+  }, 30_000);
+
+  it("keeps its timers through the outage: a request that fell due meanwhile expires once it is back", async () => {
+    const { runtime, store } = await instance({ expireAfter: 300, deleteIdleAfter: 60_000 });
+    const { sessionId } = await runtime.createSession();
+    await runtime.sendMessage(sessionId, "go");
+    await until(async () => expect((await store.getSession(sessionId))?.status).toBe("waiting"));
+    cluster!.halt();
+    try {
+      await sleep(1_500); // the expiry falls due while the database is away
+    } finally {
+      cluster!.resume();
+    }
+    await until(async () => expect((await store.getSession(sessionId))?.status).toBe("idle"));
+    const events = await store.readEvents(sessionId, 0);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    expect(events.find((event) => event.type === "input.resolved")).toMatchObject({ action: "expire" });
+  }, 30_000);
+});

@@ -235,6 +235,10 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const withSession = <T>(sessionId: string, section: (session: SessionRecord) => Promise<T>) =>
     lock.run(sessionId, async () => section(await expireDueLocked(await core.requireSession(sessionId))));
 
+  /** The session once the results of calls that finished here while the store was away are written (see `writeFinished`). */
+  const withFinished = async (session: SessionRecord) =>
+    (await driver.writeFinished(session)) ? core.requireSession(session.sessionId) : session;
+
   function deleteSession(sessionId: string): Promise<void> {
     const locked = (section: (session: SessionRecord) => Promise<{ wait?: Promise<void> }>) =>
       lock.run(sessionId, async () => section(await core.requireSession(sessionId)));
@@ -246,7 +250,8 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         if (stopping.wait) return stopping;
       }
       if (session.status !== "idle") {
-        await core.mustCommit(sessionId, await core.endTurnBatch(session, { type: "turn.cancelled" }, deletedReason));
+        const ending = await withFinished(session);
+        await core.mustCommit(sessionId, await core.endTurnBatch(ending, { type: "turn.cancelled" }, deletedReason));
       }
       await store.deleteSession(sessionId);
       core.hub.end(sessionId);
@@ -479,9 +484,9 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           if (driver.abort(sessionId)) return {};
           const stopping = await stopDriver(session);
           if (stopping.wait) return stopping;
-          // No instance drives the turn (its driver died): end it here, with every call's result.
+          // No instance drives the turn (its driver died, or waits for the store): end it here, with every call's result.
           try {
-            await core.mustCommit(sessionId, await cancelled(session));
+            await core.mustCommit(sessionId, await cancelled(await withFinished(session)));
           } finally {
             await coordination.turns.release(sessionId);
           }

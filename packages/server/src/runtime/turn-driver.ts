@@ -237,8 +237,9 @@ export class TurnDriver {
       // Not the turn's failure: the drive stops, and goes on once the store is back.
       if (error instanceof StoreUnavailable) throw error;
       await core.lock.run(sessionId, async () => {
-        const session = await core.requireSession(sessionId);
-        if (session.status === "idle" || session.status === "waiting") return;
+        const found = await core.requireSession(sessionId);
+        if (found.status === "idle" || found.status === "waiting") return;
+        const session = (await this.writeFinished(found)) ? await core.requireSession(sessionId) : found;
         const batch = signal.aborted
           ? await core.endTurnBatch(session, { type: "turn.cancelled" }, "The person stopped the turn.")
           : await core.endTurnBatch(
@@ -267,16 +268,8 @@ export class TurnDriver {
       });
       return { kind: "stop" };
     }
+    if (await this.writeFinished(session)) return { kind: "again" };
     const calls = await this.#stepCalls(session);
-    const finished = this.#finished.get(sessionId);
-    const results = calls.filter((call) => call.state === "executing" && finished?.has(call.toolCallId));
-    if (results.length > 0) {
-      // Calls that finished here while the store could not be reached: their results, at last.
-      for (const call of results) await this.#writeResult(sessionId, call, finished!.get(call.toolCallId)!);
-      for (const call of results) finished!.delete(call.toolCallId);
-      return { kind: "again" };
-    }
-    this.#finished.delete(sessionId);
     const interrupted = calls.filter((call) => call.state === "executing");
     if (interrupted.length > 0) {
       // Only a crashed process (a restart, or a dead instance whose turn this one took over)
@@ -371,6 +364,32 @@ export class TurnDriver {
     );
     const failed = ran.find((outcome) => outcome.status === "rejected");
     if (failed) throw failed.reason;
+  }
+
+  /**
+   * Writes the results of the session's calls that finished here while the store could not
+   * be reached, when they are still executing in the store; answers whether it wrote any.
+   * Called in a section of the session, before anything else ends those calls.
+   */
+  async writeFinished(session: SessionRecord): Promise<boolean> {
+    const { sessionId } = session;
+    const finished = this.#finished.get(sessionId);
+    if (!finished) return false;
+    this.#finished.delete(sessionId);
+    if (session.status !== "running" && session.status !== "resuming") return false;
+    const calls = (await this.#stepCalls(session)).filter(
+      (call) => call.state === "executing" && finished.has(call.toolCallId),
+    );
+    try {
+      for (const call of calls) {
+        await this.#writeResult(sessionId, call, finished.get(call.toolCallId)!);
+        finished.delete(call.toolCallId);
+      }
+    } catch (error) {
+      if (finished.size > 0) this.#finished.set(sessionId, finished);
+      throw error;
+    }
+    return calls.length > 0;
   }
 
   /**

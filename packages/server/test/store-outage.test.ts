@@ -1,0 +1,86 @@
+import { defineTool } from "@hitl-kit/protocol";
+import { describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { createAgentRuntime, implement, memoryStore, type SessionStore, StoreUnavailable } from "../src/index.js";
+import { scriptedModel } from "../src/models/scripted-model.js";
+import { checkOneResultPerCall, quiet } from "./harness.js";
+
+/** A memory store that, while `down`, fails every call as a store that cannot reach its database does. */
+function flakyStore() {
+  const store = memoryStore();
+  const state = { down: false };
+  const flaky = { ...store } as SessionStore;
+  for (const [name, method] of Object.entries(store) as [keyof SessionStore, unknown][]) {
+    if (typeof method !== "function" || name === "coordinate" || name === "close") continue;
+    (flaky as unknown as Record<string, unknown>)[name] = (...args: unknown[]) =>
+      state.down
+        ? Promise.reject(new StoreUnavailable(new Error("connect ECONNREFUSED 127.0.0.1:5432")))
+        : (method as (...a: unknown[]) => unknown).apply(store, args);
+  }
+  return { store: flaky, state };
+}
+
+const job = defineTool({ name: "refund", description: "Refunds.", inputSchema: z.object({}) });
+
+function setUp() {
+  const { store, state } = flakyStore();
+  let runs = 0;
+  const tool = implement(job, async () => {
+    runs += 1;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return { refunded: 1500 };
+  });
+  const runtime = createAgentRuntime({
+    model: scriptedModel([{ toolCalls: [{ toolName: "refund", input: {} }] }, { text: "Done." }]),
+    tools: [tool],
+    store,
+    logger: quiet,
+  });
+  return { runtime, store, state, runs: () => runs };
+}
+
+describe("a store that cannot be reached for a while", () => {
+  it("keeps a finished tool's result and writes it once the store is back, running the tool once", async () => {
+    const { runtime, store, state, runs } = setUp();
+    const { sessionId } = await runtime.createSession();
+    await runtime.sendMessage(sessionId, "go");
+    await vi.waitFor(() => expect(runs()).toBe(1));
+    state.down = true;
+    await runtime.idle(); // the drive stopped: the result could not be written
+    state.down = false;
+    await vi.waitFor(async () => expect((await store.getSession(sessionId))?.status).toBe("idle"), { timeout: 5000 });
+    const events = await store.readEvents(sessionId, 0);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    expect(events.filter((event) => event.type === "tool.result")).toEqual([
+      expect.objectContaining({ outcome: "ok", output: { refunded: 1500 } }),
+    ]);
+    expect(events.at(-1)?.type).toBe("turn.completed");
+    expect(runs()).toBe(1);
+    await runtime.close();
+  });
+
+  it("writes that result before a cancel ends the turn while the drive waits for the store", async () => {
+    const { runtime, store, state } = setUp();
+    const { sessionId } = await runtime.createSession();
+    await runtime.sendMessage(sessionId, "go");
+    await vi.waitFor(async () =>
+      expect((await store.getToolCalls(sessionId, (await store.getSession(sessionId))!.turnId!, 1))[0]?.state).toBe(
+        "executing",
+      ),
+    );
+    state.down = true;
+    await runtime.idle();
+    state.down = false;
+    // Before the drive looks again (100 ms on).
+    await runtime.cancel(sessionId);
+    const events = await store.readEvents(sessionId, 0);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    expect(events.filter((event) => event.type === "tool.result")).toEqual([
+      expect.objectContaining({ outcome: "ok", output: { refunded: 1500 } }),
+    ]);
+    expect(events.at(-1)?.type).toBe("turn.cancelled");
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the drive's next look finds the turn over
+    expect(await store.readEvents(sessionId, 0)).toEqual(events);
+    await runtime.close();
+  });
+});

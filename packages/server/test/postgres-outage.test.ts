@@ -10,6 +10,7 @@ import {
   type SessionStore,
   scriptedModel,
 } from "../src/index.js";
+import { resilientPool } from "../src/store/postgres-errors.js";
 import { postgresStore } from "../src/store/postgres-store.js";
 import { browser, checkOneResultPerCall, quiet } from "./harness.js";
 import { type PostgresCluster, postgresAvailable, startPostgres } from "./postgres-cluster.js";
@@ -116,6 +117,49 @@ describe.skipIf(!postgresAvailable)("an instance whose database goes away and co
     expect(events.at(-1)?.type).toBe("turn.completed");
     expect(runs).toBe(1);
   }, 30_000);
+
+  it("keeps a turn whose lease lapsed while the database was away, when no other instance took it", async () => {
+    const booking = defineTool({ name: "book", description: "Asks for seats.", inputSchema: z.object({}) });
+    const tool = implement(booking, async (_input, ctx) => {
+      const answer = await ctx.ask({ prompt: "How many seats?", schema: z.object({ seats: z.number() }) });
+      return answer.action === "accept" ? { booked: answer.value.seats } : { booked: 0 };
+    });
+    const { runtime, store } = await instance({
+      model: scriptedModel([{ toolCalls: [{ toolName: "book", input: {} }] }, { text: "Booked." }]),
+      tools: [tool],
+    });
+    const { sessionId } = await runtime.createSession();
+    await runtime.sendMessage(sessionId, "go");
+    await until(async () => expect(await store.getOpenRequests(sessionId)).toHaveLength(1));
+    const [question] = await store.getOpenRequests(sessionId);
+    cluster!.halt();
+    try {
+      await sleep(2_500); // longer than the lease (1 s)
+    } finally {
+      cluster!.resume();
+    }
+    await until(async () =>
+      expect(
+        (await runtime.respond(sessionId, [{ requestId: question!.requestId, action: "accept", value: { seats: 4 } }]))
+          .status,
+      ).toBe(202),
+    );
+    await until(async () => expect((await store.getSession(sessionId))?.status).toBe("idle"));
+    const events = await store.readEvents(sessionId, 0);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    expect(events.filter((event) => event.type === "tool.result")).toEqual([
+      expect.objectContaining({ outcome: "ok", output: { booked: 4 } }),
+    ]);
+  }, 30_000);
+
+  it("never leaves a pooled connection without an error listener, so a dropped one cannot end the process", async () => {
+    const pool = resilientPool({ connectionString: url, max: 1 });
+    const client = await pool.connect();
+    // pg-pool stops listening when it hands a client out; `pg` emits `error` when the server drops it.
+    expect(() => client.emit("error", new Error("terminating connection due to administrator command"))).not.toThrow();
+    client.release(true);
+    await pool.end();
+  });
 
   it("keeps its timers through the outage: a request that fell due meanwhile expires once it is back", async () => {
     const { runtime, store } = await instance({ expireAfter: 300, deleteIdleAfter: 60_000 });

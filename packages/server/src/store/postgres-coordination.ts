@@ -85,18 +85,21 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
        WHERE lease.holder = $2 OR lease.expires_at <= now()
        RETURNING token`,
     ),
-    left: prepared(
+    renewOne: prepared(
       s,
-      "lease_left",
-      `SELECT extract(epoch FROM expires_at - now()) * 1000 AS left_ms FROM ${s}.turn_leases
-       WHERE session_id = $1 AND holder = $2 AND expires_at > now()`,
+      "renew_lease",
+      `UPDATE ${s}.turn_leases SET expires_at = now() + make_interval(secs => $3)
+       WHERE session_id = $1 AND holder = $2 RETURNING session_id`,
     ),
     release: prepared(s, "release_lease", `DELETE FROM ${s}.turn_leases WHERE session_id = $1 AND holder = $2`),
+    // A lease that lapsed is still this holder's while its row names it: no other instance
+    // took it (taking it names the taker), so none drove the turn meanwhile. An instance that
+    // could not reach the database for longer than the lease renews it then and goes on.
     renew: prepared(
       s,
       "renew_leases",
       `UPDATE ${s}.turn_leases SET expires_at = now() + make_interval(secs => $3)
-       WHERE holder = $1 AND session_id = ANY($2) AND expires_at > now() RETURNING session_id`,
+       WHERE holder = $1 AND session_id = ANY($2) RETURNING session_id`,
     ),
     releaseAll: prepared(
       s,
@@ -148,15 +151,15 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
       return true;
     },
     async holds(sessionId) {
-      // Renewed by the heartbeat, a held lease is known to be valid without asking the database.
+      // Renewed by the heartbeat, a held lease is known to be valid without asking the database;
+      // past that (the heartbeat could not reach it), it is renewed here if it is still this holder's.
       const until = held.get(sessionId);
       if (until === undefined) return false;
       if (performance.now() < until) return true;
       const sent = performance.now();
-      const { rows } = await pool.query<{ left_ms: number }>({ ...statements.left, values: [sessionId, holder] });
-      const left = rows[0] && Number(rows[0].left_ms);
-      if (left === undefined) return false;
-      if (held.has(sessionId)) held.set(sessionId, sent + left - margin);
+      const { rows } = await pool.query({ ...statements.renewOne, values: [sessionId, holder, leaseSeconds] });
+      if (rows.length === 0) return false;
+      if (held.has(sessionId)) held.set(sessionId, sent + options.leaseMs - margin);
       return true;
     },
     async release(sessionId) {

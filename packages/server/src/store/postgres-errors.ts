@@ -1,3 +1,4 @@
+import pg from "pg";
 import { StoreUnavailable } from "./store-unavailable.js";
 
 /** Node's socket errors that mean the database could not be reached. */
@@ -49,4 +50,20 @@ export function reportUnreachable<T extends object>(target: T, names: readonly (
     }) as T[keyof T];
   }
   return target;
+}
+
+/**
+ * A pool whose connections never end the process when the server drops them. `pg` emits
+ * `error` on a client whose connection ends; the pool listens while the client is idle and
+ * stops when it hands it out, so a drop between the hand-out and the borrower's own listener
+ * (or on a borrower with none) would be an unhandled `error` event. Each client keeps a
+ * listener of its own: a query on the dropped client fails, which is how the drop is told.
+ */
+export function resilientPool(config: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool(config);
+  pool.on("error", () => {});
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+  });
+  return pool;
 }

@@ -1,6 +1,7 @@
-import pg from "pg";
+import type pg from "pg";
 import type { SessionLocker } from "../runtime/coordination.js";
 import { SessionLock } from "../runtime/session-lock.js";
+import { resilientPool } from "./postgres-errors.js";
 import { prepared } from "./postgres-schema.js";
 import type { LockedRow, SectionRead, SectionReads } from "./postgres-section.js";
 
@@ -69,8 +70,7 @@ export class PostgresSessionLock implements SessionLocker {
 
   constructor(options: PostgresSessionLockOptions) {
     this.#options = options;
-    this.#pool = new pg.Pool({ connectionString: options.connectionString, max: 16 });
-    this.#pool.on("error", () => {});
+    this.#pool = resilientPool({ connectionString: options.connectionString, max: 16 });
     this.#lock = prepared(options.schema, "lock_session", `SELECT * FROM ${options.schema}.lock_session($1, $2)`);
     this.#unlock = prepared(options.schema, "unlock_session", "SELECT pg_advisory_unlock($1, hashtext($2))");
   }

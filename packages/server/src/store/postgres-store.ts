@@ -7,10 +7,10 @@
 import { randomBytes } from "node:crypto";
 import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import type { ProtocolEvent } from "@hitl-kit/protocol";
-import pg from "pg";
+import type pg from "pg";
 import { stampEvents } from "./apply-batch.js";
 import { type Coordination, type LeaseHooks, postgresCoordination } from "./postgres-coordination.js";
-import { reportUnreachable } from "./postgres-errors.js";
+import { reportUnreachable, resilientPool } from "./postgres-errors.js";
 import { eventsChannel, eventsNotification } from "./postgres-listener.js";
 import { checkSchemaName, migrate, type Prepared, prepared } from "./postgres-schema.js";
 import { SectionReads, type SessionRow, type WriteChange, type WriteRow } from "./postgres-section.js";
@@ -75,9 +75,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     throw new TypeError("postgresStore needs a connection string such as postgres://user@host:5432/db.");
   }
   const s = checkSchemaName(options.schema ?? "hitl");
-  const pool = new pg.Pool({ connectionString, max: options.poolSize ?? 10 });
-  // An idle client that loses its connection emits here; the pool replaces it.
-  pool.on("error", () => {});
+  const pool = resilientPool({ connectionString, max: options.poolSize ?? 10 });
   const ready = migrate(pool, s);
   // Callers see a failed migration on their first call; nothing is left unhandled meanwhile.
   ready.catch(() => {});

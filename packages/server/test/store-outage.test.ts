@@ -4,6 +4,7 @@ import { z } from "zod";
 import { createAgentRuntime, implement, memoryStore, type SessionStore, StoreUnavailable } from "../src/index.js";
 import { scriptedModel } from "../src/models/scripted-model.js";
 import { checkOneResultPerCall, quiet } from "./harness.js";
+import { pickTemplate } from "./tools.js";
 
 /** A memory store that, while `down`, fails every call as a store that cannot reach its database does. */
 function flakyStore() {
@@ -82,5 +83,46 @@ describe("a store that cannot be reached for a while", () => {
     await new Promise((resolve) => setTimeout(resolve, 300)); // the drive's next look finds the turn over
     expect(await store.readEvents(sessionId, 0)).toEqual(events);
     await runtime.close();
+  });
+});
+
+describe("a session settled under its lock by another instance (the lock's connection dropped)", () => {
+  it("answers the answer again from a fresh read: 409 for a different one, not 500", async () => {
+    const store = memoryStore();
+    const options = {
+      model: scriptedModel([{ toolCalls: [{ toolName: "pick_template", input: { templates: ["a", "b"] } }] }]),
+      tools: [pickTemplate],
+      logger: quiet,
+    };
+    // Two runtimes on one store without a shared lock: as two instances whose lock was let go.
+    let race: (() => Promise<unknown>) | undefined;
+    const racing: SessionStore = {
+      ...store,
+      async getOpenRequests(sessionId) {
+        const open = await store.getOpenRequests(sessionId);
+        const other = race;
+        race = undefined;
+        await other?.();
+        return open; // read before the other settled it
+      },
+    };
+    const first = createAgentRuntime({ ...options, store: racing });
+    const second = createAgentRuntime({ ...options, store });
+    const { sessionId } = await first.createSession();
+    await first.sendMessage(sessionId, "go");
+    await first.idle();
+    const [request] = await store.getOpenRequests(sessionId);
+    const answer = (templateId: string) => [
+      { requestId: request!.requestId, action: "accept" as const, value: { templateId } },
+    ];
+    race = () => second.respond(sessionId, answer("b"));
+    await expect(first.respond(sessionId, answer("a"))).rejects.toMatchObject({
+      code: "already_resolved",
+      status: 409,
+    });
+    await second.idle();
+    expect(checkOneResultPerCall(await store.readEvents(sessionId, 0))).toEqual([]);
+    await first.close();
+    await second.close();
   });
 });

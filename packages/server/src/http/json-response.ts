@@ -62,7 +62,7 @@ const outages = {
       this.since += 1;
       return;
     }
-    const more = this.since > 0 ? ` (${this.since} more requests failed so since the last report)` : "";
+    const more = this.since > 0 ? ` (${this.since} more since the last report)` : "";
     console.warn(`hitl-kit: ${error.message}; requests that need it get 503 until it is back${more}.`);
     this.at = now;
     this.since = 0;

@@ -115,7 +115,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const expiry = new ExpiryTimer(
     store,
     (sessionId, requestId) => expireRequest(sessionId, requestId),
-    (error) => core.logger.warn("hitl-kit: settling expired requests failed; trying again in a second:", error),
+    (error) => core.trouble("settling expired requests failed (tried again every second)", error),
   );
   core.expiry = expiry;
   const driver = new TurnDriver(core);
@@ -203,7 +203,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           }
         : {}),
     });
-    if (!result.ok) throw new Error(`Settlement refused (${result.reason}) under the session lock.`);
+    if (!result.ok) throw new ChangedMeanwhile(`Settlement refused (${result.reason}) under the session lock.`);
     if (resumes) driver.kick(session.sessionId);
     return settlements.map((settlement) => settlement.request);
   }
@@ -232,8 +232,22 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     });
   }
 
-  const withSession = <T>(sessionId: string, section: (session: SessionRecord) => Promise<T>) =>
-    lock.run(sessionId, async () => section(await expireDueLocked(await core.requireSession(sessionId))));
+  /**
+   * Runs `section` under the session's lock, with the session (its due requests expired). A
+   * section whose settlement the store refused runs again once, from a fresh read: the
+   * session changed meanwhile, which its lock keeps out unless the lock's connection dropped
+   * (the database let the lock go), and the store's guards refused the write instead.
+   */
+  const withSession = async <T>(sessionId: string, section: (session: SessionRecord) => Promise<T>): Promise<T> => {
+    const once = () =>
+      lock.run(sessionId, async () => section(await expireDueLocked(await core.requireSession(sessionId))));
+    try {
+      return await once();
+    } catch (error) {
+      if (!(error instanceof ChangedMeanwhile)) throw error;
+      return once();
+    }
+  };
 
   /** The session once the results of calls that finished here while the store was away are written (see `writeFinished`). */
   const withFinished = async (session: SessionRecord) =>
@@ -270,7 +284,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
               if (!(error instanceof ProtocolError))
                 core.logger.error(`hitl-kit: could not delete ${sessionId}:`, error);
             }),
-          (error) => core.logger.warn("hitl-kit: deleting idle sessions failed; the next sweep tries again:", error),
+          (error) => core.trouble("deleting idle sessions failed (the next sweep tries again)", error),
         );
 
   /** Picks up one session a previous process (or a dead instance) left running. */
@@ -325,7 +339,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     if (coordination.recoverEvery !== undefined) {
       orphans = setInterval(() => {
         expiry.schedule();
-        void recoverAll().catch((error: unknown) => core.logger.error("hitl-kit: recovering turns failed:", error));
+        void recoverAll().catch((error: unknown) => core.trouble("recovering turns failed", error));
       }, coordination.recoverEvery);
       orphans.unref?.();
     }
@@ -535,6 +549,9 @@ function refusedOnceClosed(runtime: AgentRuntime, closed: () => boolean): AgentR
   }
   return guarded as unknown as AgentRuntime;
 }
+
+/** A write under a session's lock was refused by the store's guards: the session changed meanwhile. */
+class ChangedMeanwhile extends Error {}
 
 const shuttingDown = () =>
   new ProtocolError(

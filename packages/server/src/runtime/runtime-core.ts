@@ -1,6 +1,7 @@
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4FunctionTool } from "@ai-sdk/provider";
 import { type EventInput, ProtocolError, type SchemaLike, toJsonSchema } from "@hitl-kit/protocol";
 import type { SessionRecord, SessionStore, ToolCallRecord, WriteBatch, WriteResult } from "../store/records.js";
+import { StoreUnavailable } from "../store/store-unavailable.js";
 import { type Coordination, localCoordination, type SessionLocker } from "./coordination.js";
 import type { EventHub } from "./event-hub.js";
 import { type PlanSettlementInput, planSettlement, type Settlement } from "./plan-settlement.js";
@@ -73,6 +74,25 @@ export class RuntimeCore {
       description: definition.description,
       inputSchema: toJsonSchema(definition.inputSchema) as LanguageModelV4FunctionTool["inputSchema"],
     }));
+  }
+
+  /** When each kind of store trouble was last logged (see {@link trouble}). */
+  readonly #troubleAt = new Map<string, number>();
+
+  /**
+   * Logs that `what` failed. A store that cannot be reached fails the same way again and
+   * again while it is away: that is logged as one line, at most every 10 s per `what`;
+   * anything else every time, with its stack.
+   */
+  trouble(what: string, error: unknown): void {
+    if (!(error instanceof StoreUnavailable)) {
+      this.logger.error(`hitl-kit: ${what}:`, error);
+      return;
+    }
+    const now = Date.now();
+    if (now - (this.#troubleAt.get(what) ?? Number.NEGATIVE_INFINITY) < 10_000) return;
+    this.#troubleAt.set(what, now);
+    this.logger.warn(`hitl-kit: ${what}: ${error.message}`);
   }
 
   /** Told of each request a write opens with an expiry: the runtime's expiry timer. */

@@ -125,13 +125,11 @@ export class TurnDriver {
   /**
    * The drive stopped because the store could not be reached: it leaves the turn as it is
    * and drives it again after a while (100 ms, doubling up to 5 s) until the store answers.
-   * Meanwhile the turn is this instance's while its lease lasts, then any instance's.
+   * Meanwhile the turn stays this instance's, unless another instance takes its lapsed lease.
    */
   #retryLater(sessionId: string, error: StoreUnavailable, tries: number): void {
     if (this.#stopped) return;
-    // Told once while sessions wait, not once per session.
-    if (this.#retries.size === 0)
-      this.core.logger.warn(`hitl-kit: turns wait for the store to come back: ${error.message}`);
+    this.core.trouble("turns wait for the store to come back", error);
     const timer = setTimeout(() => this.kick(sessionId), Math.min(5_000, 100 * 2 ** tries));
     timer.unref?.();
     this.#retries.set(sessionId, { timer, tries: tries + 1 });

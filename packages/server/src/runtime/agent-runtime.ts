@@ -281,8 +281,9 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           options.deleteIdleAfter,
           (sessionId) =>
             deleteSession(sessionId).catch((error: unknown) => {
-              if (!(error instanceof ProtocolError))
+              if (!(error instanceof ProtocolError)) {
                 core.logger.error(`hitl-kit: could not delete ${sessionId}:`, error);
+              }
             }),
           (error) => core.trouble("deleting idle sessions failed (the next sweep tries again)", error),
         );

@@ -121,6 +121,19 @@ async function orphanTurn(schema: string, store: SessionStore, sessionId: string
   });
 }
 
+/** Waits until the session is idle, then checks that its one call got the slow job's own result, once. */
+async function finishedOnce(store: SessionStore, sessionId: string) {
+  await vi.waitFor(async () => expect((await store.getSession(sessionId))?.status).toBe("idle"), {
+    timeout: 5000,
+    interval: 20,
+  });
+  const log = await store.readEvents(sessionId, 0);
+  expect(checkOneResultPerCall(log)).toEqual([]);
+  expect(log.filter((event) => event.type === "tool.result")).toEqual([
+    expect.objectContaining({ outcome: "ok", output: { done: true } }),
+  ]);
+}
+
 describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => {
   it("streams to a listener on one instance what another appended, in order, also after its LISTEN connection drops", async () => {
     const schema = postgres.schema();
@@ -174,15 +187,7 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
     expect(second.started()).toBe(0);
     first.open();
     await a.runtime.idle();
-    await vi.waitFor(async () => expect((await b.store.getSession(sessionId))?.status).toBe("idle"), {
-      timeout: 5000,
-      interval: 20,
-    });
-    const log = await b.store.readEvents(sessionId, 0);
-    expect(checkOneResultPerCall(log)).toEqual([]);
-    expect(log.filter((event) => event.type === "tool.result")).toEqual([
-      expect.objectContaining({ outcome: "ok", output: { done: true } }),
-    ]);
+    await finishedOnce(b.store, sessionId);
 
     // A turn whose instance died (its lease lapses, nothing renews it) is taken over by B, now alone.
     opened.splice(opened.indexOf(a), 1);
@@ -225,6 +230,32 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
       interval: 20,
     });
     expect(checkOneResultPerCall(await b.store.readEvents(sessionId, 0))).toEqual([]);
+  }, 20_000);
+
+  it("keeps the turn's lease while its tool's result waits for the store, so no other instance writes it as interrupted", async () => {
+    const schema = postgres.schema();
+    const job = implement(slow, async () => ({ done: true }));
+    const a = await instance(schema, { tools: [job] });
+    const { sessionId } = await a.runtime.createSession();
+    // The write of the tool's result fails once, as on a dropped connection.
+    const original = pg.Pool.prototype.query;
+    let failed = false;
+    let released = 0;
+    const query = vi.spyOn(pg.Pool.prototype, "query").mockImplementation(function (this: pg.Pool, ...args: unknown[]) {
+      const { name, values } = args[0] as { name?: string; values?: unknown[] };
+      if (name === `${schema}_release_lease`) released += 1;
+      if (!failed && name === `${schema}_write_all` && JSON.stringify(values).includes("tool.result")) {
+        failed = true;
+        return Promise.reject(new Error("Connection terminated unexpectedly"));
+      }
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof original);
+    onTestFinished(() => query.mockRestore());
+    await a.runtime.sendMessage(sessionId, "go");
+    await vi.waitFor(() => expect(failed).toBe(true), { timeout: 5000, interval: 5 });
+    await finishedOnce(a.store, sessionId);
+    // The lease was never given up on its own: the write that ended the turn gave it up.
+    expect(released).toBe(0);
   }, 20_000);
 
   it("keeps a cancel that lands while the turn's instance is dead: the turn ends once its lease lapses", async () => {

@@ -72,8 +72,9 @@ describe("a store that cannot be reached for a while", () => {
     state.down = true;
     await runtime.idle();
     state.down = false;
-    // Before the drive looks again (100 ms on).
+    // Before the drive looks again (100 ms on): the cancel has the drive end the turn now.
     await runtime.cancel(sessionId);
+    await runtime.idle();
     const events = await store.readEvents(sessionId, 0);
     expect(checkOneResultPerCall(events)).toEqual([]);
     expect(events.filter((event) => event.type === "tool.result")).toEqual([

@@ -92,17 +92,21 @@ export class TurnDriver {
 
   /**
    * Aborts the model call or tools of a session's running turn; the driver then ends it as
-   * cancelled — or, when `reason` is a {@link LeaseLost}, stops without writing.
+   * cancelled — or, when `reason` is a {@link LeaseLost}, stops without writing. A turn
+   * whose drive waits for the store is driven now, to end it so.
    */
   abort(sessionId: string, reason?: unknown): boolean {
+    if (!this.#running.has(sessionId) && this.#retries.has(sessionId) && !(reason instanceof LeaseLost)) {
+      this.kick(sessionId);
+    }
     const running = this.#running.get(sessionId);
     running?.abort.abort(reason);
     return running !== undefined;
   }
 
-  /** Whether this instance drives the session now. */
+  /** Whether this instance drives the session now, or will once the store is back. */
   running(sessionId: string): boolean {
-    return this.#running.has(sessionId);
+    return this.#running.has(sessionId) || this.#retries.has(sessionId);
   }
 
   /** Resolves when the session's current drive ends (at once when it is not being driven). */
@@ -174,14 +178,20 @@ export class TurnDriver {
    */
   async #own(sessionId: string, signal: AbortSignal, retrying: boolean): Promise<boolean> {
     const { turns, shared } = this.core.coordination;
+    // A drive that stops because the store cannot be reached keeps the turn's lease (renewed
+    // by the heartbeat) for its next try (see `#retryLater`), which gives it up when it ends:
+    // else another instance would take the turn over meanwhile and write as interrupted the
+    // calls whose results wait here. Any other failure gives the lease up.
+    const keeps = (error: unknown) => error instanceof StoreUnavailable && !this.#stopped;
     try {
       if (!(await turns.acquire(sessionId))) return false;
     } catch (error) {
-      // The lease may have been taken (or held already, by recovery): it is not kept.
-      await turns.release(sessionId).catch(() => {});
+      // The lease may have been taken (or held already, by recovery).
+      if (!keeps(error)) await turns.release(sessionId).catch(() => {});
       throw error;
     }
     let lost = false;
+    let kept = false;
     try {
       // Another instance may have driven this turn until it died or lost the lease mid-stream
       // (recovery, which found the cut-off message itself, hands it over as `before`), or this
@@ -192,10 +202,11 @@ export class TurnDriver {
       lost = await this.#drive(sessionId, signal);
       if (!lost) await this.#writeBefore(sessionId);
     } catch (error) {
+      kept = keeps(error);
       if (!(error instanceof LeaseLost)) throw error;
       lost = true;
     } finally {
-      await turns.release(sessionId).catch(() => {});
+      if (!kept) await turns.release(sessionId).catch(() => {});
     }
     if (!shared || lost || signal.aborted) return false;
     const status = (await this.core.store.getSession(sessionId))?.status;

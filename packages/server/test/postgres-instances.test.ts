@@ -121,6 +121,21 @@ async function orphanTurn(schema: string, store: SessionStore, sessionId: string
   });
 }
 
+/**
+ * Until the test ends, the pool queries `drop` picks fail as on a dropped connection; it sees
+ * every pool query (a prepared statement's `name`, and its `values`).
+ */
+function dropQueries(drop: (query: { name?: string; values?: unknown[] }) => boolean) {
+  const original = pg.Pool.prototype.query;
+  const query = vi.spyOn(pg.Pool.prototype, "query").mockImplementation(function (this: pg.Pool, ...args: unknown[]) {
+    if (drop(args[0] as { name?: string; values?: unknown[] })) {
+      return Promise.reject(new Error("Connection terminated unexpectedly"));
+    }
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof original);
+  onTestFinished(() => query.mockRestore());
+}
+
 /** Waits until the session is idle, then checks that its one call got the slow job's own result, once. */
 async function finishedOnce(store: SessionStore, sessionId: string) {
   await vi.waitFor(async () => expect((await store.getSession(sessionId))?.status).toBe("idle"), {
@@ -211,25 +226,13 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
     const { sessionId } = await b.runtime.createSession();
     // Recovery takes the dead instance's turn once its lease lapses, then the driver asks for the
     // lease again: that second ask fails as a dropped connection does.
-    const original = pg.Pool.prototype.query;
     let asks = 0;
-    const query = vi.spyOn(pg.Pool.prototype, "query").mockImplementation(function (this: pg.Pool, ...args: unknown[]) {
-      const name = (args[0] as { name?: string }).name;
-      if (name === `${schema}_acquire_lease` && ++asks === 2) {
-        return Promise.reject(new Error("Connection terminated unexpectedly"));
-      }
-      return (original as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof original);
-    onTestFinished(() => query.mockRestore());
+    dropQueries(({ name }) => name === `${schema}_acquire_lease` && ++asks === 2);
     await orphanTurn(schema, b.store, sessionId, "200 milliseconds");
     await vi.waitFor(() => expect(started()).toBe(1), { timeout: 5000, interval: 20 });
     expect(asks).toBeGreaterThanOrEqual(3);
     finish();
-    await vi.waitFor(async () => expect((await b.store.getSession(sessionId))?.status).toBe("idle"), {
-      timeout: 5000,
-      interval: 20,
-    });
-    expect(checkOneResultPerCall(await b.store.readEvents(sessionId, 0))).toEqual([]);
+    await finishedOnce(b.store, sessionId);
   }, 20_000);
 
   it("keeps the turn's lease while its tool's result waits for the store, so no other instance writes it as interrupted", async () => {
@@ -238,19 +241,14 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
     const a = await instance(schema, { tools: [job] });
     const { sessionId } = await a.runtime.createSession();
     // The write of the tool's result fails once, as on a dropped connection.
-    const original = pg.Pool.prototype.query;
     let failed = false;
     let released = 0;
-    const query = vi.spyOn(pg.Pool.prototype, "query").mockImplementation(function (this: pg.Pool, ...args: unknown[]) {
-      const { name, values } = args[0] as { name?: string; values?: unknown[] };
+    dropQueries(({ name, values }) => {
       if (name === `${schema}_release_lease`) released += 1;
-      if (!failed && name === `${schema}_write_all` && JSON.stringify(values).includes("tool.result")) {
-        failed = true;
-        return Promise.reject(new Error("Connection terminated unexpectedly"));
-      }
-      return (original as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof original);
-    onTestFinished(() => query.mockRestore());
+      if (failed || name !== `${schema}_write_all` || !JSON.stringify(values).includes("tool.result")) return false;
+      failed = true;
+      return true;
+    });
     await a.runtime.sendMessage(sessionId, "go");
     await vi.waitFor(() => expect(failed).toBe(true), { timeout: 5000, interval: 5 });
     await finishedOnce(a.store, sessionId);

@@ -44,7 +44,7 @@ export class TurnDriver {
    */
   readonly #finished = new Map<string, Map<string, Pick<ToolCallRecord, "outcome" | "output">>>();
   /** Per session, the drive waiting for the store to come back: its timer and how many tries it made. */
-  readonly #retries = new Map<string, { timer: ReturnType<typeof setTimeout> | undefined; tries: number }>();
+  readonly #retries = new Map<string, { timer: ReturnType<typeof setTimeout>; tries: number }>();
   #stopped = false;
 
   constructor(private readonly core: RuntimeCore) {}

@@ -44,3 +44,48 @@ test("a network drop mid-stream reconnects with no lost or doubled text", async 
     await proxy.close();
   }
 });
+
+test("a message whose reply is lost, and an answer refused by a restarting server, are sent again by the page: one turn, one result, no error", async ({
+  chat,
+  demo,
+  page,
+}) => {
+  const failed: string[] = [];
+  const answered: string[] = [];
+  page.on("response", (response) => {
+    const command = /\/(messages|responses)$/.exec(new URL(response.url()).pathname)?.[1];
+    if (command) answered.push(`${command} ${response.status()}`);
+  });
+  await page.route(/\/api\/agent\/sessions\/[^/]+\/(messages|responses)$/, async (route) => {
+    const command = new URL(route.request().url()).pathname.split("/").at(-1)!;
+    if (failed.includes(command)) return route.continue();
+    failed.push(command);
+    if (command === "responses") {
+      // What a server that cannot reach its database answers, having applied nothing.
+      return route.fulfill({
+        status: 503,
+        json: { error: { code: "unavailable", message: "The server cannot reach its session store right now." } },
+      });
+    }
+    await route.fetch(); // the server takes the message…
+    await route.abort("connectionreset"); // …and its reply never reaches the page
+  });
+
+  await chat.send("refund 1500");
+  const approval = chat.widget("refund_charge");
+  await expect(approval).toHaveAttribute("data-state", "pending");
+  await approval.getByRole("button", { name: "Refund", exact: true }).click();
+  await expect(approval).toHaveAttribute("data-state", "resolved");
+  await expect(chat.conversation).toContainText("Refunded 1500.00");
+  await chat.idle();
+  expect(failed).toEqual(["messages", "responses"]);
+  // The message's resend is a repeat (200), not a second turn (202) nor `turn_running` (409).
+  expect(answered).toEqual(["messages 200", "responses 503", "responses 202"]);
+  await expect(page.getByRole("alert")).toHaveCount(0);
+
+  const response = await page.request.get(`${demo.url}/api/agent/sessions/${chat.sessionId()}`);
+  const snapshot = (await response.json()) as SessionSnapshot;
+  expect(snapshot.messages.filter((message) => message.role === "user")).toHaveLength(1);
+  const calls = snapshot.messages.flatMap((message) => message.parts.filter((part) => part.type === "tool"));
+  expect(calls).toEqual([expect.objectContaining({ toolName: "refund_charge", state: "done", outcome: "ok" })]);
+});

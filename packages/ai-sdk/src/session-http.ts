@@ -1,4 +1,4 @@
-import { type ApiClient, ApiError, createApiClient } from "@hitl-kit/client";
+import { type ApiClient, ApiError, createApiClient, type RetryOptions } from "@hitl-kit/client";
 import type { InputResponse, ProtocolEvent, SessionSnapshot } from "@hitl-kit/protocol";
 
 /** A `fetch`-compatible function. */
@@ -20,6 +20,12 @@ export interface SessionHttpOptions {
   headers?: HeadersOption;
   /** The `credentials` of every request (default `same-origin`, so the identity cookie goes along). */
   credentials?: RequestCredentials;
+  /**
+   * How a message, an answer or a read that fails on the way (no answer, `503`, …) is sent
+   * again: `@hitl-kit/client`'s `retry` (default up to 6 times with backoff; `false` sends
+   * each once).
+   */
+  retry?: RetryOptions | false;
 }
 
 /** How often a dropped event stream is reopened in a row, without an event, before the chat is told. */

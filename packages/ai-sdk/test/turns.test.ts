@@ -141,3 +141,47 @@ describe("resuming a reply that is still streaming", () => {
     }
   });
 });
+
+describe("a dropped connection", () => {
+  it("resends a message whose reply was lost, and an answer the server could not take: one turn, one result", async () => {
+    const app = await startApp(setups[0]!, [{ text: "Publishing.", toolCalls: [publish] }, { text: "Published." }]);
+    try {
+      const failing: Record<string, "lost" | "unavailable"> = { messages: "lost", responses: "unavailable" };
+      const fetch = async (input: string, init?: RequestInit) => {
+        const command = /\/(messages|responses)$/.exec(new URL(input).pathname)?.[1];
+        const failure = command ? failing[command] : undefined;
+        if (command) delete failing[command];
+        if (failure === "unavailable") {
+          return Response.json({ error: { code: "unavailable", message: "Restarting." } }, { status: 503 });
+        }
+        const response = await app.fetch(input, init);
+        if (failure === "lost") throw new TypeError("network connection lost");
+        return response;
+      };
+      const sessions = memorySessionMap();
+      const transport = hitlChatTransport({
+        url: app.url,
+        fetch,
+        sessions,
+        retry: { initialDelayMs: 1, maxDelayMs: 5 },
+      });
+      const chat = app.chat({ transport });
+      await chat.sendMessage({ text: "publish my poster" });
+      const [part] = toolParts(chat.lastMessage);
+      await chat.addToolApprovalResponse({
+        id: part!.state === "approval-requested" ? part!.approval.id : "",
+        approved: true,
+      });
+      await vi.waitFor(() => expect(chat.status).toBe("ready"));
+      expect(chat.error).toBeUndefined();
+      expect(failing).toEqual({});
+      const sessionId = (await transport.sessionIdOf(chat.id))!;
+      const { events, problems } = await app.events(sessionId);
+      expect(problems).toEqual([]);
+      expect(events.filter((event) => event.type === "turn.started" && event.cause === "message")).toHaveLength(1);
+      expect(events.filter((event) => event.type === "tool.result")).toMatchObject([{ outcome: "ok" }]);
+    } finally {
+      await app.close();
+    }
+  });
+});

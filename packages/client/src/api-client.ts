@@ -10,8 +10,12 @@ import type {
   SessionPage,
   SessionSummary,
 } from "./api-types.js";
+import { sleep } from "./backoff.js";
 import { eventIterator } from "./event-iterator.js";
 import { openEventStream } from "./open-event-stream.js";
+import { idempotencyKey, retryDelay } from "./retry.js";
+
+const neverAborted = new AbortController().signal;
 
 /**
  * Creates the HTTP client of the wire protocol. It does no I/O until a method is called.
@@ -45,32 +49,58 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return headers;
   };
 
-  /** Sends one request and reads its JSON answer; throws an `ApiError` for anything but a 2xx. */
+  /**
+   * Sends one request and reads its JSON answer; throws an `ApiError` for anything but a 2xx.
+   * A request safe to send twice (`resend`) is sent again after a transient failure (see
+   * {@link RetryOptions}), with the same headers and body.
+   */
   const request = async (
     method: "GET" | "POST" | "DELETE",
     path: string,
     body: unknown,
     call: CallOptions = {},
+    { resend = method === "GET", defaults = {} }: { resend?: boolean; defaults?: Record<string, string> } = {},
+  ): Promise<{ status: number; body: unknown }> => {
+    // Every POST is JSON, `{}` when it says nothing: the server refuses others, as a CSRF defence.
+    const standard = {
+      accept: "application/json",
+      ...(method === "POST" ? { "content-type": "application/json" } : {}),
+    };
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        // Read again for each attempt: a token may have been refreshed meanwhile.
+        const headers = await headersFor({ ...standard, ...defaults }, call.headers);
+        return await requestOnce(method, path, body, headers, call.signal);
+      } catch (error) {
+        const wait = resend && options.retry !== false ? retryDelay(error, attempt, options.retry) : undefined;
+        if (wait === undefined) throw error;
+        await sleep(wait, call.signal ?? neverAborted);
+      }
+    }
+  };
+
+  const requestOnce = async (
+    method: "GET" | "POST" | "DELETE",
+    path: string,
+    body: unknown,
+    headers: Headers,
+    signal: AbortSignal | undefined,
   ): Promise<{ status: number; body: unknown }> => {
     const url = `${base}${path}`;
-    const defaults: Record<string, string> = { accept: "application/json" };
-    // Every POST is JSON, `{}` when it says nothing: the server refuses others, as a CSRF defence.
-    if (method === "POST") defaults["content-type"] = "application/json";
-    const headers = await headersFor(defaults, call.headers);
     let response: Response;
     let text: string;
     try {
-      call.signal?.throwIfAborted();
+      signal?.throwIfAborted();
       response = await fetch(url, {
         method,
         headers,
         credentials,
         ...(method === "POST" ? { body: JSON.stringify(body ?? {}) } : {}),
-        ...(call.signal ? { signal: call.signal } : {}),
+        ...(signal ? { signal } : {}),
       });
       text = await response.text();
     } catch (error) {
-      throw failedRequestError(url, error, call.signal);
+      throw failedRequestError(url, error, signal);
     }
     let json: unknown;
     try {
@@ -94,7 +124,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   };
 
   const respond = async (sessionId: string, responses: InputResponse[], call?: CallOptions): Promise<RespondReply> => {
-    const answer = await request("POST", `${sessionPath(sessionId)}/responses`, { responses }, call);
+    const answer = await request("POST", `${sessionPath(sessionId)}/responses`, { responses }, call, { resend: true });
     const { resolutions } = expect<{ resolutions: RespondReply["resolutions"] }>(
       "answer to POST /responses",
       answer,
@@ -157,7 +187,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       }
     },
     async sendMessage(sessionId, text, call) {
-      const answer = await request("POST", `${sessionPath(sessionId)}/messages`, { text }, call);
+      // The key makes a resent message a repeat: the server starts one turn however often it arrives.
+      const answer = await request("POST", `${sessionPath(sessionId)}/messages`, { text }, call, {
+        resend: true,
+        defaults: { "idempotency-key": idempotencyKey() },
+      });
       const { turnId } = expect<{ turnId: string }>(
         "answer to POST /messages",
         answer,
@@ -168,7 +202,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     respond,
     cancelRequest: (sessionId, requestId, call) => respond(sessionId, [{ requestId, action: "cancel" }], call),
     async cancelTurn(sessionId, call) {
-      await request("POST", `${sessionPath(sessionId)}/cancel`, {}, call);
+      await request("POST", `${sessionPath(sessionId)}/cancel`, {}, call, { resend: true });
     },
     async deleteSession(sessionId, call) {
       await request("DELETE", sessionPath(sessionId), undefined, call);

@@ -6,6 +6,7 @@ import type {
   SessionStatus,
 } from "@hitl-kit/protocol";
 import type { BackoffOptions } from "./backoff.js";
+import type { RetryOptions } from "./retry.js";
 import type { StreamOptions } from "./transport.js";
 
 /** A `fetch`-compatible function. */
@@ -23,6 +24,13 @@ export interface ApiClientOptions {
   credentials?: RequestCredentials;
   /** How event streams wait before reconnecting. */
   reconnect?: BackoffOptions;
+  /**
+   * How requests safe to send twice are resent after a transient failure (no answer, `503`,
+   * `502`, `504`, `408`, a short `429`): reads, answers, `cancelTurn` and messages. Default
+   * `{ maxRetries: 6 }` with the backoff of `reconnect`'s defaults; `false` sends each once.
+   * `createSession` and `deleteSession` are never resent.
+   */
+  retry?: RetryOptions | false;
 }
 
 /** Per-call options of the {@link ApiClient}'s methods. */
@@ -114,7 +122,11 @@ export interface ApiClient {
    * default 50); with `before` (a snapshot's `before`), the page before those. @throws `not_found`
    */
   getSnapshot(sessionId: string, page?: { before?: string; limit?: number } & CallOptions): Promise<SessionSnapshot>;
-  /** `POST /sessions/:id/messages`: starts a turn. @throws `turn_running`, `not_found`, `bad_request` */
+  /**
+   * `POST /sessions/:id/messages`: starts a turn. Sent with a fresh `Idempotency-Key` (or the
+   * one in `options.headers`), so resending it after a transient failure starts no second
+   * turn. @throws `turn_running`, `not_found`, `bad_request`
+   */
   sendMessage(sessionId: string, text: string, options?: CallOptions): Promise<{ turnId: string }>;
   /**
    * `POST /sessions/:id/responses`: answers requests (1 to 100, each a different one).

@@ -55,6 +55,7 @@ export {
   type SubmittingRequestState,
   type TypedInputRequest,
 } from "./request-state.js";
+export type { RetryOptions } from "./retry.js";
 export { type SseTransportOptions, sseTransport } from "./sse-transport.js";
 export { type ToolCallBase, type ToolCallState, type ToolCallStatus, toolCallStateOf } from "./tool-call-state.js";
 export type { AgentCommand, CommandReply, EventSink, StreamOptions, Transport } from "./transport.js";

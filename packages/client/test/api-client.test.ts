@@ -315,7 +315,8 @@ describe("createApiClient against the real fetch handler", () => {
     });
 
     it("throws bad_response for answers that are not the protocol's, keeping their status", async () => {
-      const answering = (response: () => Response) => createApiClient({ url: base, fetch: async () => response() });
+      const answering = (response: () => Response) =>
+        createApiClient({ url: base, fetch: async () => response(), retry: false });
       const proxyPage = answering(() => new Response("<h1>Bad gateway</h1>", { status: 502 }));
       expect(await rejection(proxyPage.listSessions())).toMatchObject({ code: "bad_response", status: 502 });
       // A bare 409 could be any of three conflicts: the client does not guess.
@@ -346,6 +347,155 @@ describe("createApiClient against the real fetch handler", () => {
         status: 402,
         message: "Out of credit.",
       });
+    });
+  });
+
+  describe("resending after a transient failure", () => {
+    const fast = { initialDelayMs: 1, maxDelayMs: 5, maxRetries: 3 };
+    type Failure = "refused" | "lost" | Response;
+
+    /**
+     * The real handler behind a fetch that fails the next requests as `failing` says, in
+     * turn: `refused` before the server sees it, `lost` after the server took it (its
+     * answer lost on the way back), or a proxy's own answer.
+     */
+    function flaky(retry: ApiClientOptions["retry"] = fast) {
+      const runtime = createAgentRuntime({
+        model: scriptedModel(pickerScript),
+        tools: [pickTemplate],
+        store: memoryStore(),
+        logger: { warn: () => {}, error: () => {} },
+      });
+      runtimes.push(runtime);
+      const handler = createFetchHandler(runtime, { identify: () => "tester" });
+      const failing: Failure[] = [];
+      const sent: { method: string; path: string; key: string | null; body: string }[] = [];
+      const api = createApiClient({
+        url: base,
+        retry,
+        fetch: async (url, init) => {
+          const request = new Request(url, init);
+          const { method } = request;
+          const body = method === "GET" || method === "DELETE" ? "" : await request.clone().text();
+          sent.push({ method, path: new URL(url).pathname, key: request.headers.get("idempotency-key"), body });
+          const failure = failing.shift();
+          if (failure === "refused") throw new TypeError("fetch failed");
+          if (failure instanceof Response) return failure;
+          const response = await handler(request);
+          if (failure === "lost") throw new TypeError("network connection lost");
+          return response;
+        },
+      });
+      return { runtime, api, sent, failing };
+    }
+
+    const busy = () => new Response("<h1>Service unavailable</h1>", { status: 503 });
+
+    it("resends a message whose answer was lost, with the same key and body, and the server starts one turn", async () => {
+      const { runtime, api, sent, failing } = flaky();
+      const { sessionId } = await api.createSession();
+      sent.length = 0;
+      failing.push("lost", "refused", busy());
+      const { turnId } = await api.sendMessage(sessionId, "make me a poster");
+      await runtime.idle();
+      expect(sent).toHaveLength(4);
+      const [first] = sent;
+      expect(first!.key).toMatch(/^[\w-]{22}$/);
+      for (const attempt of sent) expect(attempt).toEqual(first);
+      const events = await runtime.readEvents(sessionId, 0);
+      const started = events.filter((event) => event.type === "turn.started");
+      expect(started).toEqual([expect.objectContaining({ turnId, cause: "message" })]);
+      expect(events.filter((event) => event.type === "message.started" && event.role === "user")).toHaveLength(1);
+      // A message of its own gets a key of its own.
+      await api.cancelTurn(sessionId);
+      await api.sendMessage(sessionId, "make me a poster");
+      expect(sent.at(-1)!.key).not.toBe(first!.key);
+    });
+
+    it("resends answers, reads and cancels through an outage, and the answer settles once", async () => {
+      const { runtime, api, sent, failing } = flaky();
+      const { sessionId, request } = await parked(api, runtime);
+      failing.push(busy(), "lost");
+      const reply = await api.respond(sessionId, [
+        { requestId: request.requestId, action: "accept", value: { templateId: "calm" } },
+      ]);
+      // The lost attempt settled it; the resend is a repeat, answered 200 with the same resolution.
+      expect(reply).toEqual({
+        status: 200,
+        resolutions: [{ requestId: request.requestId, action: "accept", value: { templateId: "calm" } }],
+      });
+      await runtime.idle();
+      const results = (await runtime.readEvents(sessionId, 0)).filter((event) => event.type === "tool.result");
+      expect(results).toHaveLength(1);
+      failing.push(new Response(null, { status: 502 }), new Response(null, { status: 504 }), "refused");
+      expect((await api.getSnapshot(sessionId)).status).toBe("idle");
+      failing.push(busy());
+      await api.cancelTurn(sessionId);
+      expect(sent.filter((attempt) => attempt.path.endsWith("/cancel"))).toHaveLength(2);
+    });
+
+    it("waits out a short 429 and gives up on a long one", async () => {
+      const { api, failing, sent } = flaky({ ...fast, maxDelayMs: 1_000 });
+      const limited = (seconds: number) =>
+        Response.json(
+          { error: { code: "rate_limited", message: "Slow down.", details: { retryAfterSeconds: seconds } } },
+          { status: 429 },
+        );
+      failing.push(limited(0.01));
+      await api.listSessions();
+      expect(sent).toHaveLength(2);
+      failing.push(limited(60));
+      expect(await rejection(api.listSessions())).toMatchObject({ code: "rate_limited", status: 429 });
+      expect(sent).toHaveLength(3);
+    });
+
+    it("throws the last error after maxRetries resends, and never resends what retrying cannot fix", async () => {
+      const { runtime, api, sent, failing } = flaky();
+      failing.push(busy(), busy(), busy(), busy());
+      expect(await rejection(api.listSessions())).toMatchObject({ code: "unavailable", status: 503 });
+      expect(sent).toHaveLength(4); // the first attempt and 3 resends
+      sent.length = 0;
+      const { sessionId, request } = await parked(api, runtime);
+      sent.length = 0;
+      failing.push(Response.json({ error: { code: "internal", message: "A bug." } }, { status: 500 }));
+      expect(await rejection(api.getSnapshot(sessionId))).toMatchObject({ code: "internal" });
+      expect(
+        await rejection(api.respond(sessionId, [{ requestId: request.requestId, action: "accept", value: {} }])),
+      ).toMatchObject({ code: "invalid_answer" });
+      expect(await rejection(api.getSnapshot("ses_unknown"))).toMatchObject({ code: "not_found" });
+      expect(sent).toHaveLength(3);
+    });
+
+    it("never resends createSession or deleteSession, which are not safe to send twice", async () => {
+      const { api, sent, failing } = flaky();
+      failing.push("refused");
+      expect(await rejection(api.createSession())).toMatchObject({ code: "network" });
+      const { sessionId } = await api.createSession();
+      failing.push(busy());
+      expect(await rejection(api.deleteSession(sessionId))).toMatchObject({ code: "unavailable" });
+      expect(sent.map((attempt) => attempt.method)).toEqual(["POST", "POST", "DELETE"]);
+    });
+
+    it("sends each request once with retry: false, and stops waiting when the caller aborts", async () => {
+      const once = flaky(false);
+      once.failing.push(busy());
+      expect(await rejection(once.api.listSessions())).toMatchObject({ code: "unavailable" });
+      expect(once.sent).toHaveLength(1);
+      const patient = flaky({ initialDelayMs: 60_000, maxDelayMs: 60_000, jitter: 0 });
+      patient.failing.push(busy());
+      const abort = new AbortController();
+      const pending = rejection(patient.api.listSessions({ signal: abort.signal }));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      abort.abort();
+      expect(await pending).toMatchObject({ code: "aborted", status: 0 });
+      expect(patient.sent).toHaveLength(1);
+    });
+
+    it("keeps an Idempotency-Key the caller sends", async () => {
+      const { api, sent } = flaky();
+      const { sessionId } = await api.createSession();
+      await api.sendMessage(sessionId, "make me a poster", { headers: { "idempotency-key": "order-42" } });
+      expect(sent.at(-1)!.key).toBe("order-42");
     });
   });
 

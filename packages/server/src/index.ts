@@ -27,6 +27,7 @@ export {
   createAgentRuntime,
   type ResolutionView,
   type RespondResult,
+  type SentMessage,
 } from "./runtime/agent-runtime.js";
 export type { AbortCause, Coordination, SessionLocker, TurnLeases } from "./runtime/coordination.js";
 export type { EventHub, EventListener } from "./runtime/event-hub.js";

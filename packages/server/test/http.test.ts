@@ -1,7 +1,9 @@
+import { join } from "node:path";
 import type { ProtocolEvent } from "@hitl-kit/protocol";
 import { afterEach, describe, expect, it } from "vitest";
-import { scriptedModel } from "../src/index.js";
-import { asReceived, readSse, startServer } from "./harness.js";
+import { createAgentRuntime, scriptedModel } from "../src/index.js";
+import { sqliteStore } from "../src/store/sqlite-store.js";
+import { asReceived, readSse, startServer, tempDir } from "./harness.js";
 
 let server: ReturnType<typeof startServer>;
 afterEach(() => server?.close());
@@ -112,6 +114,77 @@ describe("concurrent answers", () => {
     expect(responses.filter((response) => response.status === 409)).toHaveLength(99);
     await server.runtime.idle();
     expect((await server.events(id)).filter((event) => event.type === "tool.result")).toHaveLength(1);
+  });
+});
+
+describe("messages with an Idempotency-Key", () => {
+  const message = (id: string, text: string, key: string) =>
+    server.call("POST", `/sessions/${id}/messages`, { text }, { "idempotency-key": key });
+
+  it("starts one turn for a message sent 20 times at once under one key; the repeats get 200 and its turn", async () => {
+    server = startServer(scriptedModel([{ text: "Pick.", toolCalls: [pick] }, { text: "Done." }]));
+    const id = await server.session();
+    const responses = await Promise.all(Array.from({ length: 20 }, () => message(id, "go", "key-1")));
+    expect(responses.filter((response) => response.status === 202)).toHaveLength(1);
+    expect(responses.filter((response) => response.status === 200)).toHaveLength(19);
+    const turnIds = new Set(responses.map((response) => response.body.turnId));
+    expect(turnIds.size).toBe(1);
+    await server.runtime.idle();
+    // Parked now: a repeat is still a repeat, not a new message that would cancel the parked turn.
+    expect(await message(id, "go", "key-1")).toMatchObject({ status: 200, body: { turnId: [...turnIds][0] } });
+    const events = await server.events(id);
+    expect(events.filter((event) => event.type === "turn.started")).toHaveLength(1);
+    expect((await server.snapshot(id)).status).toBe("waiting");
+    // A new key is a new message.
+    expect((await message(id, "go", "key-2")).status).toBe(202);
+    await server.runtime.idle();
+    expect((await server.events(id)).filter((event) => event.type === "turn.started")).toHaveLength(2);
+  });
+
+  it("refuses a key used for another text, or one that is not 1 to 200 visible characters, and changes nothing", async () => {
+    const { id } = await parkedSession();
+    expect((await message(id, "go again", "key-1")).status).toBe(202);
+    await server.runtime.idle();
+    const before = await server.events(id);
+    for (const [text, key] of [
+      ["something else", "key-1"],
+      ["go", "has space"],
+      ["go", "x".repeat(201)],
+    ] as const) {
+      const response = await message(id, text, key);
+      expect(response).toMatchObject({ status: 400, body: { error: { code: "bad_request" } } });
+      expect(response.body.error.message).toContain("Idempotency-Key");
+    }
+    expect(await server.events(id)).toEqual(before);
+  });
+
+  it("recognizes a repeat after a restart, from the session's stored record", async () => {
+    const dir = tempDir();
+    const file = join(dir.path, "hitl.sqlite");
+    const open = () => {
+      const store = sqliteStore(file);
+      const runtime = createAgentRuntime({ model: scriptedModel([{ text: "Hi." }]), store, tools: [] });
+      return { store, runtime, close: () => runtime.close().then(() => store.close()) };
+    };
+    try {
+      const first = open();
+      const { sessionId } = await first.runtime.createSession();
+      const sent = await first.runtime.sendMessage(sessionId, "hello", { key: "k" });
+      expect(sent.repeated).toBe(false);
+      await first.runtime.idle();
+      await first.close();
+      const second = open();
+      expect(await second.runtime.sendMessage(sessionId, "hello", { key: "k" })).toEqual({
+        turnId: sent.turnId,
+        repeated: true,
+      });
+      expect(
+        (await second.runtime.readEvents(sessionId, 0)).filter((event) => event.type === "turn.started"),
+      ).toHaveLength(1);
+      await second.close();
+    } finally {
+      dir.cleanup();
+    }
   });
 });
 

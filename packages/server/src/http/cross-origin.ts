@@ -59,7 +59,7 @@ export class CrossOriginPolicy {
       Object.assign(headers, {
         "access-control-allow-methods": allowedMethods,
         "access-control-allow-headers":
-          request.headers.get("access-control-request-headers") ?? "content-type, last-event-id",
+          request.headers.get("access-control-request-headers") ?? "content-type, last-event-id, idempotency-key",
         "access-control-max-age": "600",
       });
     }

@@ -147,8 +147,10 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
         });
       }
       case "message": {
+        const key = idempotencyKey(request);
         const { text } = await readJson(request, "message", maxBytes);
-        return json(202, await runtime.sendMessage(sessionId, text));
+        const { turnId, repeated } = await runtime.sendMessage(sessionId, text, key === undefined ? {} : { key });
+        return json(repeated ? 200 : 202, { turnId });
       }
       case "respond": {
         const { responses } = await readJson(request, "responses", maxBytes);
@@ -211,6 +213,22 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
 }
 
 /** `Last-Event-ID` or `?after=`: plain decimal digits only (no sign, exponent, hex or spaces). */
+/**
+ * The message's `Idempotency-Key`, if it has one: 1 to 200 visible ASCII characters (a
+ * UUID, say), which the client sends again unchanged when it resends the message.
+ */
+function idempotencyKey(request: Request): string | undefined {
+  const key = request.headers.get("idempotency-key");
+  if (key === null) return undefined;
+  if (!/^[\x21-\x7e]{1,200}$/.test(key)) {
+    throw new ProtocolError(
+      "bad_request",
+      "The Idempotency-Key header must be 1 to 200 visible ASCII characters, such as a UUID.",
+    );
+  }
+  return key;
+}
+
 function afterSeq(request: Request, url: URL): number {
   const raw = request.headers.get("last-event-id") ?? url.searchParams.get("after") ?? "0";
   const seq = /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   type EventInput,
   type InputResponse,
@@ -34,6 +35,14 @@ export interface ResolutionView {
   value?: unknown;
   /** The note the settling response gave, if any. */
   reason?: string;
+}
+
+/** A message's turn: `repeated` when the message was a repeat of one sent under the same key. */
+export interface SentMessage {
+  /** The turn the message started (for a repeat, the one the first sending started). */
+  turnId: string;
+  /** The message was a repeat (same `Idempotency-Key`, same text): no second turn was started. */
+  repeated: boolean;
 }
 
 /** The answer to a batch of responses: `202` when any settled now, `200` when all were repeats. */
@@ -77,8 +86,13 @@ export interface AgentRuntime {
   readEvents(sessionId: string, afterSeq: number, limit?: number): Promise<ProtocolEvent[]>;
   /** Listens to a session's new events in this process; `onEnd` is called when the session is deleted. */
   subscribe(sessionId: string, listener: EventListener, onEnd?: () => void): () => void;
-  /** Starts a turn from a person's message. @throws `not_found`, `turn_running` */
-  sendMessage(sessionId: string, text: string): Promise<{ turnId: string }>;
+  /**
+   * Starts a turn from a person's message. With a `key` (the client's `Idempotency-Key`),
+   * the same message sent again under the same key, until the session's next keyed message,
+   * starts no second turn: it answers the first one's `turnId` with `repeated: true`.
+   * @throws `not_found`, `turn_running`, `bad_request` (the key was used for another text)
+   */
+  sendMessage(sessionId: string, text: string, options?: { key?: string }): Promise<SentMessage>;
   /** Settles requests. @throws `not_found`, `already_resolved`, `invalid_answer`, `bad_request` */
   respond(sessionId: string, responses: InputResponse[]): Promise<RespondResult>;
   /**
@@ -394,8 +408,19 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       return store.readEvents(sessionId, afterSeq, limit);
     },
     subscribe: (sessionId, listener, onEnd) => core.hub.subscribe(sessionId, listener, onEnd),
-    sendMessage(sessionId, text) {
-      return withSession(sessionId, async (session) => {
+    sendMessage(sessionId, text, { key } = {}) {
+      return withSession(sessionId, async (session): Promise<SentMessage> => {
+        const digest = key === undefined ? undefined : textDigest(text);
+        const last = session.lastMessage;
+        if (key !== undefined && last?.key === key) {
+          if (last.digest !== digest) {
+            throw new ProtocolError(
+              "bad_request",
+              `The Idempotency-Key ${JSON.stringify(key)} was already used for another message in this session; send a new message with a new key.`,
+            );
+          }
+          return { turnId: last.turnId, repeated: true };
+        }
         if (closing) throw shuttingDown();
         if (session.status === "running" || session.status === "resuming") {
           throw new ProtocolError(
@@ -436,10 +461,11 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
             step: 0,
             stepOpen: false,
             ...(session.title === undefined ? { title: text.slice(0, 80) } : {}),
+            ...(key === undefined || digest === undefined ? {} : { lastMessage: { key, digest, turnId } }),
           },
         });
         driver.kick(sessionId);
-        return { turnId };
+        return { turnId, repeated: false };
       });
     },
     respond(sessionId, responses) {
@@ -600,6 +626,11 @@ function view(record: RequestRecord): ResolutionView {
     ...(value === undefined ? {} : { value }),
     ...(reason === undefined ? {} : { reason }),
   };
+}
+
+/** What a keyed message is compared by: its text's SHA-256, so the session keeps 43 characters, not the text. */
+function textDigest(text: string): string {
+  return createHash("sha256").update(text).digest("base64url");
 }
 
 function sameAnswer(record: RequestRecord, response: InputResponse): boolean {

@@ -41,6 +41,11 @@ export interface SessionRecord {
   stepOpen: boolean;
   /** Tools the person approved in this session (for `once()`). */
   approvedTools: string[];
+  /**
+   * The last message sent with an `Idempotency-Key`: the key, a digest of its text and the
+   * turn it started, so the same message sent again is recognized as a repeat.
+   */
+  lastMessage?: { key: string; digest: string; turnId: string };
   /** The first words of the first message, for session lists. */
   title?: string;
   /** The `seq` of the session's newest event; 0 before its first (the store assigns it). */

@@ -1,0 +1,42 @@
+import { ApiError } from "./api-error.js";
+import { type BackoffOptions, backoffDelay } from "./backoff.js";
+
+/**
+ * How the {@link ApiClient} resends a request that failed on the way: no answer came back
+ * (`network`), or the server or a proxy in front of it could not take it now (`503
+ * unavailable` — a deploy, a database restart —, `502`, `504`, `408`, or `429` with a short
+ * `Retry-After`). Only requests that are safe to send twice are resent: reads, answers,
+ * `cancelTurn`, and messages (each sent with an `Idempotency-Key`, so the server starts one
+ * turn however many times it arrives).
+ */
+export interface RetryOptions extends BackoffOptions {
+  /** How many times one request is resent before its error is thrown (default 6: about 13 s at most with the default waits). */
+  maxRetries?: number;
+}
+
+const transientStatuses = new Set([408, 502, 503, 504]);
+
+/**
+ * The wait before resending a request whose attempt number `attempt` (from 0) failed with
+ * `error`, or `undefined` when it must not be resent: a failure resending cannot fix, an
+ * abort, or the last attempt.
+ */
+export function retryDelay(error: unknown, attempt: number, options: RetryOptions = {}): number | undefined {
+  const { maxRetries = 6, maxDelayMs = 5_000 } = options;
+  if (!(error instanceof ApiError) || attempt >= maxRetries) return undefined;
+  if (error.code === "network" || transientStatuses.has(error.status)) return backoffDelay(attempt, options);
+  if (error.status === 429) {
+    const seconds = (error.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+    const wait = typeof seconds === "number" ? seconds * 1_000 : backoffDelay(attempt, options);
+    return wait <= maxDelayMs ? Math.max(wait, backoffDelay(attempt, options)) : undefined;
+  }
+  return undefined;
+}
+
+/** A fresh `Idempotency-Key`: 128 random bits as 22 base64url characters (`getRandomValues` works outside secure contexts too). */
+export function idempotencyKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}

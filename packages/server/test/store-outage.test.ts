@@ -1,7 +1,14 @@
 import { defineTool } from "@hitl-kit/protocol";
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { createAgentRuntime, implement, memoryStore, type SessionStore, StoreUnavailable } from "../src/index.js";
+import {
+  createAgentRuntime,
+  createFetchHandler,
+  implement,
+  memoryStore,
+  type SessionStore,
+  StoreUnavailable,
+} from "../src/index.js";
 import { scriptedModel } from "../src/models/scripted-model.js";
 import { checkOneResultPerCall, quiet } from "./harness.js";
 import { pickTemplate } from "./tools.js";
@@ -125,5 +132,36 @@ describe("a session settled under its lock by another instance (the lock's conne
     expect(checkOneResultPerCall(await store.readEvents(sessionId, 0))).toEqual([]);
     await first.close();
     await second.close();
+  });
+});
+
+describe("the fetch handler while the store is away", () => {
+  it("answers 503 while the store is away, logged to the runtime's logger (or the handler's own) once per 10 s", async () => {
+    const { store, state } = flakyStore();
+    const recorder = () => {
+      const warnings: string[] = [];
+      return { warnings, logger: { warn: (message: string) => warnings.push(message), error: () => {} } };
+    };
+    const ofRuntime = recorder();
+    const ofHandler = recorder();
+    const runtime = createAgentRuntime({ model: scriptedModel([]), tools: [], store, logger: ofRuntime.logger });
+    const list = (handler: ReturnType<typeof createFetchHandler>) =>
+      handler(new Request("http://127.0.0.1/api/agent/sessions"));
+    try {
+      await runtime.ready;
+      state.down = true;
+      const byDefault = createFetchHandler(runtime, { identify: () => "ada" });
+      const own = createFetchHandler(runtime, { identify: () => "ada", logger: ofHandler.logger });
+      for (const handler of [byDefault, byDefault, own, own]) {
+        const response = await list(handler);
+        expect(response.status).toBe(503);
+        expect(await response.json()).toMatchObject({ error: { code: "unavailable" } });
+      }
+      expect(ofRuntime.warnings).toEqual([expect.stringContaining("get 503 until it is back")]);
+      expect(ofHandler.warnings).toEqual([expect.stringContaining("get 503 until it is back")]);
+    } finally {
+      state.down = false;
+      await runtime.close();
+    }
   });
 });

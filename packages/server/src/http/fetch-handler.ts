@@ -4,7 +4,7 @@ import { type Caller, type Identify, identifyCaller, identityCookieHeader } from
 import { clientAddress } from "./client-address.js";
 import { CrossOriginPolicy } from "./cross-origin.js";
 import { eventStream } from "./event-stream.js";
-import { errorResponse, json, withHeaders } from "./json-response.js";
+import { errorResponse, FailureLog, json, withHeaders } from "./json-response.js";
 import { RateLimiter, type RateLimitOptions } from "./rate-limiter.js";
 import { readJson } from "./read-json.js";
 import { requestUrl } from "./request-url.js";
@@ -59,6 +59,12 @@ export interface FetchHandlerOptions {
   heartbeatMs?: number;
   /** Per-caller limits on state-changing requests and session creation (on by default; `false` turns them off). */
   rateLimit?: RateLimitOptions | false;
+  /**
+   * Where the handler logs a request it failed (a 500, with its cause) and a session store
+   * it cannot reach (its 503s, once and then at most every 10 s). Default: the runtime's
+   * `logger`.
+   */
+  logger?: Pick<Console, "warn" | "error">;
 }
 
 /**
@@ -86,6 +92,7 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
   const origins = new CrossOriginPolicy(options.allowedOrigins);
   const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit);
   const owners = new Map<string, string | null>();
+  const failures = new FailureLog(options.logger ?? runtime.logger);
 
   async function answer(request: Request, platform: unknown, extra: Headers): Promise<Response> {
     const url = requestUrl(request, trustProxy);
@@ -202,7 +209,7 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
     try {
       response = await answer(request, platform, extra);
     } catch (error) {
-      response = errorResponse(error);
+      response = errorResponse(error, failures);
     }
     if (request.method === "HEAD" && response.body) {
       await response.body.cancel();

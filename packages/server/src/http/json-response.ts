@@ -27,17 +27,18 @@ export function withHeaders(response: Response, extra: Headers): Response {
  * is), a store that cannot reach its database (a 503, logged now and then), or anything
  * else (a 500, logged).
  */
-export function errorResponse(error: unknown): Response {
+export function errorResponse(error: unknown, log: FailureLog): Response {
   if (error instanceof Response) return error;
   if (error instanceof StoreUnavailable) {
-    outages.report(error);
+    log.outage(error);
     return errorResponse(
       new ProtocolError("unavailable", "The server cannot reach its session store right now; send the request again."),
+      log,
     );
   }
   if (!(error instanceof ProtocolError)) {
-    console.error("hitl-kit: unexpected error", error);
-    return errorResponse(new ProtocolError("internal", "The server failed to handle this request."));
+    log.logger.error("hitl-kit: unexpected error", error);
+    return errorResponse(new ProtocolError("internal", "The server failed to handle this request."), log);
   }
   // A client-only code (status 0) is no answer a server can send: it is the server's failure.
   const response = json(error.status >= 400 ? error.status : 500, error.toBody());
@@ -50,21 +51,25 @@ export function errorResponse(error: unknown): Response {
 }
 
 /**
- * A database outage fails every request that reaches the store: it is logged once, then
- * at most every 10 s while it lasts, with how many requests it failed in between.
+ * Where a handler logs the requests it failed. A database outage fails every request that
+ * reaches the store: it is logged once, then at most every 10 s while it lasts, with how
+ * many requests it failed in between.
  */
-const outages = {
-  at: Number.NEGATIVE_INFINITY,
-  since: 0,
-  report(error: StoreUnavailable): void {
+export class FailureLog {
+  #at = Number.NEGATIVE_INFINITY;
+  #since = 0;
+
+  constructor(readonly logger: Pick<Console, "warn" | "error">) {}
+
+  outage(error: StoreUnavailable): void {
     const now = Date.now();
-    if (now - this.at < 10_000) {
-      this.since += 1;
+    if (now - this.#at < 10_000) {
+      this.#since += 1;
       return;
     }
-    const more = this.since > 0 ? ` (${this.since} more since the last report)` : "";
-    console.warn(`hitl-kit: ${error.message}; requests that need it get 503 until it is back${more}.`);
-    this.at = now;
-    this.since = 0;
-  },
-};
+    const more = this.#since > 0 ? ` (${this.#since} more since the last report)` : "";
+    this.logger.warn(`hitl-kit: ${error.message}; requests that need it get 503 until it is back${more}.`);
+    this.#at = now;
+    this.#since = 0;
+  }
+}

@@ -103,6 +103,8 @@ export interface AgentRuntime {
   cancel(sessionId: string): Promise<void>;
   /** Resolves when no turn is being driven (for tests and shutdown). */
   idle(): Promise<void>;
+  /** Where the runtime logs (its `logger` option, or `console`); the fetch handler logs there too by default. */
+  readonly logger: Pick<Console, "warn" | "error">;
   /**
    * Stops timers and waits for running turns. Meanwhile it starts no turn: a new message,
    * and an answer to a parked turn, reject with `unavailable` (503), while a question that a
@@ -536,6 +538,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       );
     },
     idle: () => driver.idle(),
+    logger: core.logger,
     async close() {
       closing = true;
       driver.stop();

@@ -149,10 +149,15 @@ export class AgentClient {
 
   /**
    * Cancels the running or parked turn (`POST /sessions/:id/cancel`): the turn ends as
-   * cancelled and its open requests are cancelled, each call with its one result.
+   * cancelled and its open requests are cancelled, each call with its one result. The
+   * command names the turn this client shows (the one its last message started, or the
+   * newest it has seen), so it never stops a later turn it has not seen yet.
    */
   cancelTurn(): Promise<CommandResult> {
-    return this.#command({ type: "cancel" }, "cancelTurn");
+    const { sending, turnId } = this.#state;
+    // A message sent and not yet accepted: its turn is the one to stop, whatever its id.
+    const shown = sending ? sending.turnId : turnId;
+    return this.#command({ type: "cancel", ...(shown === undefined ? {} : { turnId: shown }) }, "cancelTurn");
   }
 
   /**

@@ -201,8 +201,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     },
     respond,
     cancelRequest: (sessionId, requestId, call) => respond(sessionId, [{ requestId, action: "cancel" }], call),
-    async cancelTurn(sessionId, call) {
-      await request("POST", `${sessionPath(sessionId)}/cancel`, {}, call, { resend: true });
+    async cancelTurn(sessionId, { turnId, ...call } = {}) {
+      const body = turnId === undefined ? {} : { turnId };
+      await request("POST", `${sessionPath(sessionId)}/cancel`, body, call, { resend: true });
     },
     async deleteSession(sessionId, call) {
       await request("DELETE", sessionPath(sessionId), undefined, call);

@@ -136,8 +136,12 @@ export interface ApiClient {
   respond(sessionId: string, responses: InputResponse[], options?: CallOptions): Promise<RespondReply>;
   /** Cancels one request (`respond` with action `cancel`): its tool call ends as cancelled. */
   cancelRequest(sessionId: string, requestId: string, options?: CallOptions): Promise<RespondReply>;
-  /** `POST /sessions/:id/cancel`: stops the running or parked turn; open requests end as cancelled. */
-  cancelTurn(sessionId: string, options?: CallOptions): Promise<void>;
+  /**
+   * `POST /sessions/:id/cancel`: stops the running or parked turn; open requests end as
+   * cancelled. With `turnId`, only that turn, if it is still the current one: a cancel
+   * resent after a dropped connection then never stops a later turn.
+   */
+  cancelTurn(sessionId: string, options?: CallOptions & { turnId?: string }): Promise<void>;
   /** `DELETE /sessions/:id`: the session and everything in it (a running turn is stopped first). */
   deleteSession(sessionId: string, options?: CallOptions): Promise<void>;
   /**

@@ -26,7 +26,7 @@ export function sseTransport(options: SseTransportOptions): Transport {
           return { status, body: { resolutions } };
         }
         case "cancel":
-          await api.cancelTurn(sessionId);
+          await api.cancelTurn(sessionId, command.turnId === undefined ? {} : { turnId: command.turnId });
           return { status: 202, body: {} };
         default:
           await api.deleteSession(sessionId);

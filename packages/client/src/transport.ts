@@ -7,8 +7,8 @@ export type AgentCommand =
   | { type: "message"; text: string }
   /** `POST /sessions/:id/responses` */
   | { type: "responses"; responses: InputResponse[] }
-  /** `POST /sessions/:id/cancel` with `{}` */
-  | { type: "cancel" }
+  /** `POST /sessions/:id/cancel` with `{}`, or `{turnId}` to stop that turn only */
+  | { type: "cancel"; turnId?: string }
   /** `DELETE /sessions/:id`: the session and everything in it, open requests cancelled first */
   | { type: "delete" };
 

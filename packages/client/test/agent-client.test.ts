@@ -169,6 +169,30 @@ describe("AgentClient against the real fetch handler", () => {
     expect(textOf(stopped).length).toBeLessThan(words.length);
   });
 
+  it("cancelTurn() stops the turn it shows, never a later one another tab started", async () => {
+    const parksTwice = [
+      { text: "Pick a template.", toolCalls: [pickCall] },
+      { text: "Pick another.", toolCalls: [pickCall] },
+    ];
+    const stale = await connect(parksTwice);
+    await parkPicker(stale);
+    const sessionId = stale.getSnapshot().sessionId!;
+    const shownTurn = stale.getSnapshot().turnId!;
+    stale.close(); // this tab stops following: it will not see the next turn
+
+    const other = await connect(parksTwice, sessionId);
+    await parkPicker(other); // a new message: the first turn is cancelled, a second one parks
+    const laterTurn = other.getSnapshot().turnId!;
+    expect(laterTurn).not.toBe(shownTurn);
+
+    expect(await stale.cancelTurn()).toMatchObject({ ok: true, status: 202 });
+    const kept = await server!.runtime.getSnapshot(sessionId);
+    expect(kept).toMatchObject({ status: "waiting", pending: [expect.anything()] });
+
+    expect(await other.cancelTurn()).toMatchObject({ ok: true, status: 202 });
+    await waitFor(other, (s) => s.session.status === "idle" && s.pending.length === 0);
+  });
+
   it("deletes its session: the parked request is cancelled on the server, the client closes, the session is gone", async () => {
     const client = await connect(pickerScript);
     await parkPicker(client);

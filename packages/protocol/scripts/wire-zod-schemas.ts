@@ -188,8 +188,10 @@ export const SendMessageBody = z.object({
 /** Body of `POST /sessions`. */
 export const CreateSessionBody = z.looseObject({});
 
-/** Body of `POST /sessions/:id/cancel`: `{}`. */
-export const CancelBody = z.looseObject({});
+/** Body of `POST /sessions/:id/cancel`: `{}`, or `{turnId}` to stop that turn only. */
+export const CancelBody = z.looseObject({
+  turnId: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+});
 
 /** The JSON body of every error response: `{error: {code, message, details?}}`. */
 export const ErrorBody = z.object({

@@ -31,5 +31,10 @@ export interface SendMessageBody {
 /** Body of `POST /sessions`: an object, `{}` today. */
 export type CreateSessionBody = { [key: string]: unknown };
 
-/** Body of `POST /sessions/:id/cancel`: `{}`. It is JSON only so that no cross-site form can send it. */
-export type CancelBody = { [key: string]: unknown };
+/**
+ * Body of `POST /sessions/:id/cancel`: `{}` stops the session's current turn; `{turnId}`
+ * stops that turn only, if it is still running or parked (so a cancel sent again, or from a
+ * tab that has not seen a newer turn, never stops a later one). It is JSON only so that no
+ * cross-site form can send it.
+ */
+export type CancelBody = { turnId?: string; [key: string]: unknown };

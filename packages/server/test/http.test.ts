@@ -44,6 +44,7 @@ describe("bad input", () => {
     ],
     ["a body over 1 MiB", "POST", "/messages", { text: "x".repeat(1024 * 1024) }, {}, 413, "payload_too_large"],
     ["a wrong method", "PUT", "/messages", { text: "hi" }, {}, 405, "method_not_allowed"],
+    ["a cancel whose turnId is not a string", "POST", "/cancel", { turnId: 5 }, {}, 400, "bad_request"],
     ["an unknown route", "GET", "/nothing", undefined, {}, 404, "not_found"],
   ] as const)(
     "answers %s with %i and its code, and changes nothing",
@@ -114,6 +115,30 @@ describe("concurrent answers", () => {
     expect(responses.filter((response) => response.status === 409)).toHaveLength(99);
     await server.runtime.idle();
     expect((await server.events(id)).filter((event) => event.type === "tool.result")).toHaveLength(1);
+  });
+});
+
+describe("a cancel that names its turn", () => {
+  it("stops that turn while it is current, and changes nothing once a later one has started", async () => {
+    server = startServer(
+      scriptedModel([
+        { text: "Pick.", toolCalls: [pick] },
+        { text: "Again.", toolCalls: [pick] },
+      ]),
+    );
+    const id = await server.session();
+    const { body: started } = await server.call("POST", `/sessions/${id}/messages`, { text: "go" });
+    await server.runtime.idle();
+    const first = started.turnId as string;
+    const { body } = await server.call("POST", `/sessions/${id}/messages`, { text: "another" });
+    await server.runtime.idle();
+    const before = await server.events(id);
+    expect(await server.call("POST", `/sessions/${id}/cancel`, { turnId: first })).toMatchObject({ status: 202 });
+    expect(await server.events(id)).toEqual(before);
+    expect(await server.call("POST", `/sessions/${id}/cancel`, { turnId: body.turnId })).toMatchObject({
+      status: 202,
+    });
+    expect((await server.events(id)).at(-1)).toMatchObject({ type: "turn.cancelled", turnId: body.turnId });
   });
 });
 

@@ -164,10 +164,11 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
         const result = await runtime.respond(sessionId, responses);
         return json(result.status, { resolutions: result.resolutions });
       }
-      case "cancel":
-        await readJson(request, "cancel", maxBytes);
-        await runtime.cancel(sessionId);
+      case "cancel": {
+        const { turnId } = await readJson(request, "cancel", maxBytes);
+        await runtime.cancel(sessionId, turnId === undefined ? {} : { turnId });
         return json(202, {});
+      }
       default: // "delete"
         await runtime.deleteSession(sessionId);
         owners.delete(sessionId);

@@ -98,9 +98,10 @@ export interface AgentRuntime {
   /**
    * Stops the session's turn: open requests and unfinished calls end as cancelled. A turn
    * another instance drives is waited for until it has stopped (a dead instance's: until its
-   * lease lapses, then it is ended here).
+   * lease lapses, then it is ended here). With `turnId`, only that turn is stopped, if it is
+   * still the session's running or parked one; otherwise nothing changes.
    */
-  cancel(sessionId: string): Promise<void>;
+  cancel(sessionId: string, options?: { turnId?: string }): Promise<void>;
   /** Resolves when no turn is being driven (for tests and shutdown). */
   idle(): Promise<void>;
   /** Where the runtime logs (its `logger` option, or `console`); the fetch handler logs there too by default. */
@@ -507,12 +508,12 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         };
       });
     },
-    cancel(sessionId) {
+    cancel(sessionId, { turnId: only } = {}) {
       // A turn this instance drives ends as cancelled by its own driver. One driven elsewhere
       // is waited for until it has stopped: one whose instance died is ended here when its
       // lease lapses (or by the instance that takes it over), so the cancel is not lost. It
       // stops the turn that was current when it came, never a later one.
-      let turnId: string | undefined;
+      let turnId = only;
       const cancelled = (session: SessionRecord) =>
         core.endTurnBatch(session, { type: "turn.cancelled" }, "The person cancelled the turn.");
       return untilStopped(

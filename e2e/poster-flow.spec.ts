@@ -69,3 +69,14 @@ test("the form refuses a bad answer inline, then takes the fixed one", async ({ 
   await expect(form).toHaveAttribute("data-state", "resolved");
   await expect(chat.conversation).toContainText("Thanks, Ada");
 });
+
+test("a double click on Send sends the message once and stops nothing", async ({ chat, page }) => {
+  await page.getByRole("textbox", { name: "Message" }).fill("refund 1500");
+  // The second click lands where Stop has just taken Send's place.
+  await page.getByRole("button", { name: "Send" }).dblclick();
+  const approval = chat.widget("refund_charge");
+  await expect(approval).toHaveAttribute("data-state", "pending");
+  await expect(page.getByRole("article", { name: "You" })).toHaveCount(1);
+  await approval.getByRole("button", { name: "Refund", exact: true }).click();
+  await expect(chat.conversation).toContainText("Refunded 1500.00");
+});

@@ -45,10 +45,10 @@ describe("the recorded fixtures", () => {
 });
 
 /**
- * An event log with its random parts named by order of appearance (ids) or blanked (times),
- * and each run of deltas to one message joined into one without seqs (how the runtime
- * batches a stream's deltas depends on timing), so two recordings of one scenario compare
- * equal when the runtime did the same.
+ * An event log with its random parts named by order of appearance (ids) or blanked (times,
+ * message keys), and each run of deltas to one message joined into one without seqs (how
+ * the runtime batches a stream's deltas depends on timing), so two recordings of one
+ * scenario compare equal when the runtime did the same.
  */
 function normalized(events: readonly Record<string, unknown>[]): unknown {
   const joined: Record<string, unknown>[] = [];
@@ -67,6 +67,7 @@ function normalized(events: readonly Record<string, unknown>[]): unknown {
     }
     if (typeof value !== "string") return value;
     if (key === "at" || key === "expiresAt") return "<time>";
+    if (key === "idempotencyKey") return "<key>";
     if (/^(ses|turn|msg|req|call)_[\w-]{10,}$/.test(value)) {
       if (!names.has(value)) names.set(value, `${value.split("_")[0]}#${names.size + 1}`);
       return names.get(value);

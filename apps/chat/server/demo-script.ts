@@ -143,6 +143,10 @@ function replyToFailure(last: Result): ScriptedReply {
   const output = String(last.output ?? "");
   if (/expired/i.test(output)) return { text: `That question expired before anyone answered, so I stopped — ${hint}.` };
   if (/^cancelled/i.test(output)) return { text: `Cancelled — nothing was changed; ${hint}.` };
+  // The tool may have done its work (a refund paid) before its server stopped: asking again could do it twice.
+  if (/may or may not have completed/i.test(output)) {
+    return { text: `${output} Check whether it happened before you ask again.` };
+  }
   return { text: `Something went wrong: ${output} — ${hint}.` };
 }
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { posterTitle } from "../server/demo-script.js";
+import { demoScript, posterTitle } from "../server/demo-script.js";
 import { startChat, unansweredCalls } from "./chat-harness.js";
 
 let chat: ReturnType<typeof startChat>;
@@ -177,6 +177,17 @@ describe("the demo script, through the real runtime", () => {
     await chat.answer(id, { action: "decline" });
     expect(await chat.lastReply(id)).toBe("No table booked (declined) — say “book a table” to try again.");
     expect(unansweredCalls(await chat.events(id))).toEqual([]);
+  });
+
+  it("does not invite a second refund when the server stopped while the refund ran", () => {
+    const output = "The server running this tool stopped before it finished; the tool may or may not have completed.";
+    const reply = demoScript({
+      prompt: [],
+      step: 1,
+      lastUserText: "refund 1500",
+      lastResults: [{ toolName: "refund_charge", output, type: "error-text" }],
+    });
+    expect(reply.text).toBe(`${output} Check whether it happened before you ask again.`);
   });
 
   it("titles posters from the message", () => {

@@ -76,7 +76,8 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
         const text = last.parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
         if (text.trim() === "") throw new Error("hitl-kit sends text messages; this message has no text.");
         const { sessionId, snapshot } = (await open(chatId, true, extra))!;
-        await http.sendMessage(sessionId, text, extra);
+        // The chat's own id for the message is its key: the same message sent again is a repeat.
+        await http.sendMessage(sessionId, text, /^[\x21-\x7e]{1,200}$/.test(last.id) ? last.id : undefined, extra);
         return stream(sessionId, snapshot.lastSeq, new EventChunker(), "message", abortSignal, extra);
       }
       const session = await open(chatId, false, extra);

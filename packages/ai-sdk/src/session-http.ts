@@ -61,8 +61,9 @@ export class SessionHttp {
     }
   }
 
-  sendMessage(sessionId: string, text: string, headers?: HeadersInit): Promise<unknown> {
-    return this.#api.sendMessage(sessionId, text, call(headers));
+  /** Sends a message with `key` as its `Idempotency-Key`, so sending it again starts no second turn. */
+  sendMessage(sessionId: string, text: string, key: string | undefined, headers?: HeadersInit): Promise<unknown> {
+    return this.#api.sendMessage(sessionId, text, { ...call(headers), ...(key === undefined ? {} : { key }) });
   }
 
   respond(sessionId: string, responses: InputResponse[], headers?: HeadersInit): Promise<unknown> {

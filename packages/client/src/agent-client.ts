@@ -6,6 +6,7 @@ import { type CommandError, type CommandResult, toCommandError, toRequestError }
 import { reduceClientState } from "./reduce-client-state.js";
 import { type RequestRef, requestIdOf } from "./request-ref.js";
 import type { RequestError, SentAnswer } from "./request-state.js";
+import { idempotencyKey } from "./retry.js";
 import { SessionConnection } from "./session-connection.js";
 import { sseTransport } from "./sse-transport.js";
 import type { AgentCommand, Transport } from "./transport.js";
@@ -48,6 +49,12 @@ export class AgentClient {
   readonly #connection: SessionConnection;
   #state: ClientState;
   #creating: Promise<string> | undefined;
+  /** The last message sent, until its request settles: the next waits for it, and so does a cancel. */
+  #sends: Promise<unknown> = Promise.resolve();
+  /** A message whose sending failed: sending the same text again reuses its key, so a message the server took after all is not taken twice. */
+  #unsent: { text: string; key: string } | undefined;
+  /** The turns the stream showed started by this client's keyed messages (the last few), by key. */
+  readonly #taken = new Map<string, string>();
 
   constructor(options: AgentClientOptions) {
     this.#transport = options.transport ?? sseTransport(options);
@@ -94,9 +101,33 @@ export class AgentClient {
     return this.#creating;
   }
 
-  /** Sends the person's message, starting a turn (open requests are cancelled by the server by default). */
+  /**
+   * Sends the person's message, starting a turn (open requests are cancelled by the server
+   * by default). Each message goes with an `Idempotency-Key`: resent after a dropped
+   * connection, or sent again by the person after a failure (the same text), it starts one
+   * turn. Messages go one at a time, in the order sent.
+   */
   send(text: string): Promise<CommandResult> {
-    return this.#command({ type: "message", text }, "send");
+    const key = this.#unsent?.text === text ? this.#unsent.key : idempotencyKey();
+    this.#dispatch({ type: "message.sending", key });
+    const sent = this.#sends.then(() => this.#sendMessage(text, key));
+    this.#sends = sent;
+    return sent;
+  }
+
+  async #sendMessage(text: string, key: string): Promise<CommandResult> {
+    const result = await this.#post({ type: "message", text, key });
+    // Every attempt failed on the way, yet the stream showed the message's turn: the server took it.
+    const taken = result.ok ? undefined : this.#taken.get(key);
+    const turnId = result.ok ? (result.body as { turnId?: unknown } | undefined)?.turnId : taken;
+    if (!result.ok && taken === undefined) {
+      this.#unsent = { text, key };
+      this.#dispatch({ type: "command.failed", error: { ...result.error, source: "send" }, key });
+      return result;
+    }
+    this.#unsent = undefined;
+    if (typeof turnId === "string") this.#dispatch({ type: "message.accepted", turnId, key });
+    return result.ok ? result : { ok: true, status: 202, body: { turnId } };
   }
 
   /**
@@ -153,9 +184,10 @@ export class AgentClient {
    * command names the turn this client shows (the one its last message started, or the
    * newest it has seen), so it never stops a later turn it has not seen yet.
    */
-  cancelTurn(): Promise<CommandResult> {
+  async cancelTurn(): Promise<CommandResult> {
+    // A message still on its way (resent, say) may yet start a turn: stop that one, once known.
+    if (this.#state.sending && this.#state.sending.turnId === undefined) await this.#sends;
     const { sending, turnId } = this.#state;
-    // A message sent and not yet accepted: its turn is the one to stop, whatever its id.
     const shown = sending ? sending.turnId : turnId;
     return this.#command({ type: "cancel", ...(shown === undefined ? {} : { turnId: shown }) }, "cancelTurn");
   }
@@ -208,14 +240,9 @@ export class AgentClient {
     };
   }
 
-  async #command(command: AgentCommand, source: "send" | "cancelTurn" | "delete"): Promise<CommandResult> {
-    if (command.type === "message") this.#dispatch({ type: "message.sending" });
+  async #command(command: AgentCommand, source: "cancelTurn" | "delete"): Promise<CommandResult> {
     const result = await this.#post(command);
     if (!result.ok) this.#dispatch({ type: "command.failed", error: { ...result.error, source } });
-    else if (command.type === "message") {
-      const turnId = (result.body as { turnId?: unknown } | undefined)?.turnId;
-      if (typeof turnId === "string") this.#dispatch({ type: "message.accepted", turnId });
-    }
     return result;
   }
 
@@ -237,6 +264,11 @@ export class AgentClient {
 
   /** Applies actions in order and tells listeners once, with the state before the first. */
   #dispatch(...actions: ClientAction[]): void {
+    for (const action of actions) {
+      if (action.type !== "event" || action.event.type !== "turn.started" || !action.event.idempotencyKey) continue;
+      this.#taken.set(action.event.idempotencyKey, action.event.turnId);
+      if (this.#taken.size > TAKEN_KEYS) this.#taken.delete(this.#taken.keys().next().value!);
+    }
     const previous = this.#state;
     const next = actions.reduce(reduceClientState, previous);
     if (next === previous) return;
@@ -253,6 +285,9 @@ export class AgentClient {
     }
   }
 }
+
+/** How many keyed messages' turns a client remembers: enough for the messages still being resent. */
+const TAKEN_KEYS = 16;
 
 function sentAnswer({ action, value, reason }: InputResponse): SentAnswer {
   if (action === "accept") return { action, value };

@@ -40,6 +40,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const base = options.url.replace(/\/+$/, "");
   const fetch: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const credentials = options.credentials ?? "same-origin";
+  const timeoutMs = options.timeoutMs ?? 30_000;
   const sessionPath = (sessionId: string) => `/sessions/${encodeURIComponent(sessionId)}`;
 
   const headersFor = async (defaults: Record<string, string>, extra: HeadersInit | undefined) => {
@@ -89,6 +90,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const url = `${base}${path}`;
     let response: Response;
     let text: string;
+    // One attempt that gets no answer in time counts as lost (a connection that hangs), and may be resent.
+    const attempt = new AbortController();
+    const abort = () => attempt.abort(signal?.reason);
+    signal?.addEventListener("abort", abort, { once: true });
+    const timer = setTimeout(() => attempt.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     try {
       signal?.throwIfAborted();
       response = await fetch(url, {
@@ -96,11 +102,14 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         headers,
         credentials,
         ...(method === "POST" ? { body: JSON.stringify(body ?? {}) } : {}),
-        ...(signal ? { signal } : {}),
+        signal: attempt.signal,
       });
       text = await response.text();
     } catch (error) {
-      throw failedRequestError(url, error, signal);
+      throw failedRequestError(url, attempt.signal.aborted && !signal?.aborted ? attempt.signal.reason : error, signal);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", abort);
     }
     let json: unknown;
     try {
@@ -186,11 +195,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         throw error;
       }
     },
-    async sendMessage(sessionId, text, call) {
+    async sendMessage(sessionId, text, { key = idempotencyKey(), ...call } = {}) {
       // The key makes a resent message a repeat: the server starts one turn however often it arrives.
       const answer = await request("POST", `${sessionPath(sessionId)}/messages`, { text }, call, {
         resend: true,
-        defaults: { "idempotency-key": idempotencyKey() },
+        defaults: { "idempotency-key": key },
       });
       const { turnId } = expect<{ turnId: string }>(
         "answer to POST /messages",

@@ -31,6 +31,11 @@ export interface ApiClientOptions {
    * `createSession` and `deleteSession` are never resent.
    */
   retry?: RetryOptions | false;
+  /**
+   * How long one attempt of a request (not an event stream) may go without an answer before
+   * it counts as lost: `network`, and resent when safe (default 30 000 ms).
+   */
+  timeoutMs?: number;
 }
 
 /** Per-call options of the {@link ApiClient}'s methods. */
@@ -123,11 +128,12 @@ export interface ApiClient {
    */
   getSnapshot(sessionId: string, page?: { before?: string; limit?: number } & CallOptions): Promise<SessionSnapshot>;
   /**
-   * `POST /sessions/:id/messages`: starts a turn. Sent with a fresh `Idempotency-Key` (or the
-   * one in `options.headers`), so resending it after a transient failure starts no second
-   * turn. @throws `turn_running`, `not_found`, `bad_request`
+   * `POST /sessions/:id/messages`: starts a turn. Sent with `key` as its `Idempotency-Key`
+   * (a fresh one when absent; one in `options.headers` wins), so resending it after a
+   * transient failure starts no second turn; pass the same `key` to send it again yourself.
+   * @throws `turn_running`, `not_found`, `bad_request`
    */
-  sendMessage(sessionId: string, text: string, options?: CallOptions): Promise<{ turnId: string }>;
+  sendMessage(sessionId: string, text: string, options?: CallOptions & { key?: string }): Promise<{ turnId: string }>;
   /**
    * `POST /sessions/:id/responses`: answers requests (1 to 100, each a different one).
    * Sending the same response again is safe: it answers `200` with the first resolution.

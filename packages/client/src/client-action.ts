@@ -19,12 +19,12 @@ export type ClientAction =
   | { type: "connection.changed"; connection: ConnectionState }
   /** The stream or the session setup failed in a way retrying cannot fix; the stream is closed. */
   | { type: "connection.failed"; error: Omit<ClientError, "source"> }
-  /** `send()` posted a message. */
-  | { type: "message.sending" }
-  /** The server accepted the message and started `turnId`. */
-  | { type: "message.accepted"; turnId: string }
-  /** `send()`, `cancelTurn()` or `deleteSession()` was refused. */
-  | { type: "command.failed"; error: ClientError }
+  /** `send()` posted a message, with this `Idempotency-Key`. */
+  | { type: "message.sending"; key?: string }
+  /** The server accepted the message sent with `key` and started `turnId`. */
+  | { type: "message.accepted"; turnId: string; key?: string }
+  /** `send()` (of the message sent with `key`), `cancelTurn()` or `deleteSession()` was refused. */
+  | { type: "command.failed"; error: ClientError; key?: string }
   /** An answer to an open request is in flight: `sent` is the answer. */
   | { type: "request.submitting"; requestId: string; sent: SentAnswer }
   /** An answer was refused (by the client's own check, the server, or the network); the request is open again. */

@@ -59,8 +59,11 @@ export interface ClientState {
   hydrated: boolean;
   /** The newest turn's id. */
   turnId: string | undefined;
-  /** A message sent whose turn has not started: `turnId` once the server accepted it. */
-  sending: { turnId?: string } | undefined;
+  /**
+   * A message sent whose turn has not started: its `Idempotency-Key`, and `turnId` once the
+   * server accepted it.
+   */
+  sending: { key?: string; turnId?: string } | undefined;
 }
 
 /** The state of a client before anything is known. */

@@ -30,6 +30,7 @@ export {
   initialClientState,
 } from "./client-state.js";
 export type { CommandError, CommandResult } from "./command-result.js";
+export { plainErrorMessage } from "./plain-error-message.js";
 export { reduceClientState } from "./reduce-client-state.js";
 export { settledState } from "./reduce-requests.js";
 export {

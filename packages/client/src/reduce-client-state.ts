@@ -25,15 +25,27 @@ export function reduceClientState(state: ClientState, action: ClientAction): Cli
     case "connection.failed":
       return commitState(state, { connection: "closed", error: { ...action.error, source: "connection" } });
     case "message.sending":
-      return commitState(state, { sending: {}, error: keepConnectionError(state) });
-    case "message.accepted":
-      if (!state.sending) return state;
-      return commitState(state, { sending: state.turnId === action.turnId ? undefined : { turnId: action.turnId } });
-    case "command.failed":
+      return commitState(state, {
+        sending: action.key === undefined ? {} : { key: action.key },
+        error: keepConnectionError(state),
+      });
+    case "message.accepted": {
+      const { sending } = state;
+      // Accepted after a later message was sent: that one is still on its way.
+      if (!sending || (action.key !== undefined && sending.key !== undefined && sending.key !== action.key))
+        return state;
+      return commitState(state, {
+        sending: state.turnId === action.turnId ? undefined : { ...sending, turnId: action.turnId },
+      });
+    }
+    case "command.failed": {
+      // A later message still on its way stays so.
+      const later = action.key !== undefined && state.sending?.key !== undefined && state.sending.key !== action.key;
       return commitState(state, {
         error: action.error,
-        ...(action.error.source === "send" ? { sending: undefined } : {}),
+        ...(action.error.source === "send" && !later ? { sending: undefined } : {}),
       });
+    }
     case "request.submitting":
       return commitState(state, { requests: markSubmitting(state.requests, action.requestId, action.sent) });
     case "request.failed":
@@ -54,7 +66,15 @@ function applyEvent(state: ClientState, event: ProtocolEvent): ClientState {
     case "turn.started": {
       patch.turnId = event.turnId;
       patch.error = keepConnectionError(state);
-      const ours = state.sending && (state.sending.turnId === undefined || state.sending.turnId === event.turnId);
+      const { sending } = state;
+      // A turn that names its message's key is that message's; one that names none (a
+      // server that keeps no keys) is taken for the message on its way.
+      const ours =
+        sending &&
+        (sending.turnId === event.turnId ||
+          (event.idempotencyKey === undefined
+            ? sending.turnId === undefined
+            : event.idempotencyKey === sending.key && sending.key !== undefined));
       if (ours) patch.sending = undefined;
       break;
     }

@@ -20,7 +20,10 @@ export function sseTransport(options: SseTransportOptions): Transport {
     async send(sessionId, command) {
       switch (command.type) {
         case "message":
-          return { status: 202, body: await api.sendMessage(sessionId, command.text) };
+          return {
+            status: 202,
+            body: await api.sendMessage(sessionId, command.text, command.key === undefined ? {} : { key: command.key }),
+          };
         case "responses": {
           const { status, resolutions } = await api.respond(sessionId, command.responses);
           return { status, body: { resolutions } };

@@ -3,8 +3,8 @@ import type { ConnectionState } from "./client-state.js";
 
 /** A command of wire protocol v1, as a client sends it for one session. */
 export type AgentCommand =
-  /** `POST /sessions/:id/messages` */
-  | { type: "message"; text: string }
+  /** `POST /sessions/:id/messages`, with `key` as its `Idempotency-Key` (a fresh one when absent) */
+  | { type: "message"; text: string; key?: string }
   /** `POST /sessions/:id/responses` */
   | { type: "responses"; responses: InputResponse[] }
   /** `POST /sessions/:id/cancel` with `{}`, or `{turnId}` to stop that turn only */

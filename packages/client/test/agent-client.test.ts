@@ -208,3 +208,117 @@ describe("AgentClient against the real fetch handler", () => {
     expect(again.getSnapshot().error).toMatchObject({ code: "not_found", source: "delete" });
   });
 });
+
+describe("AgentClient when messages fail on the way", () => {
+  const fast = { initialDelayMs: 5, maxDelayMs: 20, maxRetries: 3 };
+  type Fate = "lost" | "refused" | "hang" | ((request: Request) => Promise<void>);
+
+  /**
+   * A client whose `fetch` meets the fates queued for each message's text in turn: `lost`
+   * (the server takes it, the answer never comes back), `refused` (it never gets there),
+   * `hang` (no answer until the attempt's timeout), or a function awaited before it goes
+   * through.
+   */
+  async function flakyClient(script: Script) {
+    server ??= await startAgentServer(script);
+    const through = server.fetch;
+    const fates = new Map<string, Fate[]>();
+    const keys: (string | null)[] = [];
+    const fetch = async (input: string, init?: RequestInit) => {
+      const request = new Request(input, init);
+      if (!(request.method === "POST" && input.endsWith("/messages"))) return through(input, init);
+      keys.push(request.headers.get("idempotency-key"));
+      const { text } = (await request.clone().json()) as { text: string };
+      const fate = fates.get(text)?.shift();
+      if (fate === "refused") throw new TypeError("fetch failed");
+      if (fate === "hang") {
+        return new Promise<Response>((_resolve, reject) =>
+          init?.signal?.addEventListener("abort", () => reject(init.signal!.reason)),
+        );
+      }
+      if (typeof fate === "function") await fate(request);
+      const response = await through(input, init);
+      if (fate === "lost") throw new TypeError("network connection lost");
+      return response;
+    };
+    const client = follow(createAgentClient({ url: server.url, fetch, retry: fast, timeoutMs: 200 }));
+    clients.push(client);
+    await client.ready;
+    return { client, fates, keys };
+  }
+
+  const turnsStarted = async (sessionId: string) =>
+    (await server!.runtime.readEvents(sessionId, 0)).filter((event) => event.type === "turn.started");
+
+  it("reports a message the server took as sent, when the stream shows its turn though every attempt failed", async () => {
+    const { client, fates } = await flakyClient([{ text: "Hello." }]);
+    await client.createSession();
+    await waitFor(client, (s) => s.connection === "open");
+    fates.set("hi", ["lost", "refused", "refused", "refused"]);
+    const result = await client.send("hi");
+    expect(result).toMatchObject({ ok: true, status: 202, body: { turnId: expect.any(String) } });
+    const state = await waitFor(client, (s) => s.status === "idle" && textOf(s) === "Hello.");
+    expect(state.error).toBeUndefined();
+    expect(state.sending).toBeUndefined();
+    expect(await turnsStarted(state.sessionId!)).toHaveLength(1);
+  });
+
+  it("sends the same text again under the same key after a failure, so a message the server took is not taken twice", async () => {
+    const { client, fates, keys } = await flakyClient([{ text: "Hello." }, { text: "Again." }]);
+    await client.createSession();
+    client.close(); // no stream: the client cannot learn that the server took it
+    fates.set("hi", ["lost", "refused", "refused", "refused"]);
+    expect(await client.send("hi")).toMatchObject({ ok: false, error: { code: "network" } });
+    expect(client.getSnapshot().error).toMatchObject({ code: "network", source: "send" });
+    expect(await client.send("hi")).toMatchObject({ ok: true, status: 202 });
+    expect(new Set(keys).size).toBe(1);
+    const sessionId = client.getSnapshot().sessionId!;
+    await server!.runtime.idle();
+    expect(await turnsStarted(sessionId)).toHaveLength(1);
+    // Another text is another message, with a key of its own.
+    expect(await client.send("something else")).toMatchObject({ ok: true });
+    expect(new Set(keys).size).toBe(2);
+    await server!.runtime.idle();
+    expect(await turnsStarted(sessionId)).toHaveLength(2);
+  });
+
+  it("sends messages one at a time: a second one waits while the first is still being resent", async () => {
+    const { client, fates } = await flakyClient([{ text: "One." }, { text: "Two." }]);
+    await client.createSession();
+    await waitFor(client, (s) => s.connection === "open");
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The first does not get through, and its resend is held back until the second was sent.
+    fates.set("first", ["refused", () => held]);
+    const first = client.send("first");
+    const second = client.send("second");
+    setTimeout(release, 50);
+    expect(await first).toMatchObject({ ok: true, status: 202 });
+    expect(await second).toMatchObject({ ok: true, status: 202 });
+    await waitFor(client, (s) => s.status === "idle" && textOf(s) === "Two.");
+    const users = client.getSnapshot().messages.filter((message) => message.role === "user");
+    expect(
+      users.map((message) => message.parts.map((part) => (part.type === "text" ? part.text : "")).join("")),
+    ).toEqual(["first", "second"]);
+  });
+
+  it("stops the turn of a message still being resent once the server has taken it", async () => {
+    const words = Array.from({ length: 200 }, (_, index) => `w${index}`).join(" ");
+    server = await startAgentServer([{ text: words }], { chunkDelayMs: 20 });
+    const { client, fates } = await flakyClient([]);
+    await client.createSession();
+    await waitFor(client, (s) => s.connection === "open");
+    fates.set("talk a lot", ["refused", "hang"]);
+    const sending = client.send("talk a lot");
+    const stopped = client.cancelTurn();
+    expect(await sending).toMatchObject({ ok: true, status: 202 });
+    expect(await stopped).toMatchObject({ ok: true, status: 202 });
+    const sessionId = client.getSnapshot().sessionId!;
+    await server.runtime.idle();
+    const events = await server.runtime.readEvents(sessionId, 0);
+    expect(events.at(-1)).toMatchObject({ type: "turn.cancelled" });
+    expect(events.filter((event) => event.type === "turn.started")).toHaveLength(1);
+  });
+});

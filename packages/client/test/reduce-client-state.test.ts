@@ -149,6 +149,28 @@ describe("client status", () => {
     expect(reduceClientState(started, { type: "message.accepted", turnId: "t_1" })).toBe(started);
   });
 
+  it("takes a turn that names another message's key for someone else's, and its own by its key", () => {
+    const idle = fold(hydrated(), asEvents(upTo(1)));
+    const sending = reduceClientState(idle, { type: "message.sending", key: "k-mine" });
+    const turn = (seq: number, turnId: string, idempotencyKey: string) => ({
+      type: "event" as const,
+      event: { ...eventAt(2), seq, turnId, idempotencyKey } as ProtocolEvent,
+    });
+    const theirs = reduceClientState(sending, turn(2, "t_theirs", "k-theirs"));
+    expect(theirs).toMatchObject({ status: "submitting", sending: { key: "k-mine" }, turnId: "t_theirs" });
+    // An acceptance of an earlier message leaves this one on its way.
+    expect(reduceClientState(theirs, { type: "message.accepted", turnId: "t_old", key: "k-old" })).toBe(theirs);
+    // So does the failure of an earlier one.
+    const failed = reduceClientState(theirs, {
+      type: "command.failed",
+      error: { code: "network", message: "offline", source: "send" },
+      key: "k-old",
+    });
+    expect(failed).toMatchObject({ sending: { key: "k-mine" }, error: { code: "network" } });
+    const mine = reduceClientState(failed, turn(3, "t_mine", "k-mine"));
+    expect(mine).toMatchObject({ sending: undefined, turnId: "t_mine", error: undefined });
+  });
+
   it("is reconnecting while the stream is reopened, and error when it cannot be", () => {
     const open = reduceClientState(hydrated(), { type: "connection.changed", connection: "open" });
     expect(reduceClientState(open, { type: "connection.changed", connection: "reconnecting" }).status).toBe(

@@ -56,7 +56,11 @@ function streamed<const T extends string, S extends z.core.$ZodLooseShape>(type:
 /** Every event of wire protocol v1, one schema each. */
 export const EventSchemas = {
   "session.created": event("session.created", {}),
-  "turn.started": event("turn.started", { turnId: z.string(), cause: z.enum(["message", "responses"]) }),
+  "turn.started": event("turn.started", {
+    turnId: z.string(),
+    cause: z.enum(["message", "responses"]),
+    idempotencyKey: z.optional(z.string()),
+  }),
   "message.started": event("message.started", { messageId: z.string(), role: MessageRole }),
   "text.delta": streamed("text.delta", { messageId: z.string(), delta: z.string() }),
   "reasoning.delta": streamed("reasoning.delta", { messageId: z.string(), delta: z.string() }),

@@ -36,8 +36,12 @@ export type EventEnvelope<T extends EventType> = {
 export interface EventPayloads {
   /** The session was created; it carries nothing else. */
   "session.created": Record<never, never>;
-  /** A turn began, started by a person's message or by answers to parked requests. */
-  "turn.started": { turnId: string; cause: "message" | "responses" };
+  /**
+   * A turn began, started by a person's message or by answers to parked requests. A message
+   * sent with an `Idempotency-Key` names it here, so its sender knows the message was taken
+   * even when the answer to its `POST` was lost.
+   */
+  "turn.started": { turnId: string; cause: "message" | "responses"; idempotencyKey?: string };
   /** A message began; its parts follow as deltas and tool calls. */
   "message.started": { messageId: string; role: MessageRole };
   /** More text of a message: `delta` is appended to its text part. */

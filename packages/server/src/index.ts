@@ -45,6 +45,7 @@ export type { RuntimeTool } from "./runtime/tool-registry.js";
 export { memoryStore } from "./store/memory-store.js";
 export type { SnapshotPage } from "./store/project-events.js";
 export type {
+  KeyedMessage,
   ListSessionsOptions,
   RequestRecord,
   Resolution,

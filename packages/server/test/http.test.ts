@@ -158,12 +158,31 @@ describe("messages with an Idempotency-Key", () => {
     // Parked now: a repeat is still a repeat, not a new message that would cancel the parked turn.
     expect(await message(id, "go", "key-1")).toMatchObject({ status: 200, body: { turnId: [...turnIds][0] } });
     const events = await server.events(id);
-    expect(events.filter((event) => event.type === "turn.started")).toHaveLength(1);
+    // The turn names the key, so a sender whose answer was lost still learns its message was taken.
+    expect(events.filter((event) => event.type === "turn.started")).toEqual([
+      expect.objectContaining({ cause: "message", idempotencyKey: "key-1" }),
+    ]);
     expect((await server.snapshot(id)).status).toBe("waiting");
     // A new key is a new message.
     expect((await message(id, "go", "key-2")).status).toBe(202);
     await server.runtime.idle();
     expect((await server.events(id)).filter((event) => event.type === "turn.started")).toHaveLength(2);
+  });
+
+  it("recognizes a late resend after later messages overtook it, for the session's last 8 keyed messages", async () => {
+    server = startServer(scriptedModel(Array.from({ length: 12 }, () => ({ text: "Hi." }))));
+    const id = await server.session();
+    const turns: string[] = [];
+    for (let index = 0; index < 9; index += 1) {
+      const response = await message(id, `message ${index}`, `key-${index}`);
+      expect(response.status).toBe(202);
+      turns.push(response.body.turnId);
+      await server.runtime.idle();
+    }
+    // key-1 is the oldest of the last 8: still a repeat.
+    expect(await message(id, "message 1", "key-1")).toMatchObject({ status: 200, body: { turnId: turns[1] } });
+    // key-0 was forgotten: taken as a new message.
+    expect((await message(id, "message 0", "key-0")).status).toBe(202);
   });
 
   it("refuses a key used for another text, or one that is not 1 to 200 visible characters, and changes nothing", async () => {

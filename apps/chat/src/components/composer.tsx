@@ -1,5 +1,6 @@
+import { plainErrorMessage } from "@hitl-kit/client";
 import type { AgentView } from "@hitl-kit/react";
-import { type FormEvent, type KeyboardEvent, useId, useState } from "react";
+import { type FormEvent, type KeyboardEvent, useId, useLayoutEffect, useRef, useState } from "react";
 
 /** Props of {@link Composer}. */
 export interface ComposerProps {
@@ -21,6 +22,10 @@ export function Composer({ agent, placeholder = "Ask for a poster, a refund or t
   const [text, setText] = useState("");
   const id = useId();
   const running = agent.status === "streaming" || agent.status === "submitting";
+  const stopShownAt = useRef(0);
+  useLayoutEffect(() => {
+    if (running) stopShownAt.current = performance.now();
+  }, [running]);
   const canSend = text.trim() !== "" && agent.status !== "connecting";
   const refused = agent.error?.source === "send" || agent.error?.source === "cancelTurn" ? agent.error : undefined;
 
@@ -48,7 +53,7 @@ export function Composer({ agent, placeholder = "Ask for a poster, a refund or t
       {refused ? (
         <p className="chat-composer__error" role="alert" id={`${id}-error`}>
           {refused.source === "cancelTurn" ? "Could not stop: " : "Not sent: "}
-          {refused.message}
+          {plainErrorMessage(refused)}
         </p>
       ) : null}
       <div className="chat-composer__box">
@@ -66,7 +71,15 @@ export function Composer({ agent, placeholder = "Ask for a poster, a refund or t
           onKeyDown={onKeyDown}
         />
         {running ? (
-          <button type="button" className="chat-button chat-button--stop" onClick={() => void agent.cancelTurn()}>
+          <button
+            type="button"
+            className="chat-button chat-button--stop"
+            onClick={() => {
+              // Stop takes Send's place: the second click of a double click on Send is no Stop.
+              if (performance.now() - stopShownAt.current < DOUBLE_CLICK_MS) return;
+              void agent.cancelTurn();
+            }}
+          >
             Stop
           </button>
         ) : (
@@ -81,3 +94,6 @@ export function Composer({ agent, placeholder = "Ask for a poster, a refund or t
     </form>
   );
 }
+
+/** Clicks closer together than this make one double click (the common default is 500 ms). */
+const DOUBLE_CLICK_MS = 500;

@@ -1,4 +1,4 @@
-import type { RequestState, RequestStatus, TypedInputRequest } from "@hitl-kit/client";
+import { plainErrorMessage, type RequestState, type RequestStatus, type TypedInputRequest } from "@hitl-kit/client";
 import { type ReactNode, useId, useRef } from "react";
 import { labelOf } from "./schema-node.js";
 import { useFocusOnAppear } from "./use-focus-on-appear.js";
@@ -83,7 +83,7 @@ export function WidgetFrame(props: WidgetFrameProps) {
       </p>
       {props.status === "error" ? (
         <div className="hitl-alert" role="alert">
-          <p>{props.error.message}</p>
+          <p>{plainErrorMessage(props.error)}</p>
           {showIssues && props.error.issues && props.error.issues.length > 0 ? (
             <ul className="hitl-issues">
               {props.error.issues.map((issue) => (

@@ -87,9 +87,10 @@ export interface AgentRuntime {
   /** Listens to a session's new events in this process; `onEnd` is called when the session is deleted. */
   subscribe(sessionId: string, listener: EventListener, onEnd?: () => void): () => void;
   /**
-   * Starts a turn from a person's message. With a `key` (the client's `Idempotency-Key`),
-   * the same message sent again under the same key, until the session's next keyed message,
-   * starts no second turn: it answers the first one's `turnId` with `repeated: true`.
+   * Starts a turn from a person's message. With a `key` (the client's `Idempotency-Key`,
+   * named in the `turn.started` event), the same message sent again under the same key
+   * starts no second turn: it answers the first one's `turnId` with `repeated: true`. A
+   * session remembers the keys of its last 8 keyed messages.
    * @throws `not_found`, `turn_running`, `bad_request` (the key was used for another text)
    */
   sendMessage(sessionId: string, text: string, options?: { key?: string }): Promise<SentMessage>;
@@ -414,15 +415,15 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     sendMessage(sessionId, text, { key } = {}) {
       return withSession(sessionId, async (session): Promise<SentMessage> => {
         const digest = key === undefined ? undefined : textDigest(text);
-        const last = session.lastMessage;
-        if (key !== undefined && last?.key === key) {
-          if (last.digest !== digest) {
+        const known = key === undefined ? undefined : session.keyedMessages?.find((sent) => sent.key === key);
+        if (known) {
+          if (known.digest !== digest) {
             throw new ProtocolError(
               "bad_request",
               `The Idempotency-Key ${JSON.stringify(key)} was already used for another message in this session; send a new message with a new key.`,
             );
           }
-          return { turnId: last.turnId, repeated: true };
+          return { turnId: known.turnId, repeated: true };
         }
         if (closing) throw shuttingDown();
         if (session.status === "running" || session.status === "resuming") {
@@ -451,7 +452,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           ...ended,
           events: [
             ...(ended.events ?? []),
-            { type: "turn.started", turnId, cause: "message" },
+            { type: "turn.started", turnId, cause: "message", ...(key === undefined ? {} : { idempotencyKey: key }) },
             { type: "message.started", messageId, role: "user" },
             { type: "text.delta", messageId, delta: text },
             { type: "message.completed", messageId },
@@ -464,7 +465,9 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
             step: 0,
             stepOpen: false,
             ...(session.title === undefined ? { title: text.slice(0, 80) } : {}),
-            ...(key === undefined || digest === undefined ? {} : { lastMessage: { key, digest, turnId } }),
+            ...(key === undefined || digest === undefined
+              ? {}
+              : { keyedMessages: [...(session.keyedMessages ?? []), { key, digest, turnId }].slice(-KEYED_MESSAGES) }),
           },
         });
         driver.kick(sessionId);
@@ -631,6 +634,12 @@ function view(record: RequestRecord): ResolutionView {
     ...(reason === undefined ? {} : { reason }),
   };
 }
+
+/**
+ * How many keyed messages a session remembers: a client resends one for seconds, while at
+ * most a message or two of other tabs can overtake it.
+ */
+const KEYED_MESSAGES = 8;
 
 /** What a keyed message is compared by: its text's SHA-256, so the session keeps 43 characters, not the text. */
 function textDigest(text: string): string {

@@ -42,16 +42,27 @@ export interface SessionRecord {
   /** Tools the person approved in this session (for `once()`). */
   approvedTools: string[];
   /**
-   * The last message sent with an `Idempotency-Key`: the key, a digest of its text and the
-   * turn it started, so the same message sent again is recognized as a repeat.
+   * The last few messages sent with an `Idempotency-Key`, oldest first: each key, a digest
+   * of its text and the turn it started, so the same message sent again is recognized as a
+   * repeat (even after later messages overtook it).
    */
-  lastMessage?: { key: string; digest: string; turnId: string };
+  keyedMessages?: KeyedMessage[];
   /** The first words of the first message, for session lists. */
   title?: string;
   /** The `seq` of the session's newest event; 0 before its first (the store assigns it). */
   lastSeq: number;
   /** How many model messages the transcript holds (kept by the store). */
   transcriptLength: number;
+}
+
+/** A message that came with an `Idempotency-Key`, as its session remembers it. */
+export interface KeyedMessage {
+  /** The client's key. */
+  key: string;
+  /** The SHA-256 of the message's text (base64url), to refuse the key with another text. */
+  digest: string;
+  /** The turn the message started. */
+  turnId: string;
 }
 
 /** A session in a list: enough to show it in a sidebar. */
@@ -161,7 +172,9 @@ export interface WriteBatch {
   /** Events to append; the store assigns `seq`, `sessionId` and `at`. */
   events?: EventInput[];
   /** Session fields to change; the store keeps `lastSeq`, `updatedAt` and `transcriptLength` itself. */
-  session?: Partial<Pick<SessionRecord, "status" | "turnId" | "step" | "stepOpen" | "approvedTools" | "title">>;
+  session?: Partial<
+    Pick<SessionRecord, "status" | "turnId" | "step" | "stepOpen" | "approvedTools" | "title" | "keyedMessages">
+  >;
   /** Model messages to append to the transcript. */
   transcript?: LanguageModelV4Message[];
   /** Tool calls to insert or replace (by id). */

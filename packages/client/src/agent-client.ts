@@ -50,7 +50,7 @@ export class AgentClient {
   #state: ClientState;
   #creating: Promise<string> | undefined;
   /** The last message sent, until its request settles: the next waits for it, and so does a cancel. */
-  #sends: Promise<unknown> = Promise.resolve();
+  #sends: Promise<CommandResult | undefined> = Promise.resolve(undefined);
   /** A message whose sending failed: sending the same text again reuses its key, so a message the server took after all is not taken twice. */
   #unsent: { text: string; key: string } | undefined;
   /** The turns the stream showed started by this client's keyed messages (the last few), by key. */
@@ -182,11 +182,15 @@ export class AgentClient {
    * Cancels the running or parked turn (`POST /sessions/:id/cancel`): the turn ends as
    * cancelled and its open requests are cancelled, each call with its one result. The
    * command names the turn this client shows (the one its last message started, or the
-   * newest it has seen), so it never stops a later turn it has not seen yet.
+   * newest it has seen), so it never stops a later turn it has not seen yet. While a
+   * message is still on its way, it waits for it: once taken, its turn is stopped; if it
+   * never got through, there is nothing to stop and nothing is sent (`status` 200).
    */
   async cancelTurn(): Promise<CommandResult> {
-    // A message still on its way (resent, say) may yet start a turn: stop that one, once known.
-    if (this.#state.sending && this.#state.sending.turnId === undefined) await this.#sends;
+    if (this.#state.sending && this.#state.sending.turnId === undefined) {
+      const sent = await this.#sends;
+      if (sent && !sent.ok) return { ok: true, status: 200, body: {} };
+    }
     const { sending, turnId } = this.#state;
     const shown = sending ? sending.turnId : turnId;
     return this.#command({ type: "cancel", ...(shown === undefined ? {} : { turnId: shown }) }, "cancelTurn");

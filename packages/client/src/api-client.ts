@@ -154,6 +154,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       ...streamOptions,
       sessionId,
       ...(options.reconnect ? { backoff: options.reconnect } : {}),
+      ...(options.streamSilenceMs === undefined ? {} : { silenceMs: options.streamSilenceMs }),
     });
 
   return {

@@ -25,6 +25,12 @@ export interface ApiClientOptions {
   /** How event streams wait before reconnecting. */
   reconnect?: BackoffOptions;
   /**
+   * How long an event stream may stay silent — no answer, no event, no heartbeat — before
+   * it counts as dropped and is reopened (default 45 000 ms: three of the server's 15 s
+   * heartbeats; keep it above three `heartbeatMs` if you raise that).
+   */
+  streamSilenceMs?: number;
+  /**
    * How requests safe to send twice are resent after a transient failure (no answer, `503`,
    * `502`, `504`, `408`, a short `429`): reads, answers, `cancelTurn` and messages. Default
    * `{ maxRetries: 6 }` with the backoff of `reconnect`'s defaults; `false` sends each once.

@@ -23,6 +23,12 @@ export interface OpenEventStreamOptions extends StreamOptions {
   maxRetries?: number;
   /** When the events read are handed on (default: `defaultFrameScheduler()`, the display's frames). */
   frames?: FrameScheduler;
+  /**
+   * How long a stream may stay silent — no answer to the request, no event, no heartbeat —
+   * before it counts as dropped and is reopened (default 45 000 ms: three of the server's
+   * 15 s heartbeats). A connection that hangs is otherwise never given up.
+   */
+  silenceMs?: number;
 }
 
 /** Statuses worth retrying: the server is busy, restarting or rate limiting. */
@@ -42,11 +48,12 @@ const isRetryable = (status: number) => status === 408 || status === 429 || stat
  */
 export function openEventStream(connect: ConnectStream, options: OpenEventStreamOptions): () => void {
   const { sink, lastSeq, backoff, sessionId, maxRetries = Number.POSITIVE_INFINITY, frames } = options;
+  const silenceMs = options.silenceMs ?? 45_000;
   const abort = new AbortController();
   const run = async () => {
     sink.connection("connecting");
     for (let attempt = 0; ; ) {
-      const outcome = await readOnce(connect, lastSeq(), sessionId, sink, abort.signal, frames);
+      const outcome = await readOnce(connect, lastSeq(), sessionId, sink, abort.signal, frames, silenceMs);
       if (abort.signal.aborted) return;
       if (outcome.kind === "fatal") return sink.fail(outcome.error);
       // Only a stream that delivered something resets the backoff, so a server that
@@ -77,10 +84,38 @@ async function readOnce(
   sink: EventSink,
   signal: AbortSignal,
   frames: FrameScheduler | undefined,
+  silenceMs: number,
+): Promise<ReadOutcome> {
+  // This connection ends when the stream is closed, or when it has been silent too long.
+  const connection = new AbortController();
+  const drop = () => connection.abort();
+  signal.addEventListener("abort", drop, { once: true });
+  let silence = setTimeout(drop, silenceMs);
+  const heard = () => {
+    clearTimeout(silence);
+    silence = setTimeout(drop, silenceMs);
+  };
+  try {
+    return await readConnection(connect, after, sessionId, sink, signal, frames, connection.signal, heard);
+  } finally {
+    clearTimeout(silence);
+    signal.removeEventListener("abort", drop);
+  }
+}
+
+async function readConnection(
+  connect: ConnectStream,
+  after: number,
+  sessionId: string,
+  sink: EventSink,
+  signal: AbortSignal,
+  frames: FrameScheduler | undefined,
+  connection: AbortSignal,
+  heard: () => void,
 ): Promise<ReadOutcome> {
   let response: Response;
   try {
-    response = await connect(after, signal);
+    response = await connect(after, connection);
   } catch {
     return { kind: "dropped", progressed: false };
   }
@@ -134,6 +169,7 @@ async function readOnce(
       const queued = settled;
       const { done, value } = await reading;
       if (done) return { kind: "dropped", progressed };
+      heard();
       if (performance.now() - waitStart > 1) sliceStart = performance.now(); // the read waited: a new task
       const text = decoder.decode(value, { stream: true });
       for (let at = 0; at < text.length; at += FEED_CHARS) {

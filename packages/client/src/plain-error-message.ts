@@ -7,8 +7,8 @@
  * @example
  * <p role="alert">{plainErrorMessage(state.error)}</p>
  */
-export function plainErrorMessage(error: { code: string; message: string }): string {
-  return plainWords[error.code] ?? error.message;
+export function plainErrorMessage(error: { code?: string; message: string }): string {
+  return (error.code === undefined ? undefined : plainWords[error.code]) ?? error.message;
 }
 
 const plainWords: Record<string, string> = {

@@ -304,6 +304,20 @@ describe("AgentClient when messages fail on the way", () => {
     ).toEqual(["first", "second"]);
   });
 
+  it("sends no cancel for a message that never got through, so another tab's turn goes on", async () => {
+    const { client: offline, fates } = await flakyClient(pickerScript);
+    const sessionId = await offline.createSession();
+    const other = await connect(pickerScript, sessionId);
+    await parkPicker(other); // the other tab's turn, parked on the picker
+    fates.set("refund 250", ["refused", "refused", "refused", "refused"]);
+    const sending = offline.send("refund 250");
+    const stopping = offline.cancelTurn();
+    expect(await sending).toMatchObject({ ok: false, error: { code: "network" } });
+    expect(await stopping).toMatchObject({ ok: true, status: 200 });
+    expect(server!.wire.filter((line) => line.endsWith("/cancel"))).toEqual([]);
+    expect(await server!.runtime.getSnapshot(sessionId)).toMatchObject({ status: "waiting" });
+  });
+
   it("stops the turn of a message still being resent once the server has taken it", async () => {
     const words = Array.from({ length: 200 }, (_, index) => `w${index}`).join(" ");
     server = await startAgentServer([{ text: words }], { chunkDelayMs: 20 });

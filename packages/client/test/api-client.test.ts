@@ -565,6 +565,48 @@ describe("createApiClient against the real fetch handler", () => {
       expect(seqs.at(-1)).toBeLessThan(lastSeq);
     });
 
+    it("gives up a stream that stays silent, before its answer or after some events, and reopens it", async () => {
+      const runtime = createAgentRuntime({
+        model: scriptedModel([{ text: "Reply one." }, { text: "Reply two." }]),
+        tools: [],
+        store: memoryStore(),
+      });
+      runtimes.push(runtime);
+      const handler = createFetchHandler(runtime, { identify: () => "tester", heartbeatMs: 60_000 });
+      const opened: string[] = [];
+      const hang = (signal: AbortSignal | null | undefined) =>
+        new Promise<never>((_resolve, reject) => signal?.addEventListener("abort", () => reject(signal.reason)));
+      const api = createApiClient({
+        url: base,
+        reconnect: { initialDelayMs: 1, maxDelayMs: 5 },
+        streamSilenceMs: 100,
+        fetch: async (url, init) => {
+          if (!url.endsWith("/events")) return handler(new Request(url, init));
+          opened.push(new Headers(init?.headers).get("last-event-id") ?? "");
+          // The first connection never answers; the second answers, sends its first chunk, then goes quiet.
+          if (opened.length === 1) return hang(init?.signal);
+          const response = await handler(new Request(url, init));
+          if (opened.length > 2) return response;
+          const reader = response.body!.getReader();
+          const first = await reader.read();
+          const body = new ReadableStream<Uint8Array>({
+            start: (controller) => controller.enqueue(first.value!),
+            pull: () => hang(init?.signal),
+          });
+          return new Response(body, { headers: response.headers });
+        },
+      });
+      const { sessionId } = await api.createSession();
+      for (const text of ["one", "two"]) {
+        await api.sendMessage(sessionId, text);
+        await runtime.idle();
+      }
+      const { lastSeq } = await api.getSnapshot(sessionId);
+      const events = await take(api.events(sessionId), lastSeq);
+      expect(events.map((event) => event.seq)).toEqual(Array.from({ length: lastSeq }, (_, index) => index + 1));
+      expect(opened.length).toBe(3);
+    });
+
     it("throws network after maxRetries reconnects in a row without an event", async () => {
       let attempts = 0;
       const api = createApiClient({

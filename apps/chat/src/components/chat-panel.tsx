@@ -1,4 +1,4 @@
-import type { ApiClient } from "@hitl-kit/client";
+import { type ApiClient, plainErrorMessage } from "@hitl-kit/client";
 import { useAgent, type WidgetRegistry } from "@hitl-kit/react";
 import type { ReactNode } from "react";
 import { useSessionHistoryRefresh } from "../session/use-session-history-refresh.js";
@@ -54,7 +54,7 @@ export function ChatPanel({ api, widgets, onNew, headerStart, title, notice, emp
           ) : null}
           {agent.error?.source === "connection" ? (
             <p className="chat-banner" role="alert">
-              {agent.error.message}
+              {plainErrorMessage(agent.error)}
             </p>
           ) : null}
           <Transcript agent={agent} widgets={widgets} empty={empty} />

@@ -1,4 +1,4 @@
-import type { ApiClient, SessionSummary } from "@hitl-kit/client";
+import { type ApiClient, plainErrorMessage, type SessionSummary } from "@hitl-kit/client";
 import { deleteSessionMutationOptions, sessionHistoryQueryOptions } from "@hitl-kit/react/query";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { hashForSession } from "../session/use-session-id.js";
@@ -55,12 +55,12 @@ export function SessionSidebar({ api, currentId, onNew, onNavigate, onDeleted, e
       <h2 className="chat-sidebar__heading">Recent</h2>
       {history.isError ? (
         <p className="chat-sidebar__error" role="alert">
-          Could not load your chats: {history.error.message}
+          Could not load your chats: {plainErrorMessage(history.error)}
         </p>
       ) : null}
       {remove.isError ? (
         <p className="chat-sidebar__error" role="alert">
-          Could not delete the chat: {remove.error.message}
+          Could not delete the chat: {plainErrorMessage(remove.error)}
         </p>
       ) : null}
       <ul className="chat-sidebar__list">

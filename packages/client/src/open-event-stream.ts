@@ -53,7 +53,7 @@ export function openEventStream(connect: ConnectStream, options: OpenEventStream
   const run = async () => {
     sink.connection("connecting");
     for (let attempt = 0; ; ) {
-      const outcome = await readOnce(connect, lastSeq(), sessionId, sink, abort.signal, frames, silenceMs);
+      const outcome = await readOnce(connect, lastSeq(), { sessionId, sink, signal: abort.signal, frames }, silenceMs);
       if (abort.signal.aborted) return;
       if (outcome.kind === "fatal") return sink.fail(outcome.error);
       // Only a stream that delivered something resets the backoff, so a server that
@@ -77,45 +77,45 @@ export function openEventStream(connect: ConnectStream, options: OpenEventStream
   };
 }
 
+/** What one read of the stream needs: where events go, and when the stream is closed for good (`signal`). */
+interface ReadContext {
+  sessionId: string;
+  sink: EventSink;
+  signal: AbortSignal;
+  frames: FrameScheduler | undefined;
+}
+
 async function readOnce(
   connect: ConnectStream,
   after: number,
-  sessionId: string,
-  sink: EventSink,
-  signal: AbortSignal,
-  frames: FrameScheduler | undefined,
+  context: ReadContext,
   silenceMs: number,
 ): Promise<ReadOutcome> {
   // This connection ends when the stream is closed, or when it has been silent too long.
   const connection = new AbortController();
   const drop = () => connection.abort();
-  signal.addEventListener("abort", drop, { once: true });
+  context.signal.addEventListener("abort", drop, { once: true });
   let silence = setTimeout(drop, silenceMs);
   const heard = () => {
     clearTimeout(silence);
     silence = setTimeout(drop, silenceMs);
   };
   try {
-    return await readConnection(connect, after, sessionId, sink, signal, frames, connection.signal, heard);
+    return await readConnection(() => connect(after, connection.signal), context, heard);
   } finally {
     clearTimeout(silence);
-    signal.removeEventListener("abort", drop);
+    context.signal.removeEventListener("abort", drop);
   }
 }
 
 async function readConnection(
-  connect: ConnectStream,
-  after: number,
-  sessionId: string,
-  sink: EventSink,
-  signal: AbortSignal,
-  frames: FrameScheduler | undefined,
-  connection: AbortSignal,
+  connect: () => Promise<Response>,
+  { sessionId, sink, signal, frames }: ReadContext,
   heard: () => void,
 ): Promise<ReadOutcome> {
   let response: Response;
   try {
-    response = await connect(after, connection);
+    response = await connect();
   } catch {
     return { kind: "dropped", progressed: false };
   }

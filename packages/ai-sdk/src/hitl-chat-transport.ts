@@ -1,3 +1,4 @@
+import { isIdempotencyKey } from "@hitl-kit/protocol";
 import { type ChatTransport, isToolUIPart, type UIMessage, type UIMessageChunk } from "ai";
 import { chunkStream, followEvents, type StreamEnd } from "./chunk-stream.js";
 import { collectResponses } from "./collect-responses.js";
@@ -77,7 +78,7 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
         if (text.trim() === "") throw new Error("hitl-kit sends text messages; this message has no text.");
         const { sessionId, snapshot } = (await open(chatId, true, extra))!;
         // The chat's own id for the message is its key: the same message sent again is a repeat.
-        await http.sendMessage(sessionId, text, /^[\x21-\x7e]{1,200}$/.test(last.id) ? last.id : undefined, extra);
+        await http.sendMessage(sessionId, text, isIdempotencyKey(last.id) ? last.id : undefined, extra);
         return stream(sessionId, snapshot.lastSeq, new EventChunker(), "message", abortSignal, extra);
       }
       const session = await open(chatId, false, extra);

@@ -24,13 +24,12 @@ const transientStatuses = new Set([408, 502, 503, 504]);
 export function retryDelay(error: unknown, attempt: number, options: RetryOptions = {}): number | undefined {
   const { maxRetries = 6, maxDelayMs = 5_000 } = options;
   if (!(error instanceof ApiError) || attempt >= maxRetries) return undefined;
-  if (error.code === "network" || transientStatuses.has(error.status)) return backoffDelay(attempt, options);
-  if (error.status === 429) {
-    const seconds = (error.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
-    const wait = typeof seconds === "number" ? seconds * 1_000 : backoffDelay(attempt, options);
-    return wait <= maxDelayMs ? Math.max(wait, backoffDelay(attempt, options)) : undefined;
-  }
-  return undefined;
+  const backoff = backoffDelay(attempt, options);
+  if (error.code === "network" || transientStatuses.has(error.status)) return backoff;
+  if (error.status !== 429) return undefined;
+  const seconds = (error.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+  const wait = typeof seconds === "number" ? Math.max(seconds * 1_000, backoff) : backoff;
+  return wait <= maxDelayMs ? wait : undefined;
 }
 
 /** A fresh `Idempotency-Key`: 128 random bits as 22 base64url characters (`getRandomValues` works outside secure contexts too). */

@@ -65,6 +65,13 @@ function setup(
   return { runtime, api, sent };
 }
 
+/** A runtime with the scripted replies and no tools, and its fetch handler for one caller. */
+function replying(script: Script) {
+  const runtime = createAgentRuntime({ model: scriptedModel(script), tools: [], store: memoryStore() });
+  runtimes.push(runtime);
+  return { runtime, handler: createFetchHandler(runtime, { identify: () => "tester", heartbeatMs: 60_000 }) };
+}
+
 const pickerScript: Script = [{ text: "Pick a template.", toolCalls: [pickCall] }, { text: "Nice choice." }];
 
 /** Creates a session, sends a message and waits until the turn parks on the picker. */
@@ -531,13 +538,9 @@ describe("createApiClient against the real fetch handler", () => {
     });
 
     it("resumes after the last event received when the stream drops, each event once", async () => {
-      const runtime = createAgentRuntime({
-        model: scriptedModel(Array.from({ length: 3 }, (_, index) => ({ text: `Reply number ${index}.` }))),
-        tools: [],
-        store: memoryStore(),
-      });
-      runtimes.push(runtime);
-      const handler = createFetchHandler(runtime, { identify: () => "tester" });
+      const { runtime, handler } = replying(
+        Array.from({ length: 3 }, (_, index) => ({ text: `Reply number ${index}.` })),
+      );
       const resumedFrom: (string | null)[] = [];
       const api = createApiClient({
         url: base,
@@ -566,13 +569,7 @@ describe("createApiClient against the real fetch handler", () => {
     });
 
     it("gives up a stream that stays silent, before its answer or after some events, and reopens it", async () => {
-      const runtime = createAgentRuntime({
-        model: scriptedModel([{ text: "Reply one." }, { text: "Reply two." }]),
-        tools: [],
-        store: memoryStore(),
-      });
-      runtimes.push(runtime);
-      const handler = createFetchHandler(runtime, { identify: () => "tester", heartbeatMs: 60_000 });
+      const { runtime, handler } = replying([{ text: "Reply one." }, { text: "Reply two." }]);
       const opened: string[] = [];
       const hang = (signal: AbortSignal | null | undefined) =>
         new Promise<never>((_resolve, reject) => signal?.addEventListener("abort", () => reject(signal.reason)));

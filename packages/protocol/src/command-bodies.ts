@@ -28,6 +28,14 @@ export interface SendMessageBody {
   text: string;
 }
 
+/**
+ * Whether `key` may be a message's `Idempotency-Key` header: 1 to 200 visible ASCII
+ * characters (a UUID, say). Servers refuse others with `bad_request`.
+ */
+export function isIdempotencyKey(key: string): boolean {
+  return /^[\x21-\x7e]{1,200}$/.test(key);
+}
+
 /** Body of `POST /sessions`: an object, `{}` today. */
 export type CreateSessionBody = { [key: string]: unknown };
 

@@ -23,13 +23,14 @@ export {
   type QuestionInputOf,
   type QuestionInputSchema,
 } from "./ask-question.js";
-export type {
-  CancelBody,
-  CreateSessionBody,
-  InputResponse,
-  RespondBody,
-  ResponseAction,
-  SendMessageBody,
+export {
+  type CancelBody,
+  type CreateSessionBody,
+  type InputResponse,
+  isIdempotencyKey,
+  type RespondBody,
+  type ResponseAction,
+  type SendMessageBody,
 } from "./command-bodies.js";
 export { decodeEvent, type EventFrame, eventFrameDecoder, parseErrorBody, parseSnapshot } from "./decode-wire.js";
 export {

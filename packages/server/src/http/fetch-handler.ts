@@ -1,4 +1,4 @@
-import { ProtocolError } from "@hitl-kit/protocol";
+import { isIdempotencyKey, ProtocolError } from "@hitl-kit/protocol";
 import type { AgentRuntime } from "../runtime/agent-runtime.js";
 import { type Caller, type Identify, identifyCaller, identityCookieHeader } from "./caller.js";
 import { clientAddress } from "./client-address.js";
@@ -228,7 +228,7 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
 function idempotencyKey(request: Request): string | undefined {
   const key = request.headers.get("idempotency-key");
   if (key === null) return undefined;
-  if (!/^[\x21-\x7e]{1,200}$/.test(key)) {
+  if (!isIdempotencyKey(key)) {
     throw new ProtocolError(
       "bad_request",
       "The Idempotency-Key header must be 1 to 200 visible ASCII characters, such as a UUID.",

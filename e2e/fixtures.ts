@@ -12,7 +12,7 @@ export class Chat {
 
   async send(text: string): Promise<void> {
     await this.page.getByRole("textbox", { name: "Message" }).fill(text);
-    await this.page.getByRole("button", { name: "Send" }).click();
+    await this.page.getByRole("button", { name: "Send", exact: true }).click();
   }
 
   /** The newest widget for a tool. */

@@ -89,3 +89,39 @@ test("a message whose reply is lost, and an answer refused by a restarting serve
   const calls = snapshot.messages.flatMap((message) => message.parts.filter((part) => part.type === "tool"));
   expect(calls).toEqual([expect.objectContaining({ toolName: "refund_charge", state: "done", outcome: "ok" })]);
 });
+
+test("a message the server could not take stays in place, and sent again it shows once and starts one turn", async ({
+  chat,
+  demo,
+  page,
+}) => {
+  const keys: string[] = [];
+  let refuse = true;
+  await page.route(/\/api\/agent\/sessions\/[^/]+\/messages$/, async (route) => {
+    keys.push(route.request().headers()["idempotency-key"] ?? "");
+    if (!refuse) return route.continue();
+    // A server fault is not resent by itself: the message is not sent at once.
+    return route.fulfill({ status: 500, json: { error: { code: "internal", message: "Something broke." } } });
+  });
+
+  await chat.send("refund 1500");
+  const mine = chat.conversation.getByRole("article", { name: "You" });
+  await expect(mine).toHaveAttribute("data-state", "failed");
+  await expect(mine).toContainText("refund 1500");
+  const unsent = chat.conversation.getByRole("alert");
+  await expect(unsent).toContainText("Not sent: Something went wrong on the server.");
+  await expect(page.getByRole("textbox", { name: "Message" })).toHaveValue("");
+
+  refuse = false;
+  await unsent.getByRole("button", { name: "Send again" }).click();
+  await expect(chat.widget("refund_charge")).toHaveAttribute("data-state", "pending");
+  await expect(mine).toHaveCount(1);
+  await expect(mine).toHaveAttribute("data-state", "complete");
+  await expect(unsent).toHaveCount(0);
+  // Sent again under the same key, so had the first reached the server it would be a repeat.
+  expect(keys).toHaveLength(2);
+  expect(new Set(keys).size).toBe(1);
+  const response = await page.request.get(`${demo.url}/api/agent/sessions/${chat.sessionId()}`);
+  const snapshot = (await response.json()) as SessionSnapshot;
+  expect(snapshot.messages.filter((message) => message.role === "user")).toHaveLength(1);
+});

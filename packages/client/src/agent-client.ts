@@ -1,7 +1,7 @@
 import { type InputResponse, ProtocolError, validateJsonSchema } from "@hitl-kit/protocol";
 import type { ApiClient, ApiClientOptions } from "./api-types.js";
 import type { ClientAction } from "./client-action.js";
-import { type ClientState, initialClientState } from "./client-state.js";
+import { type ClientState, initialClientState, type OutgoingMessage } from "./client-state.js";
 import { type CommandError, type CommandResult, toCommandError, toRequestError } from "./command-result.js";
 import { reduceClientState } from "./reduce-client-state.js";
 import { type RequestRef, requestIdOf } from "./request-ref.js";
@@ -51,8 +51,6 @@ export class AgentClient {
   #creating: Promise<string> | undefined;
   /** The last message sent, until its request settles: the next waits for it, and so does a cancel. */
   #sends: Promise<CommandResult | undefined> = Promise.resolve(undefined);
-  /** A message whose sending failed: sending the same text again reuses its key, so a message the server took after all is not taken twice. */
-  #unsent: { text: string; key: string } | undefined;
   /** The turns the stream showed started by this client's keyed messages (the last few), by key. */
   readonly #taken = new Map<string, string>();
 
@@ -103,16 +101,30 @@ export class AgentClient {
 
   /**
    * Sends the person's message, starting a turn (open requests are cancelled by the server
-   * by default). Each message goes with an `Idempotency-Key`: resent after a dropped
-   * connection, or sent again by the person after a failure (the same text), it starts one
-   * turn. Messages go one at a time, in the order sent.
+   * by default). The message is in `outbox` at once, until the stream shows its turn; one
+   * that fails stays there, `failed`, until sent again or discarded. Each message goes with
+   * an `Idempotency-Key`: resent after a dropped connection, or sent again by the person
+   * after a failure (the same text), it starts one turn. Messages go one at a time, in the
+   * order sent.
    */
   send(text: string): Promise<CommandResult> {
-    const key = this.#unsent?.text === text ? this.#unsent.key : idempotencyKey();
-    this.#dispatch({ type: "message.sending", key });
+    const failed = this.#state.outbox.find((message) => message.status === "failed" && message.text === text);
+    const key = failed?.key ?? idempotencyKey();
+    this.#dispatch({ type: "message.sending", key, text });
     const sent = this.#sends.then(() => this.#sendMessage(text, key));
     this.#sends = sent;
     return sent;
+  }
+
+  /**
+   * Gives up a message that failed (`status: "failed"` in `outbox`), to edit it or let it
+   * go. If the server took it after all, its turn still shows. Returns the discarded
+   * message, or `undefined` when the key names no failed message.
+   */
+  discard(key: string): OutgoingMessage | undefined {
+    const message = this.#state.outbox.find((sent) => sent.key === key && sent.status === "failed");
+    if (message) this.#dispatch({ type: "message.discarded", key });
+    return message;
   }
 
   async #sendMessage(text: string, key: string): Promise<CommandResult> {
@@ -121,11 +133,9 @@ export class AgentClient {
     const taken = result.ok ? undefined : this.#taken.get(key);
     const turnId = result.ok ? (result.body as { turnId?: unknown } | undefined)?.turnId : taken;
     if (!result.ok && taken === undefined) {
-      this.#unsent = { text, key };
-      this.#dispatch({ type: "command.failed", error: { ...result.error, source: "send" }, key });
+      this.#dispatch({ type: "message.failed", key, error: result.error });
       return result;
     }
-    this.#unsent = undefined;
     if (typeof turnId === "string") this.#dispatch({ type: "message.accepted", turnId, key });
     return result.ok ? result : { ok: true, status: 202, body: { turnId } };
   }
@@ -187,12 +197,12 @@ export class AgentClient {
    * never got through, there is nothing to stop and nothing is sent (`status` 200).
    */
   async cancelTurn(): Promise<CommandResult> {
-    if (this.#state.sending && this.#state.sending.turnId === undefined) {
+    if (this.#state.outbox.at(-1)?.status === "sending") {
       const sent = await this.#sends;
       if (sent && !sent.ok) return { ok: true, status: 200, body: {} };
     }
-    const { sending, turnId } = this.#state;
-    const shown = sending ? sending.turnId : turnId;
+    const { outbox, turnId } = this.#state;
+    const shown = outbox.findLast((message) => message.status === "accepted")?.turnId ?? turnId;
     return this.#command({ type: "cancel", ...(shown === undefined ? {} : { turnId: shown }) }, "cancelTurn");
   }
 

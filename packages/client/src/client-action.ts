@@ -19,12 +19,16 @@ export type ClientAction =
   | { type: "connection.changed"; connection: ConnectionState }
   /** The stream or the session setup failed in a way retrying cannot fix; the stream is closed. */
   | { type: "connection.failed"; error: Omit<ClientError, "source"> }
-  /** `send()` posted a message, with this `Idempotency-Key`. */
-  | { type: "message.sending"; key?: string }
+  /** `send()` is posting a message with this `Idempotency-Key` (again, for a key that failed before). */
+  | { type: "message.sending"; key: string; text: string }
   /** The server accepted the message sent with `key` and started `turnId`. */
-  | { type: "message.accepted"; turnId: string; key?: string }
-  /** `send()` (of the message sent with `key`), `cancelTurn()` or `deleteSession()` was refused. */
-  | { type: "command.failed"; error: ClientError; key?: string }
+  | { type: "message.accepted"; key: string; turnId: string }
+  /** The message sent with `key` was refused, or every attempt failed. */
+  | { type: "message.failed"; key: string; error: Omit<ClientError, "source"> }
+  /** The person gave up a failed message: it leaves the outbox. */
+  | { type: "message.discarded"; key: string }
+  /** `cancelTurn()` or `deleteSession()` was refused. */
+  | { type: "command.failed"; error: ClientError }
   /** An answer to an open request is in flight: `sent` is the answer. */
   | { type: "request.submitting"; requestId: string; sent: SentAnswer }
   /** An answer was refused (by the client's own check, the server, or the network); the request is open again. */

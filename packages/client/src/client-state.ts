@@ -5,7 +5,7 @@ import type { RequestState } from "./request-state.js";
  * What the client is doing, as a chat UI shows it. One value, derived from the others:
  * - `connecting`: the session is being hydrated; nothing to show yet.
  * - `idle`: no turn is running; the person may send a message.
- * - `submitting`: a message was sent and its turn has not started yet.
+ * - `submitting`: a message was sent and its turn has not started yet (see `outbox`).
  * - `streaming`: a turn is running (the model is writing or a tool is executing).
  * - `waiting`: the turn is parked on requests in `pending`.
  * - `reconnecting`: the event stream dropped; the client is getting it back.
@@ -28,8 +28,31 @@ export interface ClientError {
   message: string;
   /** The error's `details` from the server (or the transport), when it sent any. */
   details?: unknown;
-  /** What failed: the event stream or session setup, the turn, `send()`, `cancelTurn()` or `deleteSession()`. */
-  source: "connection" | "turn" | "send" | "cancelTurn" | "delete";
+  /** What failed: the event stream or session setup, the turn, `cancelTurn()` or `deleteSession()` (a message's failure is on its {@link OutgoingMessage}). */
+  source: "connection" | "turn" | "cancelTurn" | "delete";
+}
+
+/**
+ * A message this client sent that the event stream has not shown yet, so a chat can show
+ * it at once, and show it failed in place. It leaves the outbox when the stream shows its
+ * turn (the message is then in `messages`), or when it is discarded.
+ */
+export interface OutgoingMessage {
+  /** Its `Idempotency-Key`: sent again (`send` of the same text), it starts one turn however often it arrives. */
+  key: string;
+  /** The text, as sent. */
+  text: string;
+  /**
+   * - `sending`: on its way (resent while the connection fails);
+   * - `accepted`: the server started `turnId`, which the stream has not shown yet;
+   * - `failed`: refused by the server, or every attempt failed (see `error`). The server
+   *   may have taken it all the same: if the stream shows its turn, it leaves the outbox.
+   */
+  status: "sending" | "accepted" | "failed";
+  /** The turn it started, once the server said so. */
+  turnId?: string;
+  /** Why it failed (status `failed`). */
+  error?: Omit<ClientError, "source">;
 }
 
 /** The client's immutable state. Unchanged messages and requests keep their identity. */
@@ -48,7 +71,8 @@ export interface ClientState {
   pending: readonly RequestState[];
   /**
    * The last failure the whole session saw; `undefined` when there is none. Sending a message
-   * or a new turn starting clears it, unless it is a `connection` error.
+   * or a new turn starting clears it, unless it is a `connection` error. A message that could
+   * not be sent keeps its failure in `outbox`.
    */
   error: ClientError | undefined;
   /** The seq of the last event applied. */
@@ -59,11 +83,8 @@ export interface ClientState {
   hydrated: boolean;
   /** The newest turn's id. */
   turnId: string | undefined;
-  /**
-   * A message sent whose turn has not started: its `Idempotency-Key`, and `turnId` once the
-   * server accepted it.
-   */
-  sending: { key?: string; turnId?: string } | undefined;
+  /** The messages sent that the stream has not shown yet, oldest first: on their way, accepted, or failed. */
+  outbox: readonly OutgoingMessage[];
 }
 
 /** The state of a client before anything is known. */
@@ -81,13 +102,13 @@ export function initialClientState(sessionId?: string): ClientState {
     session,
     hydrated: sessionId === undefined,
     turnId: undefined,
-    sending: undefined,
+    outbox: [],
   };
 }
 
 /** The fields a reducer step may change; the rest is derived by {@link commitState}. */
 export type StatePatch = Partial<
-  Pick<ClientState, "sessionId" | "connection" | "requests" | "error" | "session" | "hydrated" | "turnId" | "sending">
+  Pick<ClientState, "sessionId" | "connection" | "requests" | "error" | "session" | "hydrated" | "turnId" | "outbox">
 >;
 
 /**
@@ -123,7 +144,7 @@ function statusOf(state: ClientState): ClientStatus {
   if (state.error?.source === "connection" && state.connection === "closed") return "error";
   if (!state.hydrated) return "connecting";
   if (state.connection === "reconnecting") return "reconnecting";
-  if (state.sending) return "submitting";
+  if (state.outbox.some((message) => message.status !== "failed")) return "submitting";
   if (state.session.status === "running") return "streaming";
   if (state.session.status === "waiting") return "waiting";
   return state.error ? "error" : "idle";

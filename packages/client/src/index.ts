@@ -28,6 +28,7 @@ export {
   type ClientStatus,
   type ConnectionState,
   initialClientState,
+  type OutgoingMessage,
 } from "./client-state.js";
 export type { CommandError, CommandResult } from "./command-result.js";
 export { plainErrorMessage } from "./plain-error-message.js";

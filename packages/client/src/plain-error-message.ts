@@ -2,8 +2,9 @@
  * What a person reads for a failed command or answer. For a failure on the way — no answer
  * came back, a server restarting, too many tries, a server fault — plain words, since the
  * error's own `message` is written for developers (it names the URL, say). For a refusal
- * (`invalid_answer`, `already_resolved`, `turn_running`, …) the server's own message, which
- * says what to change.
+ * (`invalid_answer`, `already_resolved`, …) the server's own message, which says what to
+ * change, except for a message refused while a reply runs (`turn_running`), whose message
+ * speaks of turns.
  * @example
  * <p role="alert">{plainErrorMessage(state.error)}</p>
  */
@@ -18,4 +19,5 @@ const plainWords: Record<string, string> = {
   internal: "Something went wrong on the server. Try again; if it keeps happening, tell whoever runs this app.",
   bad_response: "The server's answer could not be read. Try again; if it keeps happening, tell whoever runs this app.",
   aborted: "Stopped before it was sent.",
+  turn_running: "The assistant is still replying. Wait for it to finish, or stop it, then send this again.",
 };

@@ -1,6 +1,6 @@
 import { type ProtocolEvent, reduceSession, type SessionSnapshot } from "@hitl-kit/protocol";
 import type { ClientAction } from "./client-action.js";
-import { type ClientState, commitState, type StatePatch } from "./client-state.js";
+import { type ClientState, commitState, type OutgoingMessage, type StatePatch } from "./client-state.js";
 import { markFailed, markSubmitting, requestsAfterEvent, requestsFromSnapshot } from "./reduce-requests.js";
 
 /**
@@ -26,26 +26,31 @@ export function reduceClientState(state: ClientState, action: ClientAction): Cli
       return commitState(state, { connection: "closed", error: { ...action.error, source: "connection" } });
     case "message.sending":
       return commitState(state, {
-        sending: action.key === undefined ? {} : { key: action.key },
+        outbox: [...withoutKey(state.outbox, action.key), { key: action.key, text: action.text, status: "sending" }],
         error: keepConnectionError(state),
       });
-    case "message.accepted": {
-      const { sending } = state;
-      // Accepted after a later message was sent: that one is still on its way.
-      if (!sending || (action.key !== undefined && sending.key !== undefined && sending.key !== action.key))
-        return state;
+    case "message.accepted":
+      // The stream may have shown its turn already; then it has left the outbox.
       return commitState(state, {
-        sending: state.turnId === action.turnId ? undefined : { ...sending, turnId: action.turnId },
+        outbox: updateKey(state.outbox, action.key, (message) =>
+          state.turnId === action.turnId
+            ? undefined
+            : { key: message.key, text: message.text, status: "accepted", turnId: action.turnId },
+        ),
       });
-    }
-    case "command.failed": {
-      // A later message still on its way stays so.
-      const later = action.key !== undefined && state.sending?.key !== undefined && state.sending.key !== action.key;
+    case "message.failed":
       return commitState(state, {
-        error: action.error,
-        ...(action.error.source === "send" && !later ? { sending: undefined } : {}),
+        outbox: updateKey(state.outbox, action.key, ({ key, text }) => ({
+          key,
+          text,
+          status: "failed",
+          error: action.error,
+        })),
       });
-    }
+    case "message.discarded":
+      return commitState(state, { outbox: updateKey(state.outbox, action.key, () => undefined) });
+    case "command.failed":
+      return commitState(state, { error: action.error });
     case "request.submitting":
       return commitState(state, { requests: markSubmitting(state.requests, action.requestId, action.sent) });
     case "request.failed":
@@ -66,16 +71,7 @@ function applyEvent(state: ClientState, event: ProtocolEvent): ClientState {
     case "turn.started": {
       patch.turnId = event.turnId;
       patch.error = keepConnectionError(state);
-      const { sending } = state;
-      // A turn that names its message's key is that message's; one that names none (a
-      // server that keeps no keys) is taken for the message on its way.
-      const ours =
-        sending &&
-        (sending.turnId === event.turnId ||
-          (event.idempotencyKey === undefined
-            ? sending.turnId === undefined
-            : event.idempotencyKey === sending.key && sending.key !== undefined));
-      if (ours) patch.sending = undefined;
+      patch.outbox = afterTurnStarted(state.outbox, event);
       break;
     }
     case "turn.failed":
@@ -109,6 +105,41 @@ function prependEarlier(state: ClientState, page: SessionSnapshot): StatePatch {
     },
     requests: requestsFromSnapshot(state.requests, { ...page, pending: [] }),
   };
+}
+
+/**
+ * A turn that names its message's key takes that message out of the outbox, as does the
+ * turn the server said it started. One a server that keeps no keys started for a message
+ * is taken for the oldest message still on its way.
+ */
+function afterTurnStarted(
+  outbox: readonly OutgoingMessage[],
+  event: Extract<ProtocolEvent, { type: "turn.started" }>,
+): readonly OutgoingMessage[] {
+  const mine = outbox.findIndex(
+    (message) =>
+      message.key === event.idempotencyKey || (message.turnId !== undefined && message.turnId === event.turnId),
+  );
+  if (mine >= 0) return outbox.filter((_, index) => index !== mine);
+  if (event.idempotencyKey !== undefined || event.cause !== "message") return outbox;
+  const onItsWay = outbox.findIndex((message) => message.status === "sending");
+  return onItsWay < 0 ? outbox : outbox.filter((_, index) => index !== onItsWay);
+}
+
+function withoutKey(outbox: readonly OutgoingMessage[], key: string): readonly OutgoingMessage[] {
+  return outbox.filter((message) => message.key !== key);
+}
+
+/** Replaces (or, for `undefined`, removes) the message sent with `key`; the same outbox when there is none. */
+function updateKey(
+  outbox: readonly OutgoingMessage[],
+  key: string,
+  update: (message: OutgoingMessage) => OutgoingMessage | undefined,
+): readonly OutgoingMessage[] {
+  const index = outbox.findIndex((message) => message.key === key);
+  if (index < 0) return outbox;
+  const next = update(outbox[index]!);
+  return next ? outbox.map((message, at) => (at === index ? next : message)) : outbox.filter((_, at) => at !== index);
 }
 
 function keepConnectionError(state: ClientState) {

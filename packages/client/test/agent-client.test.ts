@@ -151,13 +151,18 @@ describe("AgentClient against the real fetch handler", () => {
     expect(done.requests[requestId]?.status).toBe("resolved");
   });
 
-  it("reports a send refused while a turn runs as the client's error, and cancelTurn() ends the turn", async () => {
+  it("keeps a send refused while a turn runs in the outbox as failed, and cancelTurn() ends the turn", async () => {
     const words = Array.from({ length: 200 }, (_, index) => `word${index}`).join(" ");
     const client = await connect([{ text: words }], undefined, { chunkDelayMs: 20 });
     await client.send("write a lot");
     const second = await client.send("and another");
     expect(second).toMatchObject({ ok: false, error: { code: "turn_running" } });
-    expect(client.getSnapshot().error).toMatchObject({ code: "turn_running", source: "send" });
+    // The first leaves the outbox once the stream shows its turn; the refused one stays.
+    const refused = await waitFor(client, (s) => s.status === "streaming");
+    expect(refused).toMatchObject({
+      error: undefined,
+      outbox: [{ text: "and another", status: "failed", error: { code: "turn_running" } }],
+    });
 
     expect(await client.cancelTurn()).toMatchObject({ ok: true, status: 202 });
     // Everything the server wrote, up to the cancelled turn, has reached the client.
@@ -259,7 +264,7 @@ describe("AgentClient when messages fail on the way", () => {
     expect(result).toMatchObject({ ok: true, status: 202, body: { turnId: expect.any(String) } });
     const state = await waitFor(client, (s) => s.status === "idle" && textOf(s) === "Hello.");
     expect(state.error).toBeUndefined();
-    expect(state.sending).toBeUndefined();
+    expect(state.outbox).toEqual([]);
     expect(await turnsStarted(state.sessionId!)).toHaveLength(1);
   });
 
@@ -269,7 +274,7 @@ describe("AgentClient when messages fail on the way", () => {
     client.close(); // no stream: the client cannot learn that the server took it
     fates.set("hi", ["lost", "refused", "refused", "refused"]);
     expect(await client.send("hi")).toMatchObject({ ok: false, error: { code: "network" } });
-    expect(client.getSnapshot().error).toMatchObject({ code: "network", source: "send" });
+    expect(client.getSnapshot().outbox).toMatchObject([{ text: "hi", status: "failed", error: { code: "network" } }]);
     expect(await client.send("hi")).toMatchObject({ ok: true, status: 202 });
     expect(new Set(keys).size).toBe(1);
     const sessionId = client.getSnapshot().sessionId!;
@@ -280,6 +285,25 @@ describe("AgentClient when messages fail on the way", () => {
     expect(new Set(keys).size).toBe(2);
     await server!.runtime.idle();
     expect(await turnsStarted(sessionId)).toHaveLength(2);
+  });
+
+  it("shows a message in the outbox from the moment it is sent, and a discarded one is sent anew", async () => {
+    const { client, fates, keys } = await flakyClient([{ text: "Hello." }]);
+    await client.createSession();
+    client.close(); // no stream: the client cannot learn that the server took it
+    fates.set("hi", ["refused", "refused", "refused", "refused"]);
+    const sending = client.send("hi");
+    expect(client.getSnapshot()).toMatchObject({ status: "submitting", outbox: [{ text: "hi", status: "sending" }] });
+    expect(await sending).toMatchObject({ ok: false });
+    const [failed] = client.getSnapshot().outbox;
+    expect(failed).toMatchObject({ text: "hi", status: "failed", error: { code: "network" } });
+    expect(client.getSnapshot().status).toBe("idle");
+    expect(client.discard("k-none")).toBeUndefined();
+    expect(client.discard(failed!.key)).toEqual(failed);
+    expect(client.getSnapshot().outbox).toEqual([]);
+    // Discarded, it is forgotten: the same text is a new message, under a key of its own.
+    expect(await client.send("hi")).toMatchObject({ ok: true, status: 202 });
+    expect(new Set(keys).size).toBe(2);
   });
 
   it("sends messages one at a time: a second one waits while the first is still being resent", async () => {

@@ -142,33 +142,60 @@ describe("client status", () => {
 
   it("is submitting from send until its turn starts, even when the turn starts before the 202", () => {
     const idle = fold(hydrated(), asEvents(upTo(1)));
-    const sending = reduceClientState(idle, { type: "message.sending" });
-    expect(sending.status).toBe("submitting");
+    const sending = reduceClientState(idle, { type: "message.sending", key: "k-1", text: "hi" });
+    expect(sending).toMatchObject({ status: "submitting", outbox: [{ key: "k-1", text: "hi", status: "sending" }] });
+    // A turn that names no key (a server that keeps none) is taken for the message on its way.
     const started = reduceClientState(sending, { type: "event", event: eventAt(2) });
-    expect(started.status).toBe("streaming");
-    expect(reduceClientState(started, { type: "message.accepted", turnId: "t_1" })).toBe(started);
+    expect(started).toMatchObject({ status: "streaming", outbox: [] });
+    expect(reduceClientState(started, { type: "message.accepted", key: "k-1", turnId: "t_1" })).toBe(started);
   });
 
-  it("takes a turn that names another message's key for someone else's, and its own by its key", () => {
+  it("keeps each message in the outbox until the stream shows its own turn, and a failed one until discarded", () => {
     const idle = fold(hydrated(), asEvents(upTo(1)));
-    const sending = reduceClientState(idle, { type: "message.sending", key: "k-mine" });
     const turn = (seq: number, turnId: string, idempotencyKey: string) => ({
       type: "event" as const,
       event: { ...eventAt(2), seq, turnId, idempotencyKey } as ProtocolEvent,
     });
-    const theirs = reduceClientState(sending, turn(2, "t_theirs", "k-theirs"));
-    expect(theirs).toMatchObject({ status: "submitting", sending: { key: "k-mine" }, turnId: "t_theirs" });
-    // An acceptance of an earlier message leaves this one on its way.
-    expect(reduceClientState(theirs, { type: "message.accepted", turnId: "t_old", key: "k-old" })).toBe(theirs);
-    // So does the failure of an earlier one.
+    const two = fold(idle, [
+      { type: "message.sending", key: "k-old", text: "first" },
+      { type: "message.sending", key: "k-mine", text: "second" },
+    ]);
+    const theirs = reduceClientState(two, turn(2, "t_theirs", "k-theirs"));
+    expect(theirs).toMatchObject({ status: "submitting", turnId: "t_theirs" });
+    expect(theirs.outbox.map((message) => message.key)).toEqual(["k-old", "k-mine"]);
     const failed = reduceClientState(theirs, {
-      type: "command.failed",
-      error: { code: "network", message: "offline", source: "send" },
+      type: "message.failed",
       key: "k-old",
+      error: { code: "network", message: "offline" },
     });
-    expect(failed).toMatchObject({ sending: { key: "k-mine" }, error: { code: "network" } });
-    const mine = reduceClientState(failed, turn(3, "t_mine", "k-mine"));
-    expect(mine).toMatchObject({ sending: undefined, turnId: "t_mine", error: undefined });
+    expect(failed).toMatchObject({
+      status: "submitting",
+      error: undefined,
+      outbox: [
+        { key: "k-old", status: "failed", error: { code: "network" } },
+        { key: "k-mine", status: "sending" },
+      ],
+    });
+    const accepted = reduceClientState(failed, { type: "message.accepted", key: "k-mine", turnId: "t_mine" });
+    expect(accepted.outbox[1]).toEqual({ key: "k-mine", text: "second", status: "accepted", turnId: "t_mine" });
+    // Its turn, shown by the turn id the server answered (a server that names no key).
+    const mine = reduceClientState(accepted, {
+      type: "event",
+      event: { ...eventAt(2), seq: 3, turnId: "t_mine" } as ProtocolEvent,
+    });
+    expect(mine).toMatchObject({ status: "streaming", turnId: "t_mine", outbox: [{ key: "k-old", status: "failed" }] });
+    // Sent again, a failed message goes to the end, on its way; its turn takes it out by its key.
+    const again = fold(mine, [{ type: "message.sending", key: "k-old", text: "first" }]);
+    expect(again.outbox).toEqual([{ key: "k-old", text: "first", status: "sending" }]);
+    expect(reduceClientState(again, turn(4, "t_old", "k-old")).outbox).toEqual([]);
+    // A failed message the server took after all leaves when the stream shows its turn.
+    expect(reduceClientState(mine, turn(4, "t_old", "k-old")).outbox).toEqual([]);
+    // Discarding takes a message out; an unknown key changes nothing.
+    expect(reduceClientState(mine, { type: "message.discarded", key: "k-old" }).outbox).toEqual([]);
+    expect(reduceClientState(mine, { type: "message.discarded", key: "k-none" })).toBe(mine);
+    // A turn resumed by answers is no message's.
+    const resumed = { ...eventAt(2), seq: 4, turnId: "t_mine", cause: "responses" } as ProtocolEvent;
+    expect(reduceClientState(again, { type: "event", event: resumed }).outbox).toHaveLength(1);
   });
 
   it("is reconnecting while the stream is reopened, and error when it cannot be", () => {

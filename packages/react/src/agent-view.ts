@@ -1,4 +1,11 @@
-import type { AgentClient, ClientState, CommandResult, RequestRef, RequestStateOf } from "@hitl-kit/client";
+import type {
+  AgentClient,
+  ClientState,
+  CommandResult,
+  OutgoingMessage,
+  RequestRef,
+  RequestStateOf,
+} from "@hitl-kit/client";
 import type { ToolAnswer, ToolName, ToolSet } from "@hitl-kit/protocol";
 
 /**
@@ -25,8 +32,10 @@ export interface AgentView<Tools extends ToolSet = ToolSet> extends Omit<ClientS
   pending: readonly RequestStateOf<Tools>[];
   /** The framework-free client behind this view. */
   client: AgentClient;
-  /** Sends the person's message, starting a turn. */
+  /** Sends the person's message, starting a turn; it is in `outbox` until the stream shows it. */
   send: (text: string) => Promise<CommandResult>;
+  /** Gives up a failed message of `outbox` (to edit it, or let it go); returns it. */
+  discard: (key: string) => OutgoingMessage | undefined;
   /**
    * Answers a request with a value of its tool's answer type (checked against the answer
    * schema before it is sent). Name the request by its state or the request itself to
@@ -64,6 +73,7 @@ export function agentView(client: AgentClient, state: ClientState): AgentView {
       bound = {
         client,
         send: (text) => client.send(text),
+        discard: (key) => client.discard(key),
         respond: (request: RequestRef, value: unknown) => client.respond(request, value),
         decline: (request: RequestRef, reason?: string) => client.decline(request, reason),
         cancel: (request: RequestRef) => client.cancel(request),

@@ -126,6 +126,26 @@ export const ServerValidationError: Story = {
   },
 };
 
+export const MessageNotSent: Story = {
+  args: {
+    events: answeredResumed,
+    send: "make another one, in blue",
+    answer: () => {
+      throw new ProtocolError("unavailable", "The store is unavailable.");
+    },
+  },
+  play: async ({ canvasElement }) => {
+    const log = conversation(canvasElement);
+    const mine = () => log.querySelectorAll('article[data-role="user"]');
+    const unsent = await within(log).findByRole("alert");
+    await expect(unsent).toHaveTextContent("Not sent: The server is restarting or busy right now.");
+    await expect(mine()[1]).toHaveAttribute("data-state", "failed");
+    await expect(mine()[1]).toHaveTextContent("make another one, in blue");
+    await userEvent.click(within(unsent).getByRole("button", { name: "Discard" }));
+    await expect(mine()).toHaveLength(1);
+  },
+};
+
 export const Reconnecting: Story = {
   args: { events: parkedPicker, reconnecting: true },
   play: async ({ canvasElement }) => {

@@ -18,6 +18,8 @@ export interface ReplayedChatProps {
   answer?: ReplayOptions["answer"];
   /** Act out a dropped stream: the client sees its connection reconnecting. */
   reconnecting?: boolean;
+  /** A message the person sends as the story opens (its fate is `answer`'s). */
+  send?: string;
 }
 
 /** A replay that reports its stream as reconnecting once the events are delivered. */
@@ -45,12 +47,14 @@ function Header() {
  * The demo's transcript, driven by a recorded event stream through `replayTransport` —
  * no server — so every HITL state can be previewed and tested as the app renders it.
  */
-export function ReplayedChat({ events, playedTo, answer, reconnecting }: ReplayedChatProps) {
+export function ReplayedChat({ events, playedTo, answer, reconnecting, send }: ReplayedChatProps) {
   const [setup] = useState(() => {
     const recorded = events as ProtocolEvent[];
     const replay = replayTransport(recorded, { playedTo: playedTo ?? recorded.length, ...(answer ? { answer } : {}) });
     const transport = reconnecting ? reconnectingTransport(replay) : replay;
-    return { client: createAgentClient({ transport, sessionId: replay.sessionId }), queries: new QueryClient() };
+    const client = createAgentClient({ transport, sessionId: replay.sessionId });
+    if (send !== undefined) void client.send(send);
+    return { client, queries: new QueryClient() };
   });
   return (
     <QueryClientProvider client={setup.queries}>

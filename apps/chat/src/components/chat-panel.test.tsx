@@ -1,5 +1,5 @@
-import { createAgentClient, createApiClient, replayTransport } from "@hitl-kit/client";
-import { emptySnapshot, type ProtocolEvent, reduceSession } from "@hitl-kit/protocol";
+import { createAgentClient, createApiClient, type RecordedCommand, replayTransport } from "@hitl-kit/client";
+import { emptySnapshot, ProtocolError, type ProtocolEvent, reduceSession } from "@hitl-kit/protocol";
 import { AgentProvider } from "@hitl-kit/react";
 import { scriptedModel } from "@hitl-kit/server";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
@@ -37,15 +37,19 @@ const seqOf = (events: ProtocolEvent[], type: ProtocolEvent["type"], nth = 0) =>
  * server would answer at that point of the recording: the status of the events played so
  * far, and a title once a message was sent.
  */
-async function renderChat(events: ProtocolEvent[]) {
+async function renderChat(events: ProtocolEvent[], refuse?: (command: RecordedCommand) => ProtocolError | undefined) {
   const sessionId = events[0]?.sessionId ?? "";
   const firstTurn = events.find((event) => event.type === "turn.started");
   const replay = replayTransport(events, {
     playedTo: seqOf(events, "session.created"),
-    answer: (command) => ({
-      status: 202,
-      body: command.type === "message" ? { turnId: firstTurn?.type === "turn.started" ? firstTurn.turnId : "" } : {},
-    }),
+    answer: (command) => {
+      const refusal = refuse?.(command);
+      if (refusal) throw refusal;
+      return {
+        status: 202,
+        body: command.type === "message" ? { turnId: firstTurn?.type === "turn.started" ? firstTurn.turnId : "" } : {},
+      };
+    },
   });
   const listSessions = vi.fn(async () => {
     const played = replay.events.filter((event) => event.seq <= replay.position);
@@ -102,5 +106,46 @@ describe("ChatPanel and the session list", () => {
     replay.playAll();
     await waitFor(() => expect(link().textContent).not.toMatch(/Replying|Waiting/));
     expect(link().getAttribute("data-status")).toBe("idle");
+  });
+
+  it("shows a message at once, keeps one that was not sent in place to send again or edit, and shows it once", async () => {
+    const events = await recordRefund();
+    let refusals = 2;
+    const { replay } = await renderChat(events, (command) =>
+      command.type === "message" && refusals-- > 0
+        ? new ProtocolError("turn_running", "A reply is still running; wait for it or stop it.")
+        : undefined,
+    );
+    const box = screen.getByRole("textbox", { name: "Message" }) as HTMLTextAreaElement;
+    const log = screen.getByRole("log", { name: "Conversation" });
+    const mine = () => within(log).queryAllByRole("article", { name: "You" });
+    const texts = () => mine().map((article) => article.querySelector(".chat-message__body")?.textContent);
+
+    fireEvent.change(box, { target: { value: "refund 1500" } });
+    fireEvent.click(screen.getByRole("button", { name: "Send" }));
+    expect(box.value).toBe("");
+    expect(texts()).toEqual(["refund 1500"]);
+    const alert = await within(log).findByRole("alert");
+    expect(alert.textContent).toContain("Not sent: The assistant is still replying. Wait for it to finish, or stop it");
+    expect(mine()[0]?.dataset.state).toBe("failed");
+
+    // Sent again: the same message, under the same key; refused again, then edited.
+    fireEvent.click(within(alert).getByRole("button", { name: "Send again" }));
+    await waitFor(() => expect(replay.commands.filter((command) => command.type === "message")).toHaveLength(2));
+    const edit = await within(log).findByRole("button", { name: "Edit" });
+    const [first, second] = replay.commands.filter((command) => command.type === "message");
+    expect(first).toMatchObject({ text: "refund 1500", key: (second as { key: string }).key });
+    fireEvent.click(edit);
+    expect(box.value).toBe("refund 1500");
+    expect(mine()).toEqual([]);
+
+    // Sent from the box, it is taken: it stays in place until the stream shows it, then shows once.
+    fireEvent.change(box, { target: { value: "refund 1500" } });
+    fireEvent.click(screen.getByRole("button", { name: "Send" }));
+    await waitFor(() => expect(mine()[0]?.dataset.state).toBe("accepted"));
+    replay.stepTo(seqOf(events, "message.completed"));
+    await waitFor(() => expect(mine()[0]?.dataset.state).toBe("complete"));
+    expect(texts()).toEqual(["refund 1500"]);
+    expect(within(log).queryByRole("alert")).toBeNull();
   });
 });

@@ -1,6 +1,6 @@
 import { type ApiClient, plainErrorMessage } from "@hitl-kit/client";
 import { useAgent, type WidgetRegistry } from "@hitl-kit/react";
-import type { ReactNode } from "react";
+import { type ReactNode, useState } from "react";
 import { useSessionHistoryRefresh } from "../session/use-session-history-refresh.js";
 import { Composer } from "./composer.js";
 import { ConnectionStatus } from "./connection-status.js";
@@ -28,6 +28,7 @@ export interface ChatPanelProps {
  */
 export function ChatPanel({ api, widgets, onNew, headerStart, title, notice, empty }: ChatPanelProps) {
   const agent = useAgent();
+  const [draft, setDraft] = useState("");
   useSessionHistoryRefresh(api, agent);
   const missing = agent.error?.source === "connection" && agent.error.code === "not_found";
 
@@ -57,8 +58,8 @@ export function ChatPanel({ api, widgets, onNew, headerStart, title, notice, emp
               {plainErrorMessage(agent.error)}
             </p>
           ) : null}
-          <Transcript agent={agent} widgets={widgets} empty={empty} />
-          <Composer agent={agent} />
+          <Transcript agent={agent} widgets={widgets} empty={empty} onEdit={setDraft} />
+          <Composer agent={agent} draft={draft} onDraftChange={setDraft} />
         </>
       )}
     </main>

@@ -1,25 +1,34 @@
 import { plainErrorMessage } from "@hitl-kit/client";
 import type { AgentView } from "@hitl-kit/react";
-import { type FormEvent, type KeyboardEvent, useId, useLayoutEffect, useRef, useState } from "react";
+import { type FormEvent, type KeyboardEvent, useId, useLayoutEffect, useRef } from "react";
 
 /** Props of {@link Composer}. */
 export interface ComposerProps {
   /** The session, as `useAgent()` returns it. */
   agent: Pick<AgentView, "status" | "error" | "send" | "cancelTurn">;
+  /** The text in the box (kept by the parent, so a message not sent can come back to it for editing). */
+  draft: string;
+  onDraftChange: (text: string) => void;
   placeholder?: string;
 }
 
 /**
  * Where the person writes: a labelled text box ("Message"), Enter to send and
  * Shift+Enter for a new line, a Send button, and a Stop button instead while a turn runs.
- * Enter still sends then: the server refuses a message while a turn runs, and a refused
- * send (or stop) shows its error next to the box, with the text kept.
+ * Sending empties the box: the message shows in the transcript at once, and one that is
+ * not sent (the server refuses a message while a turn runs, say) stays there, marked, to
+ * send again or edit. A refused Stop shows its error next to the box.
  * `data-state` mirrors the session's status.
  * @example
- * <Composer agent={agent} />
+ * const [draft, setDraft] = useState("");
+ * <Composer agent={agent} draft={draft} onDraftChange={setDraft} />
  */
-export function Composer({ agent, placeholder = "Ask for a poster, a refund or the details form…" }: ComposerProps) {
-  const [text, setText] = useState("");
+export function Composer({
+  agent,
+  draft: text,
+  onDraftChange: setText,
+  placeholder = "Ask for a poster, a refund or the details form…",
+}: ComposerProps) {
   const id = useId();
   const running = agent.status === "streaming" || agent.status === "submitting";
   const stopShownAt = useRef(0);
@@ -27,33 +36,30 @@ export function Composer({ agent, placeholder = "Ask for a poster, a refund or t
     if (running) stopShownAt.current = performance.now();
   }, [running]);
   const canSend = text.trim() !== "" && agent.status !== "connecting";
-  const refused = agent.error?.source === "send" || agent.error?.source === "cancelTurn" ? agent.error : undefined;
+  const refused = agent.error?.source === "cancelTurn" ? agent.error : undefined;
 
-  async function send() {
+  function send() {
     if (!canSend) return;
-    const message = text.trim();
     setText("");
-    const result = await agent.send(message);
-    if (!result.ok) setText((current) => current || message);
+    void agent.send(text.trim());
   }
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    void send();
+    send();
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
     if (event.key !== "Enter" || event.shiftKey || event.nativeEvent.isComposing) return;
     event.preventDefault();
-    void send();
+    send();
   }
 
   return (
     <form className="chat-composer" aria-label="Send a message" data-state={agent.status} onSubmit={onSubmit}>
       {refused ? (
         <p className="chat-composer__error" role="alert" id={`${id}-error`}>
-          {refused.source === "cancelTurn" ? "Could not stop: " : "Not sent: "}
-          {plainErrorMessage(refused)}
+          Could not stop: {plainErrorMessage(refused)}
         </p>
       ) : null}
       <div className="chat-composer__box">

@@ -1,10 +1,16 @@
 import type { AgentView } from "@hitl-kit/react";
 
+/** Props of {@link ConnectionStatus}. */
+export interface ConnectionStatusProps {
+  agent: Pick<AgentView, "status" | "connection" | "outbox">;
+}
+
 /** The words for the session's status, as the header shows them. */
-export function connectionLabel(agent: Pick<AgentView, "status" | "connection">): string {
+export function connectionLabel(agent: ConnectionStatusProps["agent"]): string {
   if (agent.connection === "closed") return "Offline";
   if (agent.status === "connecting" || agent.connection === "connecting") return "Connecting…";
   if (agent.status === "reconnecting" || agent.connection === "reconnecting") return "Reconnecting…";
+  if (agent.outbox.some((message) => message.status === "sending")) return "Live · sending";
   if (agent.status === "streaming" || agent.status === "submitting") return "Live · replying";
   if (agent.status === "waiting") return "Live · waiting for you";
   return "Live";
@@ -16,7 +22,7 @@ export function connectionLabel(agent: Pick<AgentView, "status" | "connection">)
  * @example
  * <ConnectionStatus agent={agent} />
  */
-export function ConnectionStatus({ agent }: { agent: Pick<AgentView, "status" | "connection"> }) {
+export function ConnectionStatus({ agent }: ConnectionStatusProps) {
   return (
     <p className="chat-connection" role="status" data-state={agent.connection} data-status={agent.status}>
       <span className="chat-connection__dot" aria-hidden="true" />

@@ -1,4 +1,5 @@
-import { type AgentView, useAgent, type WidgetRegistry } from "@hitl-kit/react";
+import { type OutgoingMessage, plainErrorMessage } from "@hitl-kit/client";
+import { type AgentView, MessageText, useAgent, type WidgetRegistry } from "@hitl-kit/react";
 import { type ReactNode, useState } from "react";
 import { MessageItem } from "./message-item.js";
 import { useStickToBottom } from "./use-stick-to-bottom.js";
@@ -11,12 +12,16 @@ export interface TranscriptProps {
   widgets: WidgetRegistry;
   /** What shows before the first message. */
   empty?: ReactNode;
+  /** Offers "Edit" on a message that could not be sent: it is discarded and its text handed here (for the composer). */
+  onEdit?: (text: string) => void;
   className?: string;
 }
 
 /**
- * The conversation: every message with its widgets inline, a typing indicator while the
- * model has not written yet, and a failed turn's error under the last message. It is a
+ * The conversation: every message with its widgets inline, the person's messages still on
+ * their way (marked "Sending…" after a second) or not sent (with "Send again", and "Edit"
+ * when `onEdit` is given, else "Discard"), a typing indicator while the model has not
+ * written yet, and a failed turn's error under the last message. It is a
  * `role="log"` region (named "Conversation") that keeps itself scrolled to the newest
  * message unless the person scrolled up; `data-state` mirrors the session's status.
  * @example
@@ -31,11 +36,12 @@ function ProvidedTranscript(props: TranscriptProps) {
   return <TranscriptView {...props} agent={useAgent()} />;
 }
 
-function TranscriptView({ agent, widgets, empty, className }: TranscriptProps & { agent: AgentView }) {
+function TranscriptView({ agent, widgets, empty, onEdit, className }: TranscriptProps & { agent: AgentView }) {
   const { scrollRef, contentRef } = useStickToBottom<HTMLDivElement>();
   const last = agent.messages.at(-1);
+  // A message still on its way says "Sending…" itself; once the server took it, the model is thinking.
   const thinking =
-    agent.status === "submitting" ||
+    (agent.status === "submitting" && !agent.outbox.some((message) => message.status === "sending")) ||
     (agent.status === "streaming" && (last?.role !== "assistant" || last.status !== "streaming"));
   const turnError = agent.error?.source === "turn" ? agent.error : undefined;
   return (
@@ -50,9 +56,12 @@ function TranscriptView({ agent, widgets, empty, className }: TranscriptProps & 
     >
       <div ref={contentRef} className="chat-transcript__content">
         {agent.session.before === undefined ? null : <EarlierMessages agent={agent} />}
-        {agent.messages.length === 0 && agent.hydrated && !thinking ? empty : null}
+        {agent.messages.length === 0 && agent.outbox.length === 0 && agent.hydrated && !thinking ? empty : null}
         {agent.messages.map((message) => (
           <MessageItem key={message.id} message={message} client={agent.client} widgets={widgets} />
+        ))}
+        {agent.outbox.map((message) => (
+          <OutgoingItem key={message.key} message={message} agent={agent} onEdit={onEdit} />
         ))}
         {thinking ? (
           <p className="chat-thinking" role="status">
@@ -72,6 +81,45 @@ function TranscriptView({ agent, widgets, empty, className }: TranscriptProps & 
         ) : null}
       </div>
     </div>
+  );
+}
+
+/** A message of the person's that the server has not shown yet: on its way, or not sent. */
+function OutgoingItem({
+  message,
+  agent,
+  onEdit,
+}: {
+  message: OutgoingMessage;
+  agent: AgentView;
+  onEdit: ((text: string) => void) | undefined;
+}) {
+  const { key, text, error } = message;
+  return (
+    <article className="chat-message" data-role="user" data-state={message.status} aria-label="You">
+      <div className="chat-message__body">
+        <MessageText className="chat-message__text" text={text} />
+      </div>
+      {error ? (
+        <div className="chat-outgoing" role="alert">
+          <p className="chat-outgoing__error">Not sent: {plainErrorMessage(error)}</p>
+          <button type="button" className="chat-button" onClick={() => void agent.send(text)}>
+            Send again
+          </button>
+          <button
+            type="button"
+            className="chat-button"
+            onClick={() => {
+              if (agent.discard(key)) onEdit?.(text);
+            }}
+          >
+            {onEdit ? "Edit" : "Discard"}
+          </button>
+        </div>
+      ) : (
+        <p className="chat-outgoing chat-outgoing--sending">Sending…</p>
+      )}
+    </article>
   );
 }
 

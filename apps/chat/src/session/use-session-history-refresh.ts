@@ -5,7 +5,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
 
 /** What {@link useSessionHistoryRefresh} reads of the session: all of it is in a `useAgent()` view. */
-export type SessionActivity = Pick<AgentView, "hydrated" | "session" | "turnId" | "sending">;
+export type SessionActivity = Pick<AgentView, "hydrated" | "session" | "turnId" | "outbox">;
 
 /**
  * What the session list shows of the current session changes with its server status
@@ -13,7 +13,8 @@ export type SessionActivity = Pick<AgentView, "hydrated" | "session" | "turnId" 
  * Text deltas change none of these.
  */
 function activityKey(agent: SessionActivity): string {
-  return [agent.session.status, agent.turnId ?? "", agent.sending?.turnId ?? ""].join("|");
+  const accepted = agent.outbox.map((message) => message.turnId ?? "").join(",");
+  return [agent.session.status, agent.turnId ?? "", accepted].join("|");
 }
 
 /**

@@ -125,3 +125,42 @@ test("a message the server could not take stays in place, and sent again it show
   const snapshot = (await response.json()) as SessionSnapshot;
   expect(snapshot.messages.filter((message) => message.role === "user")).toHaveLength(1);
 });
+
+test("Stop while the page is still resending a message takes it back at once: nothing runs, and it can be sent again", async ({
+  chat,
+  demo,
+  page,
+}) => {
+  let down = true;
+  let attempts = 0;
+  await page.route(/\/api\/agent\/sessions\/[^/]+\/messages$/, (route) => {
+    if (!down) return route.continue();
+    attempts += 1;
+    return route.abort("connectionrefused");
+  });
+
+  await chat.send("refund 1500");
+  const mine = chat.conversation.getByRole("article", { name: "You" });
+  await expect(mine).toContainText("Sending…");
+  await expect(page.locator(".chat-connection")).toHaveText("Live · sending");
+  // Being resent, and Stop has been there longer than a double click.
+  await expect.poll(() => attempts).toBeGreaterThan(2);
+  const stoppedAt = Date.now();
+  await page.getByRole("button", { name: "Stop" }).click();
+  const unsent = chat.conversation.getByRole("alert");
+  await expect(unsent).toContainText("Not sent: Stopped before it was sent.");
+  // At once, not after the resends (about 13 s) ran out.
+  expect(Date.now() - stoppedAt).toBeLessThan(3_000);
+  await expect(page.getByRole("button", { name: "Send", exact: true })).toBeVisible();
+  const tried = attempts;
+  await page.waitForTimeout(1_500);
+  expect(attempts).toBe(tried); // no resend after Stop
+
+  down = false;
+  await unsent.getByRole("button", { name: "Send again" }).click();
+  await expect(chat.widget("refund_charge")).toHaveAttribute("data-state", "pending");
+  await expect(mine).toHaveCount(1);
+  const response = await page.request.get(`${demo.url}/api/agent/sessions/${chat.sessionId()}`);
+  const snapshot = (await response.json()) as SessionSnapshot;
+  expect(snapshot.messages.filter((message) => message.role === "user")).toHaveLength(1);
+});

@@ -53,6 +53,10 @@ export class AgentClient {
   #sends: Promise<CommandResult | undefined> = Promise.resolve(undefined);
   /** The turns the stream showed started by this client's keyed messages (the last few), by key. */
   readonly #taken = new Map<string, string>();
+  /** The messages still on their way (being sent, resent, or waiting for the one before), by key. */
+  readonly #onItsWay = new Map<string, { abort: AbortController; done: Promise<CommandResult> }>();
+  /** Keys of messages Stop took back before an answer: if the stream shows the server took one, its turn is stopped. */
+  readonly #stopped = new Set<string>();
 
   constructor(options: AgentClientOptions) {
     this.#transport = options.transport ?? sseTransport(options);
@@ -110,8 +114,11 @@ export class AgentClient {
   send(text: string): Promise<CommandResult> {
     const failed = this.#state.outbox.find((message) => message.status === "failed" && message.text === text);
     const key = failed?.key ?? idempotencyKey();
+    this.#stopped.delete(key); // sent again: the person wants it after all
     this.#dispatch({ type: "message.sending", key, text });
-    const sent = this.#sends.then(() => this.#sendMessage(text, key));
+    const abort = new AbortController();
+    const sent = this.#sends.then(() => this.#sendMessage(text, key, abort.signal));
+    this.#onItsWay.set(key, { abort, done: sent });
     this.#sends = sent;
     return sent;
   }
@@ -127,8 +134,11 @@ export class AgentClient {
     return message;
   }
 
-  async #sendMessage(text: string, key: string): Promise<CommandResult> {
-    const result = await this.#post({ type: "message", text, key });
+  async #sendMessage(text: string, key: string, signal: AbortSignal): Promise<CommandResult> {
+    const result = signal.aborted
+      ? { ok: false as const, error: { code: "aborted", message: "Stopped before it was sent." } }
+      : await this.#post({ type: "message", text, key }, signal);
+    this.#onItsWay.delete(key);
     // Every attempt failed on the way, yet the stream showed the message's turn: the server took it.
     const taken = result.ok ? undefined : this.#taken.get(key);
     const turnId = result.ok ? (result.body as { turnId?: unknown } | undefined)?.turnId : taken;
@@ -192,14 +202,23 @@ export class AgentClient {
    * Cancels the running or parked turn (`POST /sessions/:id/cancel`): the turn ends as
    * cancelled and its open requests are cancelled, each call with its one result. The
    * command names the turn this client shows (the one its last message started, or the
-   * newest it has seen), so it never stops a later turn it has not seen yet. While a
-   * message is still on its way, it waits for it: once taken, its turn is stopped; if it
-   * never got through, there is nothing to stop and nothing is sent (`status` 200).
+   * newest it has seen), so it never stops a later turn it has not seen yet. Messages still
+   * on their way stop being sent at once (they fail with code `aborted`); one the server
+   * took meanwhile has its turn stopped, now or when the stream shows it. When none was
+   * taken there is nothing to stop and nothing is sent (`status` 200), so it cannot stop
+   * another tab's turn.
    */
   async cancelTurn(): Promise<CommandResult> {
-    if (this.#state.outbox.at(-1)?.status === "sending") {
-      const sent = await this.#sends;
-      if (sent && !sent.ok) return { ok: true, status: 200, body: {} };
+    const stopping = [...this.#onItsWay];
+    if (stopping.length > 0) {
+      for (const [, { abort }] of stopping) abort.abort();
+      const results = await Promise.all(stopping.map(([, { done }]) => done));
+      stopping.forEach(([key], index) => {
+        if (results[index]!.ok) return;
+        this.#stopped.add(key);
+        if (this.#stopped.size > TAKEN_KEYS) this.#stopped.delete(this.#stopped.values().next().value!);
+      });
+      if (results.every((result) => !result.ok)) return { ok: true, status: 200, body: {} };
     }
     const { outbox, turnId } = this.#state;
     const shown = outbox.findLast((message) => message.status === "accepted")?.turnId ?? turnId;
@@ -260,7 +279,7 @@ export class AgentClient {
     return result;
   }
 
-  async #post(command: AgentCommand): Promise<CommandResult> {
+  async #post(command: AgentCommand, signal?: AbortSignal): Promise<CommandResult> {
     let error: CommandError;
     try {
       const sessionId = command.type === "message" ? await this.createSession() : this.#state.sessionId;
@@ -268,7 +287,7 @@ export class AgentClient {
         throw new ProtocolError("not_found", "This client has no session yet: send a message to start one.");
       }
       await this.#connection.started;
-      const reply = await this.#transport.send(sessionId, command);
+      const reply = await this.#transport.send(sessionId, command, signal ? { signal } : {});
       return { ok: true, status: reply.status, body: reply.body };
     } catch (thrown) {
       error = toCommandError(thrown);
@@ -280,8 +299,11 @@ export class AgentClient {
   #dispatch(...actions: ClientAction[]): void {
     for (const action of actions) {
       if (action.type !== "event" || action.event.type !== "turn.started" || !action.event.idempotencyKey) continue;
-      this.#taken.set(action.event.idempotencyKey, action.event.turnId);
+      const { idempotencyKey: key, turnId } = action.event;
+      this.#taken.set(key, turnId);
       if (this.#taken.size > TAKEN_KEYS) this.#taken.delete(this.#taken.keys().next().value!);
+      // The server took a message Stop took back: stop its turn, as the person asked.
+      if (this.#stopped.delete(key)) void this.#command({ type: "cancel", turnId }, "cancelTurn");
     }
     const previous = this.#state;
     const next = actions.reduce(reduceClientState, previous);
@@ -300,7 +322,7 @@ export class AgentClient {
   }
 }
 
-/** How many keyed messages' turns a client remembers: enough for the messages still being resent. */
+/** How many keyed messages' turns (and stopped messages) a client remembers: enough for the messages still being resent. */
 const TAKEN_KEYS = 16;
 
 function sentAnswer({ action, value, reason }: InputResponse): SentAnswer {

@@ -17,22 +17,29 @@ export function sseTransport(options: SseTransportOptions): Transport {
   return {
     createSession: () => api.createSession(),
     loadSnapshot: (sessionId, page = {}) => api.getSnapshot(sessionId, page),
-    async send(sessionId, command) {
+    async send(sessionId, command, { signal } = {}) {
+      const call = signal ? { signal } : {};
       switch (command.type) {
         case "message":
           return {
             status: 202,
-            body: await api.sendMessage(sessionId, command.text, command.key === undefined ? {} : { key: command.key }),
+            body: await api.sendMessage(sessionId, command.text, {
+              ...call,
+              ...(command.key === undefined ? {} : { key: command.key }),
+            }),
           };
         case "responses": {
-          const { status, resolutions } = await api.respond(sessionId, command.responses);
+          const { status, resolutions } = await api.respond(sessionId, command.responses, call);
           return { status, body: { resolutions } };
         }
         case "cancel":
-          await api.cancelTurn(sessionId, command.turnId === undefined ? {} : { turnId: command.turnId });
+          await api.cancelTurn(sessionId, {
+            ...call,
+            ...(command.turnId === undefined ? {} : { turnId: command.turnId }),
+          });
           return { status: 202, body: {} };
         default:
-          await api.deleteSession(sessionId);
+          await api.deleteSession(sessionId, call);
           return { status: 204, body: undefined };
       }
     },

@@ -51,8 +51,11 @@ export interface Transport {
   createSession(): Promise<{ sessionId: string }>;
   /** `GET /sessions/:id`: the newest messages, or with `before` (a snapshot's `before`) the page before them. */
   loadSnapshot(sessionId: string, page?: { before?: string; limit?: number }): Promise<SessionSnapshot>;
-  /** Sends one command; resolves with a 2xx answer, throws a `ProtocolError` otherwise. */
-  send(sessionId: string, command: AgentCommand): Promise<CommandReply>;
+  /**
+   * Sends one command; resolves with a 2xx answer, throws a `ProtocolError` otherwise (code
+   * `aborted` once `signal` aborts: it stops resending and waiting).
+   */
+  send(sessionId: string, command: AgentCommand, options?: { signal?: AbortSignal }): Promise<CommandReply>;
   /**
    * Opens the event stream after `lastSeq()` and keeps it open (reconnecting if it can)
    * until the returned function is called.

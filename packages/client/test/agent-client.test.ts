@@ -224,7 +224,7 @@ describe("AgentClient when messages fail on the way", () => {
    * `hang` (no answer until the attempt's timeout), or a function awaited before it goes
    * through.
    */
-  async function flakyClient(script: Script) {
+  async function flakyClient(script: Script, { listen = true } = {}) {
     server ??= await startAgentServer(script);
     const through = server.fetch;
     const fates = new Map<string, Fate[]>();
@@ -246,11 +246,17 @@ describe("AgentClient when messages fail on the way", () => {
       if (fate === "lost") throw new TypeError("network connection lost");
       return response;
     };
-    const client = follow(createAgentClient({ url: server.url, fetch, retry: fast, timeoutMs: 200 }));
+    const client = createAgentClient({ url: server.url, fetch, retry: fast, timeoutMs: 200 });
+    if (listen) follow(client);
     clients.push(client);
     await client.ready;
     return { client, fates, keys };
   }
+
+  /** Checks every 5 ms, for up to 5 s, until `done` holds. */
+  const until = async (done: () => boolean | Promise<boolean>) => {
+    for (let tries = 0; tries < 1000 && !(await done()); tries += 1) await new Promise((r) => setTimeout(r, 5));
+  };
 
   const turnsStarted = async (sessionId: string) =>
     (await server!.runtime.readEvents(sessionId, 0)).filter((event) => event.type === "turn.started");
@@ -335,28 +341,54 @@ describe("AgentClient when messages fail on the way", () => {
     await parkPicker(other); // the other tab's turn, parked on the picker
     fates.set("refund 250", ["refused", "refused", "refused", "refused"]);
     const sending = offline.send("refund 250");
+    await until(() => fates.get("refund 250")!.length === 2); // being resent
     const stopping = offline.cancelTurn();
-    expect(await sending).toMatchObject({ ok: false, error: { code: "network" } });
+    expect(await sending).toMatchObject({ ok: false, error: { code: "aborted" } });
     expect(await stopping).toMatchObject({ ok: true, status: 200 });
     expect(server!.wire.filter((line) => line.endsWith("/cancel"))).toEqual([]);
     expect(await server!.runtime.getSnapshot(sessionId)).toMatchObject({ status: "waiting" });
   });
 
-  it("stops the turn of a message still being resent once the server has taken it", async () => {
+  it("takes back a message still being resent at once, and stops its turn if the stream shows the server took it", async () => {
     const words = Array.from({ length: 200 }, (_, index) => `w${index}`).join(" ");
     server = await startAgentServer([{ text: words }], { chunkDelayMs: 20 });
-    const { client, fates } = await flakyClient([]);
-    await client.createSession();
-    await waitFor(client, (s) => s.connection === "open");
-    fates.set("talk a lot", ["refused", "hang"]);
+    const { client, fates } = await flakyClient([], { listen: false });
+    const sessionId = await client.createSession(); // nobody listens yet: no stream shows the turn
+    fates.set("talk a lot", ["lost", "hang", "hang", "hang"]);
     const sending = client.send("talk a lot");
-    const stopped = client.cancelTurn();
-    expect(await sending).toMatchObject({ ok: true, status: 202 });
-    expect(await stopped).toMatchObject({ ok: true, status: 202 });
-    const sessionId = client.getSnapshot().sessionId!;
+    await until(async () => (await turnsStarted(sessionId)).length === 1);
+    // The server took it and its answer was lost; the client is resending it when Stop comes.
+    expect(await client.cancelTurn()).toMatchObject({ ok: true, status: 200 });
+    expect(await sending).toMatchObject({ ok: false, error: { code: "aborted" } });
+    expect(client.getSnapshot().outbox).toMatchObject([{ status: "failed", error: { code: "aborted" } }]);
+    expect(server.wire.filter((line) => line.endsWith("/cancel"))).toEqual([]);
+    // The stream opens and shows the message's turn: the client stops it, and the message shows as sent.
+    const stop = client.subscribe(() => {});
+    const state = await waitFor(client, (s) => s.status === "idle" && s.outbox.length === 0 && s.messages.length > 0);
+    stop();
+    expect(state.messages[0]).toMatchObject({ role: "user" });
     await server.runtime.idle();
     const events = await server.runtime.readEvents(sessionId, 0);
-    expect(events.at(-1)).toMatchObject({ type: "turn.cancelled" });
     expect(events.filter((event) => event.type === "turn.started")).toHaveLength(1);
+    expect(events.at(-1)).toMatchObject({ type: "turn.cancelled" });
+    expect(server.wire.filter((line) => line.endsWith("/cancel"))).toHaveLength(1);
+  });
+
+  it("takes back a message Stop catches before it went out: nothing is sent and nothing runs", async () => {
+    const words = Array.from({ length: 50 }, (_, index) => `w${index}`).join(" ");
+    server = await startAgentServer([{ text: words }], { chunkDelayMs: 5 });
+    const { client, keys } = await flakyClient([]);
+    const sessionId = await client.createSession();
+    const sending = client.send("hi");
+    expect(await client.cancelTurn()).toMatchObject({ ok: true, status: 200 });
+    expect(await sending).toMatchObject({ ok: false, error: { code: "aborted" } });
+    expect(client.getSnapshot()).toMatchObject({ status: "idle", outbox: [{ text: "hi", status: "failed" }] });
+    expect(keys).toEqual([]);
+    expect(await turnsStarted(sessionId)).toEqual([]);
+    // Sent again, it runs to the end: Stop does not follow it.
+    expect(await client.send("hi")).toMatchObject({ ok: true, status: 202 });
+    await waitFor(client, (s) => s.status === "idle" && textOf(s) === words);
+    const events = await server!.runtime.readEvents(sessionId, 0);
+    expect(events.at(-1)).toMatchObject({ type: "turn.completed" });
   });
 });

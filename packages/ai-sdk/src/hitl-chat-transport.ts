@@ -55,7 +55,8 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
       if (snapshot) return { sessionId, snapshot };
     }
     if (!create) return undefined;
-    const sessionId = await http.createSession(headers);
+    // The chat's id is the creation's key: a chat opened twice at once, or created again after a lost answer, gets one session.
+    const sessionId = await http.createSession(isIdempotencyKey(chatId) ? chatId : undefined, headers);
     await sessions.set(chatId, sessionId);
     const snapshot = await http.snapshot(sessionId, headers);
     if (!snapshot) throw new Error(`The hitl-kit session ${sessionId} vanished right after it was created.`);

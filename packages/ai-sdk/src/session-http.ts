@@ -46,9 +46,9 @@ export class SessionHttp {
     this.#api = createApiClient(options);
   }
 
-  /** Creates a session and answers its id. */
-  async createSession(headers?: HeadersInit): Promise<string> {
-    return (await this.#api.createSession(call(headers))).sessionId;
+  /** Creates a session under `key` (its `Idempotency-Key`: created again, it is the same session) and answers its id. */
+  async createSession(key: string | undefined, headers?: HeadersInit): Promise<string> {
+    return (await this.#api.createSession({ ...call(headers), ...(key === undefined ? {} : { key }) })).sessionId;
   }
 
   /** The session's snapshot, or `undefined` when the caller has no such session (404). */

@@ -143,12 +143,16 @@ describe("resuming a reply that is still streaming", () => {
 });
 
 describe("a dropped connection", () => {
-  it("resends a message whose reply was lost, and an answer the server could not take: one turn, one result", async () => {
+  it("resends a session's creation and a message whose replies were lost, and an answer the server could not take: one session, one turn, one result", async () => {
     const app = await startApp(setups[0]!, [{ text: "Publishing.", toolCalls: [publish] }, { text: "Published." }]);
     try {
-      const failing: Record<string, "lost" | "unavailable"> = { messages: "lost", responses: "unavailable" };
+      const failing: Record<string, "lost" | "unavailable"> = {
+        sessions: "lost",
+        messages: "lost",
+        responses: "unavailable",
+      };
       const fetch = async (input: string, init?: RequestInit) => {
-        const command = /\/(messages|responses)$/.exec(new URL(input).pathname)?.[1];
+        const command = /\/(sessions|messages|responses)$/.exec(new URL(input).pathname)?.[1];
         const failure = command ? failing[command] : undefined;
         if (command) delete failing[command];
         if (failure === "unavailable") {
@@ -176,6 +180,7 @@ describe("a dropped connection", () => {
       expect(chat.error).toBeUndefined();
       expect(failing).toEqual({});
       const sessionId = (await transport.sessionIdOf(chat.id))!;
+      expect(await app.runtime.listSessions()).toEqual([expect.objectContaining({ sessionId })]);
       const { events, problems } = await app.events(sessionId);
       expect(problems).toEqual([]);
       expect(events.filter((event) => event.type === "turn.started" && event.cause === "message")).toHaveLength(1);

@@ -49,6 +49,8 @@ export class AgentClient {
   readonly #connection: SessionConnection;
   #state: ClientState;
   #creating: Promise<string> | undefined;
+  /** The creation's `Idempotency-Key`, kept until it succeeds: created again after a failure, it is the same session. */
+  readonly #creationKey = idempotencyKey();
   /** The last message sent, until its request settles: the next waits for it, and so does a cancel. */
   #sends: Promise<CommandResult | undefined> = Promise.resolve(undefined);
   /** The turns the stream showed started by this client's keyed messages (the last few), by key. */
@@ -88,7 +90,7 @@ export class AgentClient {
   async createSession(): Promise<string> {
     const known = this.#state.sessionId;
     if (known !== undefined) return known;
-    this.#creating ??= this.#transport.createSession().then(
+    this.#creating ??= this.#transport.createSession({ key: this.#creationKey }).then(
       ({ sessionId }) => {
         this.#dispatch({ type: "session.created", sessionId });
         this.#connection.markReady();

@@ -159,8 +159,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
   return {
     url: base,
-    async createSession(call) {
-      const answer = await request("POST", "/sessions", {}, call);
+    async createSession({ key = idempotencyKey(), ...call } = {}) {
+      // The key makes a resent creation a repeat: the server answers the session it made.
+      const answer = await request("POST", "/sessions", {}, call, {
+        resend: true,
+        defaults: { "idempotency-key": key },
+      });
       const { sessionId } = expect<{ sessionId: string }>(
         "answer to POST /sessions",
         answer,

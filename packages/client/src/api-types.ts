@@ -32,9 +32,9 @@ export interface ApiClientOptions {
   streamSilenceMs?: number;
   /**
    * How requests safe to send twice are resent after a transient failure (no answer, `503`,
-   * `502`, `504`, `408`, a short `429`): reads, answers, `cancelTurn` and messages. Default
-   * `{ maxRetries: 6 }` with the backoff of `reconnect`'s defaults; `false` sends each once.
-   * `createSession` and `deleteSession` are never resent.
+   * `502`, `504`, `408`, a short `429`): reads, answers, `cancelTurn`, messages and session
+   * creation (both with an `Idempotency-Key`). Default `{ maxRetries: 6 }` with the backoff
+   * of `reconnect`'s defaults; `false` sends each once. `deleteSession` is never resent.
    */
   retry?: RetryOptions | false;
   /**
@@ -124,8 +124,12 @@ export interface OpenStreamOptions extends StreamOptions {
 export interface ApiClient {
   /** The protocol's base, without a trailing slash. */
   readonly url: string;
-  /** `POST /sessions`: a new session owned by the caller. @throws `session_limit`, `rate_limited`, … */
-  createSession(options?: CallOptions): Promise<{ sessionId: string }>;
+  /**
+   * `POST /sessions`: a new session owned by the caller. It goes with `key` as its
+   * `Idempotency-Key` (a fresh one when absent), so resending it after a lost answer gets
+   * the same session, not a second one. @throws `session_limit`, `rate_limited`, …
+   */
+  createSession(options?: CallOptions & { key?: string }): Promise<{ sessionId: string }>;
   /** `GET /sessions`: the caller's sessions, newest first; `limit` 1–100 (default 50), `cursor` from a previous page. */
   listSessions(page?: { limit?: number; cursor?: string } & CallOptions): Promise<SessionPage>;
   /**

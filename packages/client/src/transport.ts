@@ -47,8 +47,8 @@ export interface StreamOptions {
  * the server's code, message and details (code `network` when no answer came back).
  */
 export interface Transport {
-  /** `POST /sessions`. */
-  createSession(): Promise<{ sessionId: string }>;
+  /** `POST /sessions`, with `key` as its `Idempotency-Key`: created again under the same key, it is the same session. */
+  createSession(options?: { key?: string }): Promise<{ sessionId: string }>;
   /** `GET /sessions/:id`: the newest messages, or with `before` (a snapshot's `before`) the page before them. */
   loadSnapshot(sessionId: string, page?: { before?: string; limit?: number }): Promise<SessionSnapshot>;
   /**

@@ -219,7 +219,8 @@ describe("AgentClient when messages fail on the way", () => {
   type Fate = "lost" | "refused" | "hang" | ((request: Request) => Promise<void>);
 
   /**
-   * A client whose `fetch` meets the fates queued for each message's text in turn: `lost`
+   * A client whose `fetch` meets the fates queued for each message's text (or for
+   * `POST /sessions`) in turn: `lost`
    * (the server takes it, the answer never comes back), `refused` (it never gets there),
    * `hang` (no answer until the attempt's timeout), or a function awaited before it goes
    * through.
@@ -229,11 +230,13 @@ describe("AgentClient when messages fail on the way", () => {
     const through = server.fetch;
     const fates = new Map<string, Fate[]>();
     const keys: (string | null)[] = [];
+    const creationKeys: (string | null)[] = [];
     const fetch = async (input: string, init?: RequestInit) => {
       const request = new Request(input, init);
-      if (!(request.method === "POST" && input.endsWith("/messages"))) return through(input, init);
-      keys.push(request.headers.get("idempotency-key"));
-      const { text } = (await request.clone().json()) as { text: string };
+      const creating = request.method === "POST" && input.endsWith("/sessions");
+      if (!creating && !(request.method === "POST" && input.endsWith("/messages"))) return through(input, init);
+      (creating ? creationKeys : keys).push(request.headers.get("idempotency-key"));
+      const { text } = creating ? { text: "POST /sessions" } : ((await request.clone().json()) as { text: string });
       const fate = fates.get(text)?.shift();
       if (fate === "refused") throw new TypeError("fetch failed");
       if (fate === "hang") {
@@ -250,7 +253,7 @@ describe("AgentClient when messages fail on the way", () => {
     if (listen) follow(client);
     clients.push(client);
     await client.ready;
-    return { client, fates, keys };
+    return { client, fates, keys, creationKeys };
   }
 
   /** Checks every 5 ms, for up to 5 s, until `done` holds. */
@@ -310,6 +313,19 @@ describe("AgentClient when messages fail on the way", () => {
     // Discarded, it is forgotten: the same text is a new message, under a key of its own.
     expect(await client.send("hi")).toMatchObject({ ok: true, status: 202 });
     expect(new Set(keys).size).toBe(2);
+  });
+
+  it("creates one session when the first message's creation is sent again after every attempt failed", async () => {
+    const { client, fates, creationKeys } = await flakyClient([{ text: "Hello." }]);
+    fates.set("POST /sessions", ["lost", "lost", "lost", "lost"]);
+    expect(await client.send("hi")).toMatchObject({ ok: false, error: { code: "network" } });
+    expect(client.getSnapshot()).toMatchObject({ sessionId: undefined, outbox: [{ status: "failed" }] });
+    expect(await client.send("hi")).toMatchObject({ ok: true, status: 202 });
+    const sessionId = client.getSnapshot().sessionId!;
+    // Five creations, one key: the server made one session, the one the client now has.
+    expect(creationKeys).toEqual(Array(5).fill(creationKeys[0]));
+    expect(await server!.runtime.listSessions()).toEqual([expect.objectContaining({ sessionId })]);
+    await waitFor(client, (s) => s.status === "idle" && textOf(s) === "Hello.");
   });
 
   it("sends messages one at a time: a second one waits while the first is still being resent", async () => {

@@ -284,6 +284,7 @@ describe("createApiClient against the real fetch handler", () => {
     it("throws network (status 0) when no answer comes back", async () => {
       const api = createApiClient({
         url: base,
+        retry: false,
         fetch: () => Promise.reject(new TypeError("fetch failed")),
       });
       const error = await rejection(api.createSession());
@@ -473,14 +474,22 @@ describe("createApiClient against the real fetch handler", () => {
       expect(sent).toHaveLength(3);
     });
 
-    it("never resends createSession or deleteSession, which are not safe to send twice", async () => {
-      const { api, sent, failing } = flaky();
-      failing.push("refused");
-      expect(await rejection(api.createSession())).toMatchObject({ code: "network" });
+    it("resends a session's creation under its key, which makes one session; never resends deleteSession", async () => {
+      const { runtime, api, sent, failing } = flaky();
+      failing.push("lost", "refused", busy());
       const { sessionId } = await api.createSession();
+      expect(sent).toHaveLength(4);
+      const [first] = sent;
+      expect(first!.key).toMatch(/^[\w-]{22}$/);
+      for (const attempt of sent) expect(attempt).toEqual(first);
+      expect(await runtime.listSessions({ owner: "tester" })).toEqual([expect.objectContaining({ sessionId })]);
+      // Created again under its key, it is the same session; a creation of its own is another.
+      expect(await api.createSession({ key: first!.key! })).toEqual({ sessionId });
+      expect((await api.createSession()).sessionId).not.toBe(sessionId);
+      sent.length = 0;
       failing.push(busy());
       expect(await rejection(api.deleteSession(sessionId))).toMatchObject({ code: "unavailable" });
-      expect(sent.map((attempt) => attempt.method)).toEqual(["POST", "POST", "DELETE"]);
+      expect(sent.map((attempt) => attempt.method)).toEqual(["DELETE"]);
     });
 
     it("sends each request once with retry: false, and stops waiting when the caller aborts", async () => {

@@ -24,6 +24,7 @@ export {
 } from "./models/scripted-model.js";
 export {
   type AgentRuntime,
+  type CreatedSession,
   createAgentRuntime,
   type ResolutionView,
   type RespondResult,

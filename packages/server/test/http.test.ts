@@ -3,7 +3,7 @@ import type { ProtocolEvent } from "@hitl-kit/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAgentRuntime, scriptedModel } from "../src/index.js";
 import { sqliteStore } from "../src/store/sqlite-store.js";
-import { asReceived, readSse, startServer, tempDir } from "./harness.js";
+import { asReceived, browser, readSse, startServer, tempDir } from "./harness.js";
 
 let server: ReturnType<typeof startServer>;
 afterEach(() => server?.close());
@@ -229,6 +229,58 @@ describe("messages with an Idempotency-Key", () => {
     } finally {
       dir.cleanup();
     }
+  });
+});
+
+describe("session creation with an Idempotency-Key", () => {
+  it("makes one session for a creation sent 20 times at once under one key, per person; the repeats get 200", async () => {
+    server = startServer(scriptedModel([]));
+    await server.session(); // the browser's identity, from its first creation
+    const create = (key: string, as = server.call) => as("POST", "/sessions", {}, { "idempotency-key": key });
+    const responses = await Promise.all(Array.from({ length: 20 }, () => create("creation-key-1")));
+    expect(responses.filter((response) => response.status === 201)).toHaveLength(1);
+    expect(responses.filter((response) => response.status === 200)).toHaveLength(19);
+    const ids = new Set(responses.map((response) => response.body.sessionId));
+    expect(ids.size).toBe(1);
+    const [id] = ids;
+    expect(id).toMatch(/^ses_[A-Za-z0-9_-]{22}$/);
+    expect((await server.call("GET", "/sessions")).body.sessions).toHaveLength(2);
+    expect((await server.events(id!)).map((event) => event.type)).toEqual(["session.created"]);
+    // Another person's creation under the same key is their own session.
+    const other = browser(server.handler);
+    await other.call("POST", "/sessions", {});
+    const theirs = await create("creation-key-1", other.call);
+    expect(theirs.status).toBe(201);
+    expect(theirs.body.sessionId).not.toBe(id);
+    expect((await server.call("GET", `/sessions/${theirs.body.sessionId}`)).status).toBe(404);
+  });
+
+  it("makes one session when creations under one key race into the store together", async () => {
+    server = startServer(scriptedModel([]));
+    const created = await Promise.all(
+      Array.from({ length: 20 }, () => server.runtime.createSession({ owner: "ada", key: "creation-key-1" })),
+    );
+    expect(created.filter((session) => !session.repeated)).toHaveLength(1);
+    expect(new Set(created.map((session) => session.sessionId)).size).toBe(1);
+    expect(await server.runtime.listSessions({ owner: "ada" })).toHaveLength(1);
+  });
+
+  it("answers a repeat even at the owner's session cap", async () => {
+    server = startServer(scriptedModel([]), { maxSessionsPerOwner: 2 });
+    const create = (key: string) => server.call("POST", "/sessions", {}, { "idempotency-key": key });
+    expect((await create("creation-key-1")).status).toBe(201);
+    const second = await create("creation-key-2");
+    expect(second.status).toBe(201);
+    expect(await create("creation-key-2")).toMatchObject({ status: 200, body: { sessionId: second.body.sessionId } });
+    expect(await create("creation-key-3")).toMatchObject({ status: 409, body: { error: { code: "session_limit" } } });
+  });
+
+  it("refuses a malformed key and creates nothing", async () => {
+    server = startServer(scriptedModel([]));
+    await server.session();
+    const response = await server.call("POST", "/sessions", {}, { "idempotency-key": "has space" });
+    expect(response).toMatchObject({ status: 400, body: { error: { code: "bad_request" } } });
+    expect((await server.call("GET", "/sessions")).body.sessions).toHaveLength(1);
   });
 });
 

@@ -1,3 +1,4 @@
+import { plainErrorMessage } from "@hitl-kit/client";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { agentApi } from "../shared/endpoint.js";
 
@@ -86,7 +87,7 @@ export function useSessionId(): SessionSelection {
       created.current = await creating;
       location.hash = hashForSession(created.current);
     } catch (cause) {
-      setError(`Could not start a chat: ${(cause as Error).message}`);
+      setError(`Could not start a chat: ${plainErrorMessage(cause as Error)}`);
     }
   }, []);
 

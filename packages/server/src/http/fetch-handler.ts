@@ -125,10 +125,14 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
         const more = page.length > limit;
         return json(200, { sessions, ...(more ? { nextCursor: encodeCursor(sessions.at(-1)!) } : {}) });
       }
+      const key = idempotencyKey(request);
       await readJson(request, "createSession", maxBytes);
-      const created = await runtime.createSession({ owner: caller.principal });
+      const { sessionId, repeated } = await runtime.createSession({
+        owner: caller.principal,
+        ...(key === undefined ? {} : { key }),
+      });
       if (caller.kind === "anonymous") extra.append("set-cookie", identityCookieHeader(caller.token, url));
-      return json(201, created);
+      return json(repeated ? 200 : 201, { sessionId });
     }
 
     // Another principal's session answers exactly as a missing one: its existence does not leak.
@@ -220,10 +224,10 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
   };
 }
 
-/** `Last-Event-ID` or `?after=`: plain decimal digits only (no sign, exponent, hex or spaces). */
 /**
- * The message's `Idempotency-Key`, if it has one: 1 to 200 visible ASCII characters (a
- * UUID, say), which the client sends again unchanged when it resends the message.
+ * The `Idempotency-Key` of a message or a session's creation, if it has one: 1 to 200
+ * visible ASCII characters (a UUID, say), which the client sends again unchanged when it
+ * resends the request.
  */
 function idempotencyKey(request: Request): string | undefined {
   const key = request.headers.get("idempotency-key");
@@ -237,6 +241,7 @@ function idempotencyKey(request: Request): string | undefined {
   return key;
 }
 
+/** `Last-Event-ID` or `?after=`: plain decimal digits only (no sign, exponent, hex or spaces). */
 function afterSeq(request: Request, url: URL): number {
   const raw = request.headers.get("last-event-id") ?? url.searchParams.get("after") ?? "0";
   const seq = /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;

@@ -37,6 +37,13 @@ export interface ResolutionView {
   reason?: string;
 }
 
+/** A new session, or with `repeated`, the one an earlier creation under the same key made. */
+export interface CreatedSession {
+  sessionId: string;
+  /** The creation was a repeat (same owner, same `Idempotency-Key`): no second session was made. */
+  repeated: boolean;
+}
+
 /** A message's turn: `repeated` when the message was a repeat of one sent under the same key. */
 export interface SentMessage {
   /** The turn the message started (for a repeat, the one the first sending started). */
@@ -62,10 +69,14 @@ export interface AgentRuntime {
    */
   readonly ready: Promise<void>;
   /**
-   * Creates a session owned by `owner` (the principal the fetch handler identified).
+   * Creates a session owned by `owner` (the principal the fetch handler identified). With a
+   * `key` (the client's `Idempotency-Key`), the same owner creating again under the same key
+   * gets the same session with `repeated: true`, so a creation whose answer was lost can be
+   * sent again. The session's id is derived from the owner and the key, so use a key nobody
+   * can guess (the client sends 128 random bits).
    * @throws `session_limit` when the owner already has `maxSessionsPerOwner` sessions
    */
-  createSession(options?: { owner?: string }): Promise<{ sessionId: string }>;
+  createSession(options?: { owner?: string; key?: string }): Promise<CreatedSession>;
   /** A page of sessions, newest first; `owner` narrows it to one principal's. */
   listSessions(options?: ListSessionsOptions): Promise<SessionSummary[]>;
   /** A session's summary and owner, or `undefined` when there is no such session. */
@@ -367,9 +378,18 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   let closed = false;
   const runtime: AgentRuntime = {
     ready,
-    async createSession({ owner } = {}) {
+    async createSession({ owner, key } = {}) {
       const cap = options.maxSessionsPerOwner;
-      const create = async () => {
+      const sessionId = key === undefined ? randomId("ses") : keyedSessionId(owner, key);
+      const made = async () => {
+        if (key === undefined) return false;
+        const session = await store.getSession(sessionId);
+        if (session && session.owner !== owner)
+          throw new ProtocolError("bad_request", "This Idempotency-Key is taken.");
+        return session !== undefined;
+      };
+      const create = async (): Promise<CreatedSession> => {
+        if (await made()) return { sessionId, repeated: true };
         if (owner !== undefined && cap !== undefined && (await store.countSessions(owner)) >= cap) {
           throw new ProtocolError(
             "session_limit",
@@ -377,10 +397,15 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
             { limit: cap },
           );
         }
-        const sessionId = randomId("ses");
-        await store.createSession(idleSession(sessionId, owner));
+        try {
+          await store.createSession(idleSession(sessionId, owner));
+        } catch (error) {
+          // The same creation, resent while the first was being written (here or on another instance).
+          if (await made()) return { sessionId, repeated: true };
+          throw error;
+        }
         await core.mustCommit(sessionId, { events: [{ type: "session.created" }] });
-        return { sessionId };
+        return { sessionId, repeated: false };
       };
       // With a cap, one creation at a time per owner, so concurrent requests cannot pass it together.
       return owner === undefined || cap === undefined ? create() : lock.run(`owner\u0000${owner}`, create);
@@ -640,6 +665,17 @@ function view(record: RequestRecord): ResolutionView {
  * most a message or two of other tabs can overtake it.
  */
 const KEYED_MESSAGES = 8;
+
+/**
+ * The id of the session `owner` creates under `key`: the same for a resent creation, on any
+ * instance and after a restart, and another for another owner.
+ */
+function keyedSessionId(owner: string | undefined, key: string): string {
+  const digest = createHash("sha256")
+    .update(`session\u0000${owner ?? ""}\u0000${key}`)
+    .digest("base64url");
+  return `ses_${digest.slice(0, 22)}`;
+}
 
 /** What a keyed message is compared by: its text's SHA-256, so the session keeps 43 characters, not the text. */
 function textDigest(text: string): string {

@@ -79,8 +79,10 @@ test("a message whose reply is lost, and an answer refused by a restarting serve
   await expect(chat.conversation).toContainText("Refunded 1500.00");
   await chat.idle();
   expect(failed).toEqual(["messages", "responses"]);
-  // The message's resend is a repeat (200), not a second turn (202) nor `turn_running` (409).
-  expect(answered).toEqual(["messages 200", "responses 503", "responses 202"]);
+  // The page stops resending the message once the stream shows its turn; a resend that went
+  // out before that is a repeat (200), not a second turn (202) nor `turn_running` (409).
+  expect(answered.filter((answer) => answer.startsWith("messages") && answer !== "messages 200")).toEqual([]);
+  expect(answered.filter((answer) => answer.startsWith("responses"))).toEqual(["responses 503", "responses 202"]);
   await expect(page.getByRole("alert")).toHaveCount(0);
 
   const response = await page.request.get(`${demo.url}/api/agent/sessions/${chat.sessionId()}`);
@@ -163,4 +165,38 @@ test("Stop while the page is still resending a message takes it back at once: no
   const response = await page.request.get(`${demo.url}/api/agent/sessions/${chat.sessionId()}`);
   const snapshot = (await response.json()) as SessionSnapshot;
   expect(snapshot.messages.filter((message) => message.role === "user")).toHaveLength(1);
+});
+
+test("with the event stream down too, Stop shows while a message is resent, and takes it back", async ({
+  chat,
+  demo,
+  page,
+}) => {
+  const proxy = await startCuttingProxy(demo.url);
+  try {
+    await page.goto(proxy.url);
+    const connection = page.locator(".chat-connection");
+    await expect(connection).toHaveAttribute("data-state", "open");
+    // The network goes: the open stream is cut, and nothing new gets through.
+    const down = /\/api\/agent\/sessions\/[^/]+\/(events|messages)/;
+    await page.route(down, (route) => route.abort("connectionrefused"));
+    proxy.cut();
+    await expect(connection).toHaveAttribute("data-state", "reconnecting");
+
+    await chat.send("refund 1500");
+    const stop = page.getByRole("button", { name: "Stop" });
+    await expect(stop).toBeVisible();
+    await page.waitForTimeout(600); // longer than a double click
+    await stop.click();
+    await expect(chat.conversation.getByRole("alert")).toContainText("Not sent: Stopped before it was sent.");
+
+    await page.unroute(down);
+    await expect(connection).toHaveAttribute("data-state", "open");
+    await chat.idle();
+    const response = await page.request.get(`${demo.url}/api/agent/sessions/${chat.sessionId()}`);
+    const snapshot = (await response.json()) as SessionSnapshot;
+    expect(snapshot.messages).toEqual([]);
+  } finally {
+    await proxy.close();
+  }
 });

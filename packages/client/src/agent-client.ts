@@ -59,6 +59,8 @@ export class AgentClient {
   readonly #onItsWay = new Map<string, { abort: AbortController; done: Promise<CommandResult> }>();
   /** Keys of messages Stop took back before an answer: if the stream shows the server took one, its turn is stopped. */
   readonly #stopped = new Set<string>();
+  /** The keys of failed messages given up (the last few), by text: the same text sent again is the same message. */
+  readonly #discarded = new Map<string, string>();
 
   constructor(options: AgentClientOptions) {
     this.#transport = options.transport ?? sseTransport(options);
@@ -109,17 +111,20 @@ export class AgentClient {
    * Sends the person's message, starting a turn (open requests are cancelled by the server
    * by default). The message is in `outbox` at once, until the stream shows its turn; one
    * that fails stays there, `failed`, until sent again or discarded. Each message goes with
-   * an `Idempotency-Key`: resent after a dropped connection, or sent again by the person
-   * after a failure (the same text), it starts one turn. Messages go one at a time, in the
-   * order sent.
+   * an `Idempotency-Key`: resent after a dropped connection, or sent again after a failure,
+   * it starts one turn. Send a failed message again with its `key`; without one, the same
+   * text as a failed (or discarded) message is that message again. Messages go one at a
+   * time, in the order sent; one waiting behind a message that fails is not sent either.
    */
-  send(text: string): Promise<CommandResult> {
-    const failed = this.#state.outbox.find((message) => message.status === "failed" && message.text === text);
-    const key = failed?.key ?? idempotencyKey();
+  send(text: string, options: { key?: string } = {}): Promise<CommandResult> {
+    const key = options.key ?? this.#keyFor(text);
     this.#stopped.delete(key); // sent again: the person wants it after all
     this.#dispatch({ type: "message.sending", key, text });
     const abort = new AbortController();
-    const sent = this.#sends.then(() => this.#sendMessage(text, key, abort.signal));
+    const queued = this.#onItsWay.size > 0;
+    const sent = this.#sends.then((before) =>
+      queued && before && !before.ok ? this.#notSent(key, before.error) : this.#sendMessage(text, key, abort.signal),
+    );
     this.#onItsWay.set(key, { abort, done: sent });
     this.#sends = sent;
     return sent;
@@ -127,29 +132,45 @@ export class AgentClient {
 
   /**
    * Gives up a message that failed (`status: "failed"` in `outbox`), to edit it or let it
-   * go. If the server took it after all, its turn still shows. Returns the discarded
-   * message, or `undefined` when the key names no failed message.
+   * go. If the server took it after all, its turn still shows; and the same text sent
+   * again is still that message, so it is not taken twice. Returns the discarded message,
+   * or `undefined` when the key names no failed message.
    */
   discard(key: string): OutgoingMessage | undefined {
     const message = this.#state.outbox.find((sent) => sent.key === key && sent.status === "failed");
-    if (message) this.#dispatch({ type: "message.discarded", key });
+    if (!message) return undefined;
+    this.#discarded.set(message.text, key);
+    if (this.#discarded.size > TAKEN_KEYS) this.#discarded.delete(this.#discarded.keys().next().value!);
+    this.#dispatch({ type: "message.discarded", key });
     return message;
+  }
+
+  /** The key of a failed or discarded message with this text, or a fresh one. */
+  #keyFor(text: string): string {
+    const failed = this.#state.outbox.find((message) => message.status === "failed" && message.text === text);
+    if (failed) return failed.key;
+    const discarded = this.#discarded.get(text);
+    this.#discarded.delete(text);
+    return discarded ?? idempotencyKey();
   }
 
   async #sendMessage(text: string, key: string, signal: AbortSignal): Promise<CommandResult> {
     const result = signal.aborted
       ? { ok: false as const, error: { code: "aborted", message: "Stopped before it was sent." } }
       : await this.#post({ type: "message", text, key }, signal);
+    // Every attempt failed on the way (or stopped once the stream showed its turn): the server took it.
+    const taken = this.#taken.get(key);
+    if (!result.ok && taken === undefined) return this.#notSent(key, result.error);
     this.#onItsWay.delete(key);
-    // Every attempt failed on the way, yet the stream showed the message's turn: the server took it.
-    const taken = result.ok ? undefined : this.#taken.get(key);
     const turnId = result.ok ? (result.body as { turnId?: unknown } | undefined)?.turnId : taken;
-    if (!result.ok && taken === undefined) {
-      this.#dispatch({ type: "message.failed", key, error: result.error });
-      return result;
-    }
-    if (typeof turnId === "string") this.#dispatch({ type: "message.accepted", turnId, key });
+    if (typeof turnId === "string") this.#dispatch({ type: "message.accepted", turnId, key, shown: turnId === taken });
     return result.ok ? result : { ok: true, status: 202, body: { turnId } };
+  }
+
+  #notSent(key: string, error: CommandError): CommandResult {
+    this.#onItsWay.delete(key);
+    this.#dispatch({ type: "message.failed", key, error });
+    return { ok: false, error };
   }
 
   /**
@@ -304,6 +325,8 @@ export class AgentClient {
       const { idempotencyKey: key, turnId } = action.event;
       this.#taken.set(key, turnId);
       if (this.#taken.size > TAKEN_KEYS) this.#taken.delete(this.#taken.keys().next().value!);
+      // A message still being resent was taken: stop resending it.
+      this.#onItsWay.get(key)?.abort.abort();
       // The server took a message Stop took back: stop its turn, as the person asked.
       if (this.#stopped.delete(key)) void this.#command({ type: "cancel", turnId }, "cancelTurn");
     }

@@ -21,8 +21,8 @@ export type ClientAction =
   | { type: "connection.failed"; error: Omit<ClientError, "source"> }
   /** `send()` is posting a message with this `Idempotency-Key` (again, for a key that failed before). */
   | { type: "message.sending"; key: string; text: string }
-  /** The server accepted the message sent with `key` and started `turnId`. */
-  | { type: "message.accepted"; key: string; turnId: string }
+  /** The server accepted the message sent with `key` and started `turnId`; `shown` when the stream has shown that turn already. */
+  | { type: "message.accepted"; key: string; turnId: string; shown?: boolean }
   /** The message sent with `key` was refused, or every attempt failed. */
   | { type: "message.failed"; key: string; error: Omit<ClientError, "source"> }
   /** The person gave up a failed message: it leaves the outbox. */

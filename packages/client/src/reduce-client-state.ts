@@ -30,10 +30,10 @@ export function reduceClientState(state: ClientState, action: ClientAction): Cli
         error: keepConnectionError(state),
       });
     case "message.accepted":
-      // The stream may have shown its turn already; then it has left the outbox.
+      // The stream may have shown its turn already (a repeat of a message taken before); then it leaves the outbox.
       return commitState(state, {
         outbox: updateKey(state.outbox, action.key, (message) =>
-          state.turnId === action.turnId
+          action.shown || state.turnId === action.turnId
             ? undefined
             : { key: message.key, text: message.text, status: "accepted", turnId: action.turnId },
         ),

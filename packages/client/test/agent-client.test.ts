@@ -296,11 +296,11 @@ describe("AgentClient when messages fail on the way", () => {
     expect(await turnsStarted(sessionId)).toHaveLength(2);
   });
 
-  it("shows a message in the outbox from the moment it is sent, and a discarded one is sent anew", async () => {
-    const { client, fates, keys } = await flakyClient([{ text: "Hello." }]);
+  it("shows a message in the outbox from the moment it is sent; discarded, the same text is still that message", async () => {
+    const { client, fates, keys } = await flakyClient([{ text: "Hello." }, { text: "Again." }]);
     await client.createSession();
     client.close(); // no stream: the client cannot learn that the server took it
-    fates.set("hi", ["refused", "refused", "refused", "refused"]);
+    fates.set("hi", ["lost", "refused", "refused", "refused"]);
     const sending = client.send("hi");
     expect(client.getSnapshot()).toMatchObject({ status: "submitting", outbox: [{ text: "hi", status: "sending" }] });
     expect(await sending).toMatchObject({ ok: false });
@@ -310,9 +310,50 @@ describe("AgentClient when messages fail on the way", () => {
     expect(client.discard("k-none")).toBeUndefined();
     expect(client.discard(failed!.key)).toEqual(failed);
     expect(client.getSnapshot().outbox).toEqual([]);
-    // Discarded, it is forgotten: the same text is a new message, under a key of its own.
-    expect(await client.send("hi")).toMatchObject({ ok: true, status: 202 });
+    // Edited back unchanged: the server took it after all, so it answers a repeat and starts nothing.
+    expect(await client.send("hi")).toMatchObject({ ok: true });
+    expect(new Set(keys).size).toBe(1);
+    await server!.runtime.idle();
+    expect(await turnsStarted(client.getSnapshot().sessionId!)).toHaveLength(1);
+    // Another text is another message.
+    expect(await client.send("hi there")).toMatchObject({ ok: true, status: 202 });
     expect(new Set(keys).size).toBe(2);
+  });
+
+  it("sends a failed message again under its own key, and fails the messages waiting behind one that fails", async () => {
+    const { client, fates, keys } = await flakyClient([{ text: "Hello." }]);
+    const sessionId = await client.createSession();
+    fates.set("hello", Array(8).fill("refused"));
+    fates.set("later", Array(4).fill("refused"));
+    const first = client.send("hello");
+    const second = client.send("hello");
+    const third = client.send("later");
+    expect(await first).toMatchObject({ ok: false, error: { code: "network" } });
+    // The two waiting behind it were not sent: they fail with it, in order.
+    expect(await second).toMatchObject({ ok: false, error: { code: "network" } });
+    expect(await third).toMatchObject({ ok: false, error: { code: "network" } });
+    const [one, two, three] = client.getSnapshot().outbox;
+    expect([one, two, three].map((message) => message?.status)).toEqual(["failed", "failed", "failed"]);
+    expect(new Set(keys)).toEqual(new Set([one!.key]));
+    // "Send again" on the second sends that one, under its key.
+    fates.delete("hello");
+    expect(await client.send("hello", { key: two!.key })).toMatchObject({ ok: true, status: 202 });
+    expect(keys.at(-1)).toBe(two!.key);
+    await server!.runtime.idle();
+    expect(await turnsStarted(sessionId)).toEqual([expect.objectContaining({ idempotencyKey: two!.key })]);
+    const shown = await waitFor(client, (state) => state.outbox.length === 2);
+    expect(shown.outbox.map((message) => message.key)).toEqual([one!.key, three!.key]);
+  });
+
+  it("stops resending a message once the stream shows the server took it", async () => {
+    const { client, fates, keys } = await flakyClient([{ text: "Hello." }]);
+    await client.createSession();
+    await waitFor(client, (s) => s.connection === "open");
+    fates.set("hi", ["lost", "hang", "hang", "hang"]);
+    expect(await client.send("hi")).toMatchObject({ ok: true, status: 202 });
+    // The lost attempt and at most the one under way when the turn showed: not every hanging resend.
+    expect(keys.length).toBeLessThanOrEqual(2);
+    await waitFor(client, (s) => s.status === "idle" && textOf(s) === "Hello." && s.outbox.length === 0);
   });
 
   it("creates one session when the first message's creation is sent again after every attempt failed", async () => {

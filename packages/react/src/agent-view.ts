@@ -32,8 +32,8 @@ export interface AgentView<Tools extends ToolSet = ToolSet> extends Omit<ClientS
   pending: readonly RequestStateOf<Tools>[];
   /** The framework-free client behind this view. */
   client: AgentClient;
-  /** Sends the person's message, starting a turn; it is in `outbox` until the stream shows it. */
-  send: (text: string) => Promise<CommandResult>;
+  /** Sends the person's message, starting a turn; it is in `outbox` until the stream shows it. Send a failed one again with its `key`. */
+  send: (text: string, options?: { key?: string }) => Promise<CommandResult>;
   /** Gives up a failed message of `outbox` (to edit it, or let it go); returns it. */
   discard: (key: string) => OutgoingMessage | undefined;
   /**
@@ -72,7 +72,7 @@ export function agentView(client: AgentClient, state: ClientState): AgentView {
     if (!bound) {
       bound = {
         client,
-        send: (text) => client.send(text),
+        send: (text, options) => client.send(text, options),
         discard: (key) => client.discard(key),
         respond: (request: RequestRef, value: unknown) => client.respond(request, value),
         decline: (request: RequestRef, reason?: string) => client.decline(request, reason),

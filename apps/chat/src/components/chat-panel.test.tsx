@@ -131,12 +131,15 @@ describe("ChatPanel and the session list", () => {
 
     // Sent again: the same message, under the same key; refused again, then edited.
     fireEvent.click(within(alert).getByRole("button", { name: "Send again" }));
+    // Its buttons go with the failure: focus moves to the text box.
+    expect(document.activeElement).toBe(box);
     await waitFor(() => expect(replay.commands.filter((command) => command.type === "message")).toHaveLength(2));
     const edit = await within(log).findByRole("button", { name: "Edit" });
     const [first, second] = replay.commands.filter((command) => command.type === "message");
     expect(first).toMatchObject({ text: "refund 1500", key: (second as { key: string }).key });
     fireEvent.click(edit);
     expect(box.value).toBe("refund 1500");
+    expect(document.activeElement).toBe(box);
     expect(mine()).toEqual([]);
 
     // Sent from the box, it is taken: it stays in place until the stream shows it, then shows once.

@@ -1,6 +1,6 @@
 import { type ApiClient, plainErrorMessage } from "@hitl-kit/client";
 import { useAgent, type WidgetRegistry } from "@hitl-kit/react";
-import { type ReactNode, useState } from "react";
+import { type ReactNode, useRef, useState } from "react";
 import { useSessionHistoryRefresh } from "../session/use-session-history-refresh.js";
 import { Composer } from "./composer.js";
 import { ConnectionStatus } from "./connection-status.js";
@@ -29,6 +29,9 @@ export interface ChatPanelProps {
 export function ChatPanel({ api, widgets, onNew, headerStart, title, notice, empty }: ChatPanelProps) {
   const agent = useAgent();
   const [draft, setDraft] = useState("");
+  const input = useRef<HTMLTextAreaElement>(null);
+  // The buttons of a message not sent go with it: focus moves to the text box.
+  const focusInput = () => input.current?.focus();
   useSessionHistoryRefresh(api, agent);
   const missing = agent.error?.source === "connection" && agent.error.code === "not_found";
 
@@ -58,8 +61,17 @@ export function ChatPanel({ api, widgets, onNew, headerStart, title, notice, emp
               {plainErrorMessage(agent.error)}
             </p>
           ) : null}
-          <Transcript agent={agent} widgets={widgets} empty={empty} onEdit={setDraft} />
-          <Composer agent={agent} draft={draft} onDraftChange={setDraft} />
+          <Transcript
+            agent={agent}
+            widgets={widgets}
+            empty={empty}
+            onEdit={(text) => {
+              setDraft(text);
+              focusInput();
+            }}
+            onResend={focusInput}
+          />
+          <Composer agent={agent} draft={draft} onDraftChange={setDraft} inputRef={input} />
         </>
       )}
     </main>

@@ -1,20 +1,23 @@
 import { plainErrorMessage } from "@hitl-kit/client";
 import type { AgentView } from "@hitl-kit/react";
-import { type FormEvent, type KeyboardEvent, useId, useLayoutEffect, useRef } from "react";
+import { type FormEvent, type KeyboardEvent, type Ref, useId, useLayoutEffect, useRef } from "react";
 
 /** Props of {@link Composer}. */
 export interface ComposerProps {
   /** The session, as `useAgent()` returns it. */
-  agent: Pick<AgentView, "status" | "error" | "send" | "cancelTurn">;
+  agent: Pick<AgentView, "status" | "error" | "send" | "cancelTurn" | "outbox" | "session">;
   /** The text in the box (kept by the parent, so a message not sent can come back to it for editing). */
   draft: string;
   onDraftChange: (text: string) => void;
+  /** The text box, for the parent to move focus to it. */
+  inputRef?: Ref<HTMLTextAreaElement>;
   placeholder?: string;
 }
 
 /**
  * Where the person writes: a labelled text box ("Message"), Enter to send and
- * Shift+Enter for a new line, a Send button, and a Stop button instead while a turn runs.
+ * Shift+Enter for a new line, a Send button, and a Stop button instead while a turn runs
+ * or a message is on its way (also while the stream reconnects).
  * Sending empties the box: the message shows in the transcript at once, and one that is
  * not sent (the server refuses a message while a turn runs, say) stays there, marked, to
  * send again or edit. A refused Stop shows its error next to the box.
@@ -27,10 +30,15 @@ export function Composer({
   agent,
   draft: text,
   onDraftChange: setText,
+  inputRef,
   placeholder = "Ask for a poster, a refund or the details form…",
 }: ComposerProps) {
   const id = useId();
-  const running = agent.status === "streaming" || agent.status === "submitting";
+  const running =
+    agent.status === "streaming" ||
+    agent.status === "submitting" ||
+    agent.outbox.some((message) => message.status !== "failed") ||
+    (agent.status === "reconnecting" && agent.session.status === "running");
   const stopShownAt = useRef(0);
   useLayoutEffect(() => {
     if (running) stopShownAt.current = performance.now();
@@ -68,6 +76,7 @@ export function Composer({
         </label>
         <textarea
           id={`${id}-text`}
+          ref={inputRef}
           className="chat-composer__input"
           rows={1}
           value={text}

@@ -14,12 +14,14 @@ export interface TranscriptProps {
   empty?: ReactNode;
   /** Offers "Edit" on a message that could not be sent: it is discarded and its text handed here (for the composer). */
   onEdit?: (text: string) => void;
+  /** Called after "Send again" (whose button goes with the message's failure), to move focus to the composer, say. */
+  onResend?: () => void;
   className?: string;
 }
 
 /**
  * The conversation: every message with its widgets inline, the person's messages still on
- * their way (marked "Sending…" after a second) or not sent (with "Send again", and "Edit"
+ * their way (marked "Sending…" after a second until the server has them) or not sent (with "Send again", and "Edit"
  * when `onEdit` is given, else "Discard"), a typing indicator while the model has not
  * written yet, and a failed turn's error under the last message. It is a
  * `role="log"` region (named "Conversation") that keeps itself scrolled to the newest
@@ -36,7 +38,14 @@ function ProvidedTranscript(props: TranscriptProps) {
   return <TranscriptView {...props} agent={useAgent()} />;
 }
 
-function TranscriptView({ agent, widgets, empty, onEdit, className }: TranscriptProps & { agent: AgentView }) {
+function TranscriptView({
+  agent,
+  widgets,
+  empty,
+  onEdit,
+  onResend,
+  className,
+}: TranscriptProps & { agent: AgentView }) {
   const { scrollRef, contentRef } = useStickToBottom<HTMLDivElement>();
   const last = agent.messages.at(-1);
   // A message still on its way says "Sending…" itself; once the server took it, the model is thinking.
@@ -61,7 +70,7 @@ function TranscriptView({ agent, widgets, empty, onEdit, className }: Transcript
           <MessageItem key={message.id} message={message} client={agent.client} widgets={widgets} />
         ))}
         {agent.outbox.map((message) => (
-          <OutgoingItem key={message.key} message={message} agent={agent} onEdit={onEdit} />
+          <OutgoingItem key={message.key} message={message} agent={agent} onEdit={onEdit} onResend={onResend} />
         ))}
         {thinking ? (
           <p className="chat-thinking" role="status">
@@ -89,10 +98,12 @@ function OutgoingItem({
   message,
   agent,
   onEdit,
+  onResend,
 }: {
   message: OutgoingMessage;
   agent: AgentView;
   onEdit: ((text: string) => void) | undefined;
+  onResend: (() => void) | undefined;
 }) {
   const { key, text, error } = message;
   return (
@@ -103,7 +114,14 @@ function OutgoingItem({
       {error ? (
         <div className="chat-outgoing" role="alert">
           <p className="chat-outgoing__error">Not sent: {plainErrorMessage(error)}</p>
-          <button type="button" className="chat-button" onClick={() => void agent.send(text)}>
+          <button
+            type="button"
+            className="chat-button"
+            onClick={() => {
+              void agent.send(text, { key });
+              onResend?.();
+            }}
+          >
             Send again
           </button>
           <button
@@ -116,9 +134,9 @@ function OutgoingItem({
             {onEdit ? "Edit" : "Discard"}
           </button>
         </div>
-      ) : (
+      ) : message.status === "sending" ? (
         <p className="chat-outgoing chat-outgoing--sending">Sending…</p>
-      )}
+      ) : null}
     </article>
   );
 }

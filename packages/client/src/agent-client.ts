@@ -59,8 +59,8 @@ export class AgentClient {
   readonly #onItsWay = new Map<string, { abort: AbortController; done: Promise<CommandResult> }>();
   /** Keys of messages Stop took back before an answer: if the stream shows the server took one, its turn is stopped. */
   readonly #stopped = new Set<string>();
-  /** The keys of failed messages given up (the last few), by text: the same text sent again is the same message. */
-  readonly #discarded = new Map<string, string>();
+  /** The failed message given up last: sent back unchanged as the next message, it is that message. */
+  #discarded: { text: string; key: string } | undefined;
 
   constructor(options: AgentClientOptions) {
     this.#transport = options.transport ?? sseTransport(options);
@@ -113,11 +113,12 @@ export class AgentClient {
    * that fails stays there, `failed`, until sent again or discarded. Each message goes with
    * an `Idempotency-Key`: resent after a dropped connection, or sent again after a failure,
    * it starts one turn. Send a failed message again with its `key`; without one, the same
-   * text as a failed (or discarded) message is that message again. Messages go one at a
+   * text as a failed message (or as the one just discarded, sent next) is that message again. Messages go one at a
    * time, in the order sent; one waiting behind a message that fails is not sent either.
    */
   send(text: string, options: { key?: string } = {}): Promise<CommandResult> {
     const key = options.key ?? this.#keyFor(text);
+    this.#discarded = undefined;
     this.#stopped.delete(key); // sent again: the person wants it after all
     this.#dispatch({ type: "message.sending", key, text });
     const abort = new AbortController();
@@ -132,26 +133,22 @@ export class AgentClient {
 
   /**
    * Gives up a message that failed (`status: "failed"` in `outbox`), to edit it or let it
-   * go. If the server took it after all, its turn still shows; and the same text sent
-   * again is still that message, so it is not taken twice. Returns the discarded message,
-   * or `undefined` when the key names no failed message.
+   * go. If the server took it after all, its turn still shows; and if the next message sent
+   * is the same text (edited back unchanged), it is still that message, so it is not taken
+   * twice. Returns the discarded message, or `undefined` when the key names no failed message.
    */
   discard(key: string): OutgoingMessage | undefined {
     const message = this.#state.outbox.find((sent) => sent.key === key && sent.status === "failed");
     if (!message) return undefined;
-    this.#discarded.set(message.text, key);
-    if (this.#discarded.size > TAKEN_KEYS) this.#discarded.delete(this.#discarded.keys().next().value!);
+    this.#discarded = { text: message.text, key };
     this.#dispatch({ type: "message.discarded", key });
     return message;
   }
 
-  /** The key of a failed or discarded message with this text, or a fresh one. */
+  /** The key of a failed message with this text, or of the one just discarded, or a fresh one. */
   #keyFor(text: string): string {
     const failed = this.#state.outbox.find((message) => message.status === "failed" && message.text === text);
-    if (failed) return failed.key;
-    const discarded = this.#discarded.get(text);
-    this.#discarded.delete(text);
-    return discarded ?? idempotencyKey();
+    return failed?.key ?? (this.#discarded?.text === text ? this.#discarded.key : idempotencyKey());
   }
 
   async #sendMessage(text: string, key: string, signal: AbortSignal): Promise<CommandResult> {

@@ -15,7 +15,7 @@ export type SseTransportOptions = ApiClientOptions | { api: ApiClient };
 export function sseTransport(options: SseTransportOptions): Transport {
   const api = "api" in options ? options.api : createApiClient(options);
   return {
-    createSession: (options) => api.createSession(options),
+    createSession: (creation) => api.createSession(creation),
     loadSnapshot: (sessionId, page = {}) => api.getSnapshot(sessionId, page),
     async send(sessionId, command, { signal } = {}) {
       const call = signal ? { signal } : {};

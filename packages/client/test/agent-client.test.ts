@@ -296,7 +296,7 @@ describe("AgentClient when messages fail on the way", () => {
     expect(await turnsStarted(sessionId)).toHaveLength(2);
   });
 
-  it("shows a message in the outbox from the moment it is sent; discarded, the same text is still that message", async () => {
+  it("shows a message in the outbox from the moment it is sent; discarded and sent back next, it is still that message", async () => {
     const { client, fates, keys } = await flakyClient([{ text: "Hello." }, { text: "Again." }]);
     await client.createSession();
     client.close(); // no stream: the client cannot learn that the server took it
@@ -315,9 +315,12 @@ describe("AgentClient when messages fail on the way", () => {
     expect(new Set(keys).size).toBe(1);
     await server!.runtime.idle();
     expect(await turnsStarted(client.getSnapshot().sessionId!)).toHaveLength(1);
-    // Another text is another message.
+    // Another text is another message; and once another was sent, the same text is a new one too.
     expect(await client.send("hi there")).toMatchObject({ ok: true, status: 202 });
-    expect(new Set(keys).size).toBe(2);
+    expect(await client.send("hi")).toMatchObject({ ok: true, status: 202 });
+    expect(new Set(keys).size).toBe(3);
+    await server!.runtime.idle();
+    expect(await turnsStarted(client.getSnapshot().sessionId!)).toHaveLength(3);
   });
 
   it("sends a failed message again under its own key, and fails the messages waiting behind one that fails", async () => {

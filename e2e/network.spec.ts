@@ -1,6 +1,12 @@
 import type { SessionSnapshot } from "@hitl-kit/protocol";
+import type { Page } from "@playwright/test";
 import { startCuttingProxy } from "./cutting-proxy.js";
 import { expect, test } from "./fixtures.js";
+
+/** The session as the server has it, asked with the page's identity cookie (the session is the browser's). */
+async function serverSnapshot(page: Page, url: string, sessionId: string | undefined): Promise<SessionSnapshot> {
+  return (await (await page.request.get(`${url}/api/agent/sessions/${sessionId}`)).json()) as SessionSnapshot;
+}
 
 test("a network drop mid-stream reconnects with no lost or doubled text", async ({ demo, page }) => {
   const proxy = await startCuttingProxy(demo.url);
@@ -32,9 +38,7 @@ test("a network drop mid-stream reconnects with no lost or doubled text", async 
     expect(states).toContain("reconnecting");
 
     const sessionId = /session=([^&]+)/.exec(new URL(page.url()).hash)?.[1];
-    // The session is the browser's: ask with its identity cookie.
-    const response = await page.request.get(`${demo.url}/api/agent/sessions/${sessionId}`);
-    const snapshot = (await response.json()) as SessionSnapshot;
+    const snapshot = await serverSnapshot(page, demo.url, sessionId);
     const expected = snapshot.messages
       .filter((message) => message.role === "assistant")
       .flatMap((message) => message.parts.flatMap((part) => (part.type === "text" ? [part.text] : [])));
@@ -85,8 +89,7 @@ test("a message whose reply is lost, and an answer refused by a restarting serve
   expect(answered.filter((answer) => answer.startsWith("responses"))).toEqual(["responses 503", "responses 202"]);
   await expect(page.getByRole("alert")).toHaveCount(0);
 
-  const response = await page.request.get(`${demo.url}/api/agent/sessions/${chat.sessionId()}`);
-  const snapshot = (await response.json()) as SessionSnapshot;
+  const snapshot = await serverSnapshot(page, demo.url, chat.sessionId());
   expect(snapshot.messages.filter((message) => message.role === "user")).toHaveLength(1);
   const calls = snapshot.messages.flatMap((message) => message.parts.filter((part) => part.type === "tool"));
   expect(calls).toEqual([expect.objectContaining({ toolName: "refund_charge", state: "done", outcome: "ok" })]);
@@ -123,8 +126,7 @@ test("a message the server could not take stays in place, and sent again it show
   // Sent again under the same key, so had the first reached the server it would be a repeat.
   expect(keys).toHaveLength(2);
   expect(new Set(keys).size).toBe(1);
-  const response = await page.request.get(`${demo.url}/api/agent/sessions/${chat.sessionId()}`);
-  const snapshot = (await response.json()) as SessionSnapshot;
+  const snapshot = await serverSnapshot(page, demo.url, chat.sessionId());
   expect(snapshot.messages.filter((message) => message.role === "user")).toHaveLength(1);
 });
 
@@ -162,8 +164,7 @@ test("Stop while the page is still resending a message takes it back at once: no
   await unsent.getByRole("button", { name: "Send again" }).click();
   await expect(chat.widget("refund_charge")).toHaveAttribute("data-state", "pending");
   await expect(mine).toHaveCount(1);
-  const response = await page.request.get(`${demo.url}/api/agent/sessions/${chat.sessionId()}`);
-  const snapshot = (await response.json()) as SessionSnapshot;
+  const snapshot = await serverSnapshot(page, demo.url, chat.sessionId());
   expect(snapshot.messages.filter((message) => message.role === "user")).toHaveLength(1);
 });
 
@@ -193,8 +194,7 @@ test("with the event stream down too, Stop shows while a message is resent, and 
     await page.unroute(down);
     await expect(connection).toHaveAttribute("data-state", "open");
     await chat.idle();
-    const response = await page.request.get(`${demo.url}/api/agent/sessions/${chat.sessionId()}`);
-    const snapshot = (await response.json()) as SessionSnapshot;
+    const snapshot = await serverSnapshot(page, demo.url, chat.sessionId());
     expect(snapshot.messages).toEqual([]);
   } finally {
     await proxy.close();

@@ -94,6 +94,23 @@ async function rejection(promise: Promise<unknown>): Promise<ApiError> {
 }
 
 /** Reads `count` events, then stops the iteration. */
+/**
+ * Sends each text as a message in a new session, one turn after another, then reads the
+ * session's event stream through `api` and checks that every seq came once, in order.
+ * Answers the last seq.
+ */
+async function readsEveryEvent(api: ApiClient, runtime: AgentRuntime, texts: string[]): Promise<number> {
+  const { sessionId } = await api.createSession();
+  for (const text of texts) {
+    await api.sendMessage(sessionId, text);
+    await runtime.idle();
+  }
+  const { lastSeq } = await api.getSnapshot(sessionId);
+  const events = await take(api.events(sessionId), lastSeq);
+  expect(events.map((event) => event.seq)).toEqual(Array.from({ length: lastSeq }, (_, index) => index + 1));
+  return lastSeq;
+}
+
 async function take(events: AsyncIterable<ProtocolEvent>, count: number): Promise<ProtocolEvent[]> {
   const taken: ProtocolEvent[] = [];
   if (count === 0) return taken;
@@ -561,14 +578,7 @@ describe("createApiClient against the real fetch handler", () => {
           return dropAfterBytes(response, 200); // a frame or two per connection
         },
       });
-      const { sessionId } = await api.createSession();
-      for (const text of ["one", "two", "three"]) {
-        await api.sendMessage(sessionId, text);
-        await runtime.idle();
-      }
-      const { lastSeq } = await api.getSnapshot(sessionId);
-      const events = await take(api.events(sessionId), lastSeq);
-      expect(events.map((event) => event.seq)).toEqual(Array.from({ length: lastSeq }, (_, index) => index + 1));
+      const lastSeq = await readsEveryEvent(api, runtime, ["one", "two", "three"]);
       expect(resumedFrom.length).toBeGreaterThan(3);
       expect(resumedFrom[0]).toBe("0");
       // Every reconnect asks for what follows the last event received: further each time.
@@ -602,14 +612,7 @@ describe("createApiClient against the real fetch handler", () => {
           return new Response(body, { headers: response.headers });
         },
       });
-      const { sessionId } = await api.createSession();
-      for (const text of ["one", "two"]) {
-        await api.sendMessage(sessionId, text);
-        await runtime.idle();
-      }
-      const { lastSeq } = await api.getSnapshot(sessionId);
-      const events = await take(api.events(sessionId), lastSeq);
-      expect(events.map((event) => event.seq)).toEqual(Array.from({ length: lastSeq }, (_, index) => index + 1));
+      await readsEveryEvent(api, runtime, ["one", "two"]);
       expect(opened.length).toBe(3);
     });
 

@@ -46,6 +46,8 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
 ): HitlChatTransport<Message> {
   const http = new SessionHttp(options);
   const sessions = options.sessions ?? storedSessionMap(options.url);
+  /** The log position of the parked session `loadMessages` last gave each chat, until its first reconnect. */
+  const loadedParked = new Map<string, number>();
 
   /** The chat's session and its snapshot; a new session when `create` is set and it has none. */
   async function open(chatId: string, create: boolean, headers?: HeadersInit) {
@@ -103,6 +105,11 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
       const session = await open(chatId, false, extra);
       if (!session || session.snapshot.status === "idle") return null;
       const { sessionId, snapshot } = session;
+      const loadedAt = loadedParked.get(chatId);
+      loadedParked.delete(chatId);
+      // The chat already shows this parked reply: nothing streams, and a replay would reset
+      // it, undoing an answer the person gave while the replay was on its way.
+      if (snapshot.status === "waiting" && loadedAt === snapshot.lastSeq) return null;
       const exchange = exchangesOf(snapshot).at(-1);
       if (!exchange) return null;
       const replay = replyChunks(exchange.steps, snapshot, replyIdOfExchange(exchange));
@@ -125,7 +132,10 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
 
     async loadMessages(chatId) {
       const session = await open(chatId, false);
-      return session ? snapshotToUIMessages<Message>(session.snapshot) : [];
+      if (!session) return [];
+      if (session.snapshot.status === "waiting") loadedParked.set(chatId, session.snapshot.lastSeq);
+      else loadedParked.delete(chatId);
+      return snapshotToUIMessages<Message>(session.snapshot);
     },
 
     async sessionIdOf(chatId) {

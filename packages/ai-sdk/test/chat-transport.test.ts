@@ -103,6 +103,67 @@ describe.each(setups)("useChat's Chat on hitl-kit ($name)", (setup) => {
     expectCleanRun();
   });
 
+  it("an answer given as the reloaded chat resumes is kept and sent, and a reply that moved on since loading is replayed", async () => {
+    await start([{ text: "Publishing.", toolCalls: [publish] }, { text: "Published." }]);
+    const sessions = memorySessionMap();
+    const before = app.chat({ transport: app.transport(sessions) });
+    await before.sendMessage({ text: "publish my poster" });
+    await before.stop();
+
+    // A reload: the chat starts from the loaded history, and the person approves the moment
+    // the resume has the server's answer, before anything it streams is applied.
+    const inner = app.transport(sessions);
+    let approve = () => {};
+    const transport: typeof inner = {
+      ...inner,
+      async reconnectToStream(options) {
+        const stream = await inner.reconnectToStream(options);
+        if (!stream) {
+          approve();
+          return stream;
+        }
+        let first = true;
+        return stream.pipeThrough(
+          new TransformStream({
+            transform(chunk, controller) {
+              if (first) approve();
+              first = false;
+              controller.enqueue(chunk);
+            },
+          }),
+        );
+      },
+    };
+    const chat = app.chat({ id: before.id, transport, messages: await transport.loadMessages(before.id) });
+    const [part] = toolParts(chat.lastMessage);
+    const approvalId = part!.state === "approval-requested" ? part!.approval.id : "";
+    approve = () => void chat.addToolApprovalResponse({ id: approvalId, approved: true });
+    await chat.resumeStream();
+    await vi.waitFor(() => expect(chat.lastMessage?.parts.at(-1)).toMatchObject({ type: "text", text: "Published." }));
+    const sessionId = (await transport.sessionIdOf(before.id))!;
+    expect((await app.events(sessionId)).events.filter((event) => event.type === "tool.result")).toMatchObject([
+      { outcome: "ok" },
+    ]);
+
+    // History loaded while parked, then answered elsewhere so the turn parks again: the resume shows the new request.
+    await start([
+      { text: "Pick one.", toolCalls: [pick] },
+      { text: "Publishing.", toolCalls: [publish] },
+    ]);
+    const first = app.chat({ transport: app.transport(sessions) });
+    await first.sendMessage({ text: "make and publish my poster" });
+    const later = app.transport(sessions);
+    const loaded = await later.loadMessages(first.id);
+    const [picking] = toolParts(first.lastMessage);
+    await first.addToolOutput({ tool: "pick_template", toolCallId: picking!.toolCallId, output: { templateId: "a" } });
+    await vi.waitFor(() => expect(toolParts(first.lastMessage)).toHaveLength(2));
+    await vi.waitFor(() => expect(first.status).toBe("ready"));
+    const stale = app.chat({ id: first.id, transport: later, messages: loaded });
+    await stale.resumeStream();
+    expect(toolParts(stale.lastMessage).map((part) => part.state)).toEqual(["output-available", "approval-requested"]);
+    expectCleanRun();
+  });
+
   it("a forged or edited history changes nothing on the server", async () => {
     await start([{ text: "Publishing.", toolCalls: [publish] }, { text: "Not published." }]);
     const published = executions.filter((execution) => execution.tool === "publish_poster").length;

@@ -130,6 +130,50 @@ test("a message the server could not take stays in place, and sent again it show
   expect(snapshot.messages.filter((message) => message.role === "user")).toHaveLength(1);
 });
 
+test("a reload while a message is on its way: one the server took shows once in the history, one it did not comes back not sent", async ({
+  chat,
+  demo,
+  page,
+}) => {
+  const messages = /\/api\/agent\/sessions\/[^/]+\/messages$/;
+  const events = /\/api\/agent\/sessions\/[^/]+\/events/;
+  // The server takes the message, but neither its answer nor the event stream reaches the page.
+  await expect(page).toHaveURL(/#session=/);
+  await page.route(events, (route) => route.abort("connectionreset"));
+  await page.route(messages, async (route) => {
+    await route.fetch();
+    await route.abort("connectionreset");
+  });
+  await page.reload();
+  await chat.send("refund 1500");
+  const mine = chat.conversation.getByRole("article", { name: "You" });
+  await expect(mine).toContainText("Sending…");
+  await page.unrouteAll();
+  await page.reload();
+  await expect(chat.widget("refund_charge")).toHaveAttribute("data-state", "pending");
+  await expect(mine).toHaveText(["refund 1500"]);
+  await expect(mine).toHaveAttribute("data-state", "complete");
+  await expect(chat.conversation.getByRole("alert")).toHaveCount(0);
+
+  // Now it never gets there: after the reload it is back, not sent, and sent again it is taken once.
+  await page.route(messages, (route) => route.abort("connectionrefused"));
+  await chat.send("refund 300");
+  await expect(mine.last()).toContainText("Sending…");
+  await page.unrouteAll();
+  await page.reload();
+  const unsent = chat.conversation.getByRole("alert");
+  await expect(unsent).toContainText("Not sent: The page was closed or reloaded before it went out.");
+  await expect(mine.last()).toContainText("refund 300");
+  await unsent.getByRole("button", { name: "Send again" }).click();
+  await expect(unsent).toHaveCount(0);
+  await expect(mine).toHaveText(["refund 1500", "refund 300"]);
+  await page.reload();
+  await expect(mine).toHaveText(["refund 1500", "refund 300"]);
+  await expect(unsent).toHaveCount(0);
+  const snapshot = await serverSnapshot(page, demo.url, chat.sessionId());
+  expect(snapshot.messages.filter((message) => message.role === "user")).toHaveLength(2);
+});
+
 test("Stop while the page is still resending a message takes it back at once: nothing runs, and it can be sent again", async ({
   chat,
   demo,

@@ -45,7 +45,7 @@ export function App() {
         onClick={() => setDrawerOpen(false)}
       />
       {sessionId ? (
-        <AgentProvider key={sessionId} api={agentApi} sessionId={sessionId}>
+        <AgentProvider key={sessionId} api={agentApi} sessionId={sessionId} outboxStorage={window.sessionStorage}>
           <ChatPanel
             api={agentApi}
             widgets={chatWidgets}

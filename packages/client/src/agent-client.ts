@@ -1,4 +1,4 @@
-import { type InputResponse, ProtocolError, validateJsonSchema } from "@hitl-kit/protocol";
+import { type InputResponse, isIdempotencyKey, ProtocolError, validateJsonSchema } from "@hitl-kit/protocol";
 import type { ApiClient, ApiClientOptions } from "./api-types.js";
 import type { ClientAction } from "./client-action.js";
 import { type ClientState, initialClientState, type OutgoingMessage } from "./client-state.js";
@@ -18,11 +18,24 @@ import type { AgentCommand, Transport } from "./transport.js";
 export type AgentClientOptions = {
   /** Attach to this session. Without it, the client has no session until `send()` (or `createSession()`) makes one. */
   sessionId?: string;
+  /**
+   * Where the session's unsent messages are kept (`sessionStorage` in a browser): a
+   * message still on its way or not sent when the page closes comes back in `outbox` as
+   * `failed` on the next page of the session, to send again or discard. Default: memory only.
+   */
+  outboxStorage?: OutboxStorage;
 } & (
   | (ApiClientOptions & { api?: undefined; transport?: undefined })
   | { api: ApiClient; url?: undefined; transport?: undefined }
   | { transport: Transport; url?: string; api?: undefined }
 );
+
+/** Where a client keeps its session's unsent messages: `sessionStorage`, `localStorage`, or anything with these three methods. */
+export interface OutboxStorage {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}
 
 /** Called after every change, with the new state and the one before. */
 export type StateListener = (state: ClientState, previous: ClientState) => void;
@@ -61,10 +74,17 @@ export class AgentClient {
   readonly #stopped = new Set<string>();
   /** The failed message given up last: sent back unchanged as the next message, it is that message. */
   #discarded: { text: string; key: string } | undefined;
+  readonly #storage: OutboxStorage | undefined;
 
   constructor(options: AgentClientOptions) {
     this.#transport = options.transport ?? sseTransport(options);
-    this.#state = initialClientState(options.sessionId);
+    this.#storage = options.outboxStorage;
+    // What an earlier page left unsent shows at once; the history, once loaded, takes out what the server had taken.
+    const unsent = options.sessionId === undefined ? [] : this.#storedOutbox(options.sessionId);
+    this.#state = reduceClientState(initialClientState(options.sessionId), {
+      type: "outbox.restored",
+      messages: unsent,
+    });
     this.#connection = new SessionConnection(this.#transport, {
       dispatch: (...actions) => this.#dispatch(...actions),
       lastSeq: () => this.#state.lastSeq,
@@ -252,7 +272,10 @@ export class AgentClient {
    */
   async deleteSession(): Promise<CommandResult> {
     const result = await this.#command({ type: "delete" }, "delete");
-    if (result.ok) this.close();
+    if (result.ok) {
+      this.close();
+      this.#store(this.#state.sessionId, []);
+    }
     return result;
   }
 
@@ -331,6 +354,8 @@ export class AgentClient {
     const next = actions.reduce(reduceClientState, previous);
     if (next === previous) return;
     this.#state = next;
+    if (next.outbox !== previous.outbox || next.sessionId !== previous.sessionId)
+      this.#store(next.sessionId, next.outbox);
     for (const listener of this.#listeners) {
       try {
         listener(next, previous);
@@ -342,6 +367,38 @@ export class AgentClient {
       }
     }
   }
+
+  /** The unsent messages stored for the session; none when the storage holds nothing readable. */
+  #storedOutbox(sessionId: string): { key: string; text: string }[] {
+    try {
+      const stored: unknown = JSON.parse(this.#storage?.getItem(outboxItem(sessionId)) ?? "[]");
+      return Array.isArray(stored) ? stored.filter(isUnsentMessage) : [];
+    } catch {
+      return [];
+    }
+  }
+
+  /** Keeps the outbox's messages for the next page; a storage that refuses (full, blocked) keeps them in memory only. */
+  #store(sessionId: string | undefined, outbox: readonly OutgoingMessage[]): void {
+    if (!this.#storage || sessionId === undefined) return;
+    try {
+      if (outbox.length === 0) this.#storage.removeItem(outboxItem(sessionId));
+      else this.#storage.setItem(outboxItem(sessionId), JSON.stringify(outbox.map(({ key, text }) => ({ key, text }))));
+    } catch {
+      // Nothing is lost now: the messages stay in `outbox`; only a reload would not bring them back.
+    }
+  }
+}
+
+/** The storage item of a session's unsent messages. */
+function outboxItem(sessionId: string): string {
+  return `hitl-kit:outbox:${sessionId}`;
+}
+
+function isUnsentMessage(value: unknown): value is { key: string; text: string } {
+  if (typeof value !== "object" || value === null) return false;
+  const { key, text } = value as Record<string, unknown>;
+  return typeof key === "string" && isIdempotencyKey(key) && typeof text === "string" && text.trim() !== "";
 }
 
 /** How many keyed messages' turns (and stopped messages) a client remembers: enough for the messages still being resent. */

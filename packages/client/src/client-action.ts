@@ -27,6 +27,11 @@ export type ClientAction =
   | { type: "message.failed"; key: string; error: Omit<ClientError, "source"> }
   /** The person gave up a failed message: it leaves the outbox. */
   | { type: "message.discarded"; key: string }
+  /**
+   * Messages an earlier page (or client) of this session left unsent, from its stored
+   * outbox: each not in the history comes back `failed`, to send again or discard.
+   */
+  | { type: "outbox.restored"; messages: readonly { key: string; text: string }[] }
   /** `cancelTurn()` or `deleteSession()` was refused. */
   | { type: "command.failed"; error: ClientError }
   /** An answer to an open request is in flight: `sent` is the answer. */

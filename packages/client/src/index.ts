@@ -5,7 +5,13 @@
  * @packageDocumentation
  */
 
-export { AgentClient, type AgentClientOptions, createAgentClient, type StateListener } from "./agent-client.js";
+export {
+  AgentClient,
+  type AgentClientOptions,
+  createAgentClient,
+  type OutboxStorage,
+  type StateListener,
+} from "./agent-client.js";
 export { createApiClient } from "./api-client.js";
 export { ApiError } from "./api-error.js";
 export type {

@@ -49,6 +49,8 @@ export function reduceClientState(state: ClientState, action: ClientAction): Cli
       });
     case "message.discarded":
       return commitState(state, { outbox: updateKey(state.outbox, action.key, () => undefined) });
+    case "outbox.restored":
+      return commitState(state, { outbox: restore(state, action.messages) });
     case "command.failed":
       return commitState(state, { error: action.error });
     case "request.submitting":
@@ -83,14 +85,39 @@ function applyEvent(state: ClientState, event: ProtocolEvent): ClientState {
 
 function hydrate(state: ClientState, snapshot: SessionSnapshot): StatePatch {
   if (state.lastSeq >= snapshot.lastSeq && (state.hydrated || state.lastSeq > 0)) return { hydrated: true };
+  const inHistory = keysIn(snapshot);
+  const outgoing = state.outbox.filter((message) => !inHistory.has(message.key));
   return {
     sessionId: snapshot.sessionId,
     session: snapshot,
+    // A message the history holds is no longer outgoing, whatever its last answer said.
+    outbox: outgoing.length === state.outbox.length ? state.outbox : outgoing,
     requests: requestsFromSnapshot(state.requests, snapshot),
     error: snapshot.error ? { ...snapshot.error, source: "turn" } : keepConnectionError(state),
     hydrated: true,
   };
 }
+
+/** The keys of the person's messages in a snapshot's history. */
+function keysIn(snapshot: SessionSnapshot): Set<string> {
+  return new Set(snapshot.messages.flatMap((message) => (message.idempotencyKey ? [message.idempotencyKey] : [])));
+}
+
+/** The stored unsent messages that are neither in the history nor in the outbox, added to it as not sent. */
+function restore(state: ClientState, messages: readonly { key: string; text: string }[]): readonly OutgoingMessage[] {
+  const known = keysIn(state.session);
+  for (const message of state.outbox) known.add(message.key);
+  const restored = messages
+    .filter(({ key }) => !known.has(key))
+    .map(({ key, text }): OutgoingMessage => ({ key, text, status: "failed", error: NOT_SENT_BEFORE_CLOSING }));
+  return restored.length === 0 ? state.outbox : [...restored, ...state.outbox];
+}
+
+/** Why a restored message shows as not sent. */
+const NOT_SENT_BEFORE_CLOSING = {
+  code: "interrupted",
+  message: "The page was closed or reloaded before it went out.",
+};
 
 /** Puts an earlier page of messages before those shown, with the settled requests of their tool calls. */
 function prependEarlier(state: ClientState, page: SessionSnapshot): StatePatch {

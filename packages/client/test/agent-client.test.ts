@@ -1,6 +1,6 @@
 import type { Script, ScriptedModelOptions } from "@hitl-kit/server";
 import { afterEach, describe, expect, it } from "vitest";
-import { type AgentClient, createAgentClient, type RequestStatus } from "../src/index.js";
+import { type AgentClient, createAgentClient, type OutboxStorage, type RequestStatus } from "../src/index.js";
 import { follow, pickCall, startAgentServer, textOf, waitFor } from "./helpers.js";
 
 type Server = Awaited<ReturnType<typeof startAgentServer>>;
@@ -225,7 +225,10 @@ describe("AgentClient when messages fail on the way", () => {
    * `hang` (no answer until the attempt's timeout), or a function awaited before it goes
    * through.
    */
-  async function flakyClient(script: Script, { listen = true } = {}) {
+  async function flakyClient(
+    script: Script,
+    { listen = true, ...options }: { listen?: boolean; sessionId?: string; outboxStorage?: OutboxStorage } = {},
+  ) {
     server ??= await startAgentServer(script);
     const through = server.fetch;
     const fates = new Map<string, Fate[]>();
@@ -249,7 +252,7 @@ describe("AgentClient when messages fail on the way", () => {
       if (fate === "lost") throw new TypeError("network connection lost");
       return response;
     };
-    const client = createAgentClient({ url: server.url, fetch, retry: fast, timeoutMs: 200 });
+    const client = createAgentClient({ url: server.url, fetch, retry: fast, timeoutMs: 200, ...options });
     if (listen) follow(client);
     clients.push(client);
     await client.ready;
@@ -370,6 +373,54 @@ describe("AgentClient when messages fail on the way", () => {
     expect(creationKeys).toEqual(Array(5).fill(creationKeys[0]));
     expect(await server!.runtime.listSessions()).toEqual([expect.objectContaining({ sessionId })]);
     await waitFor(client, (s) => s.status === "idle" && textOf(s) === "Hello.");
+  });
+
+  it("keeps unsent messages for the next page: one not sent comes back failed under its key, one the server took does not", async () => {
+    const items = new Map<string, string>();
+    const outboxStorage: OutboxStorage = {
+      getItem: (key) => items.get(key) ?? null,
+      setItem: (key, value) => void items.set(key, value),
+      removeItem: (key) => void items.delete(key),
+    };
+    const page = await flakyClient([{ text: "Hello." }, { text: "Again." }], { outboxStorage });
+    const sessionId = await page.client.createSession();
+    page.client.close(); // no stream: this page cannot learn that the server took the first
+    page.fates.set("taken", ["lost", "refused", "refused", "refused"]);
+    page.fates.set("unsent", ["refused", "refused", "refused", "refused"]);
+    await page.client.send("taken");
+    await page.client.send("unsent");
+    const item = `hitl-kit:outbox:${sessionId}`;
+    const [takenKey, unsentKey] = [page.keys[0], page.keys.at(-1)];
+    expect(JSON.parse(items.get(item)!)).toEqual([
+      { key: takenKey, text: "taken" },
+      { key: unsentKey, text: "unsent" },
+    ]);
+
+    // The next page of the session: the history holds the first message, so only the second comes back.
+    const next = await flakyClient([], { sessionId, outboxStorage });
+    expect(next.client.getSnapshot().outbox).toEqual([
+      { key: unsentKey, text: "unsent", status: "failed", error: { code: "interrupted", message: expect.any(String) } },
+    ]);
+    expect(JSON.parse(items.get(item)!)).toEqual([{ key: unsentKey, text: "unsent" }]);
+    expect(await next.client.send("unsent")).toMatchObject({ ok: true, status: 202 });
+    expect(next.keys).toEqual([unsentKey]);
+    await waitFor(next.client, (s) => s.status === "idle" && s.outbox.length === 0 && s.messages.length === 4);
+    expect(items.has(item)).toBe(false);
+    expect(await turnsStarted(sessionId)).toHaveLength(2);
+
+    // A storage that holds something unreadable, or refuses to store, loses nothing of the page's own.
+    items.set(item, "{not json");
+    const refusing = {
+      ...outboxStorage,
+      setItem: () => {
+        throw new Error("QuotaExceededError");
+      },
+    };
+    const odd = await flakyClient([], { sessionId, outboxStorage: refusing });
+    expect(odd.client.getSnapshot().outbox).toEqual([]);
+    odd.fates.set("later", ["refused", "refused", "refused", "refused"]);
+    expect(await odd.client.send("later")).toMatchObject({ ok: false, error: { code: "network" } });
+    expect(odd.client.getSnapshot().outbox).toMatchObject([{ text: "later", status: "failed" }]);
   });
 
   it("sends messages one at a time: a second one waits while the first is still being resent", async () => {

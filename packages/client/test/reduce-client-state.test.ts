@@ -198,6 +198,41 @@ describe("client status", () => {
     expect(reduceClientState(again, { type: "event", event: resumed }).outbox).toHaveLength(1);
   });
 
+  it("restores stored unsent messages as failed, and takes out those the loaded history holds", () => {
+    const restored = reduceClientState(initialClientState("s_1"), {
+      type: "outbox.restored",
+      messages: [
+        { key: "k-taken", text: "first" },
+        { key: "k-unsent", text: "second" },
+      ],
+    });
+    expect(restored.outbox).toEqual([
+      { key: "k-taken", text: "first", status: "failed", error: { code: "interrupted", message: expect.any(String) } },
+      {
+        key: "k-unsent",
+        text: "second",
+        status: "failed",
+        error: { code: "interrupted", message: expect.any(String) },
+      },
+    ]);
+    const taken = {
+      id: "m_1",
+      role: "user" as const,
+      status: "complete" as const,
+      parts: [],
+      idempotencyKey: "k-taken",
+    };
+    const snapshot = { ...emptySnapshot("s_1"), messages: [taken], lastSeq: 4 };
+    const loaded = reduceClientState(restored, { type: "snapshot.loaded", snapshot });
+    expect(loaded.outbox.map((message) => message.key)).toEqual(["k-unsent"]);
+    // A history that holds none of them keeps the outbox as it is; restoring what is known adds nothing.
+    const plain = reduceClientState(restored, { type: "snapshot.loaded", snapshot: { ...snapshot, messages: [] } });
+    expect(plain.outbox).toBe(restored.outbox);
+    expect(reduceClientState(loaded, { type: "outbox.restored", messages: [{ key: "k-taken", text: "first" }] })).toBe(
+      loaded,
+    );
+  });
+
   it("is reconnecting while the stream is reopened, and error when it cannot be", () => {
     const open = reduceClientState(hydrated(), { type: "connection.changed", connection: "open" });
     expect(reduceClientState(open, { type: "connection.changed", connection: "reconnecting" }).status).toBe(

@@ -61,7 +61,11 @@ export const EventSchemas = {
     cause: z.enum(["message", "responses"]),
     idempotencyKey: z.optional(z.string()),
   }),
-  "message.started": event("message.started", { messageId: z.string(), role: MessageRole }),
+  "message.started": event("message.started", {
+    messageId: z.string(),
+    role: MessageRole,
+    idempotencyKey: z.optional(z.string()),
+  }),
   "text.delta": streamed("text.delta", { messageId: z.string(), delta: z.string() }),
   "reasoning.delta": streamed("reasoning.delta", { messageId: z.string(), delta: z.string() }),
   "message.completed": event("message.completed", { messageId: z.string() }),
@@ -147,6 +151,7 @@ export const Message = z.object({
   role: MessageRole,
   status: z.enum(["streaming", "complete"]),
   parts: z.array(MessagePart),
+  idempotencyKey: z.optional(z.string()),
 });
 
 /** A settled request and how it was settled, so a transcript can show the answer after a reload. */

@@ -42,8 +42,11 @@ export interface EventPayloads {
    * even when the answer to its `POST` was lost.
    */
   "turn.started": { turnId: string; cause: "message" | "responses"; idempotencyKey?: string };
-  /** A message began; its parts follow as deltas and tool calls. */
-  "message.started": { messageId: string; role: MessageRole };
+  /**
+   * A message began; its parts follow as deltas and tool calls. A person's message sent
+   * with an `Idempotency-Key` carries it, so its client knows the message in the history.
+   */
+  "message.started": { messageId: string; role: MessageRole; idempotencyKey?: string };
   /** More text of a message: `delta` is appended to its text part. */
   "text.delta": { messageId: string; delta: string };
   /** More visible reasoning of a message: `delta` is appended to its reasoning part. */

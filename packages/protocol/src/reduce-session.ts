@@ -27,11 +27,17 @@ function applyEvent(state: SessionSnapshot, event: ProtocolEvent): SessionSnapsh
       const { error: _cleared, ...rest } = state;
       return { ...rest, status: "running" };
     }
-    case "message.started":
-      return {
-        ...state,
-        messages: [...state.messages, { id: event.messageId, role: event.role, status: "streaming", parts: [] }],
+    case "message.started": {
+      const { messageId: id, role, idempotencyKey } = event;
+      const message: Message = {
+        id,
+        role,
+        status: "streaming",
+        parts: [],
+        ...(idempotencyKey ? { idempotencyKey } : {}),
       };
+      return { ...state, messages: [...state.messages, message] };
+    }
     case "text.delta":
     case "reasoning.delta":
       return updateMessage(state, event.messageId, (message) => appendDelta(message, event));

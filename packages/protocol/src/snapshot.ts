@@ -51,6 +51,8 @@ export interface Message {
   status: "streaming" | "complete";
   /** Its text, reasoning and tool calls, in order. */
   parts: MessagePart[];
+  /** The `Idempotency-Key` a person's message was sent with: its client knows it is in the history. */
+  idempotencyKey?: string;
 }
 
 /** A settled request and how it was settled, so a transcript can show the answer after a reload. */

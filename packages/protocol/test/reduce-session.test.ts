@@ -40,6 +40,22 @@ describe("reduceSession", () => {
     expect(parseSnapshot(answered)).toEqual(answered);
   });
 
+  it("keeps the key a person's message was sent with, so its client finds it in the history", () => {
+    const keyed = everyEventType.map((event) =>
+      event.type === "message.started" && event.role === "user" ? { ...event, idempotencyKey: "k-1" } : event,
+    );
+    const snapshot = fold(keyed.slice(0, 12));
+    expect(snapshot.messages[0]).toEqual({
+      id: "m_user",
+      role: "user",
+      status: "complete",
+      parts: [{ type: "text", text: "make me a poster" }],
+      idempotencyKey: "k-1",
+    });
+    expect(snapshot.messages[1]).not.toHaveProperty("idempotencyKey");
+    expect(parseSnapshot(snapshot)).toEqual(snapshot);
+  });
+
   it("records a failed turn's error and clears it when the next turn starts", () => {
     const failed = fold(everyEventType.slice(0, 19));
     expect(failed.error).toEqual({ code: "model_error", message: "overloaded" });

@@ -162,7 +162,11 @@ describe("messages with an Idempotency-Key", () => {
     expect(events.filter((event) => event.type === "turn.started")).toEqual([
       expect.objectContaining({ cause: "message", idempotencyKey: "key-1" }),
     ]);
-    expect((await server.snapshot(id)).status).toBe("waiting");
+    const parked = await server.snapshot(id);
+    expect(parked.status).toBe("waiting");
+    // The history knows the message by its key, so a page that could not learn it was taken finds it there.
+    expect(parked.messages[0]).toMatchObject({ role: "user", idempotencyKey: "key-1" });
+    expect(parked.messages[1]).not.toHaveProperty("idempotencyKey");
     // A new key is a new message.
     expect((await message(id, "go", "key-2")).status).toBe(202);
     await server.runtime.idle();

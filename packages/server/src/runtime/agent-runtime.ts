@@ -473,12 +473,13 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         }
         const turnId = randomId("turn");
         const messageId = randomId("msg");
+        const keyed = key === undefined ? {} : { idempotencyKey: key };
         await core.mustCommit(sessionId, {
           ...ended,
           events: [
             ...(ended.events ?? []),
-            { type: "turn.started", turnId, cause: "message", ...(key === undefined ? {} : { idempotencyKey: key }) },
-            { type: "message.started", messageId, role: "user" },
+            { type: "turn.started", turnId, cause: "message", ...keyed },
+            { type: "message.started", messageId, role: "user", ...keyed },
             { type: "text.delta", messageId, delta: text },
             { type: "message.completed", messageId },
           ],

@@ -162,7 +162,7 @@ test("a reload while a message is on its way: one the server took shows once in 
   await page.unrouteAll();
   await page.reload();
   const unsent = chat.conversation.getByRole("alert");
-  await expect(unsent).toContainText("Not sent: The page was closed or reloaded before it went out.");
+  await expect(unsent).toContainText("Not sent: It had not gone out when this chat was closed.");
   await expect(mine.last()).toContainText("refund 300");
   await unsent.getByRole("button", { name: "Send again" }).click();
   await expect(unsent).toHaveCount(0);

@@ -116,7 +116,7 @@ function restore(state: ClientState, messages: readonly { key: string; text: str
 /** Why a restored message shows as not sent. */
 const NOT_SENT_BEFORE_CLOSING = {
   code: "interrupted",
-  message: "The page was closed or reloaded before it went out.",
+  message: "It had not gone out when this chat was closed.",
 };
 
 /** Puts an earlier page of messages before those shown, with the settled requests of their tool calls. */

@@ -62,8 +62,11 @@ export class AgentClient {
   readonly #connection: SessionConnection;
   #state: ClientState;
   #creating: Promise<string> | undefined;
-  /** The creation's `Idempotency-Key`, kept until it succeeds: created again after a failure, it is the same session. */
-  readonly #creationKey = idempotencyKey();
+  /**
+   * The creation's `Idempotency-Key`, kept until it succeeds (and in `outboxStorage`, while
+   * the new chat's messages wait there): created again after a failure, it is the same session.
+   */
+  #creationKey = idempotencyKey();
   /** The last message sent, until its request settles: the next waits for it, and so does a cancel. */
   #sends: Promise<CommandResult | undefined> = Promise.resolve(undefined);
   /** The turns the stream showed started by this client's keyed messages (the last few), by key. */
@@ -75,15 +78,19 @@ export class AgentClient {
   /** The failed message given up last: sent back unchanged as the next message, it is that message. */
   #discarded: { text: string; key: string } | undefined;
   readonly #storage: OutboxStorage | undefined;
+  /** Whether this client's messages are in the storage's item of a chat with no session yet (to move once it has one). */
+  #keptUnborn = false;
 
   constructor(options: AgentClientOptions) {
     this.#transport = options.transport ?? sseTransport(options);
     this.#storage = options.outboxStorage;
     // What an earlier page left unsent shows at once; the history, once loaded, takes out what the server had taken.
-    const unsent = options.sessionId === undefined ? [] : this.#storedOutbox(options.sessionId);
+    const stored = this.#stored(options.sessionId);
+    if (stored.creationKey) this.#creationKey = stored.creationKey;
+    this.#keptUnborn = options.sessionId === undefined && stored.messages.length > 0;
     this.#state = reduceClientState(initialClientState(options.sessionId), {
       type: "outbox.restored",
-      messages: unsent,
+      messages: stored.messages,
     });
     this.#connection = new SessionConnection(this.#transport, {
       dispatch: (...actions) => this.#dispatch(...actions),
@@ -368,34 +375,53 @@ export class AgentClient {
     }
   }
 
-  /** The unsent messages stored for the session; none when the storage holds nothing readable. */
-  #storedOutbox(sessionId: string): { key: string; text: string }[] {
+  /**
+   * What the storage keeps for the session (or, without one, for a new chat): its unsent
+   * messages, and a new chat's creation key. Nothing when it holds nothing readable.
+   */
+  #stored(sessionId: string | undefined): { messages: UnsentMessage[]; creationKey?: string } {
     try {
-      const stored: unknown = JSON.parse(this.#storage?.getItem(outboxItem(sessionId)) ?? "[]");
-      return Array.isArray(stored) ? stored.filter(isUnsentMessage) : [];
+      const stored: unknown = JSON.parse(this.#storage?.getItem(outboxItem(sessionId)) ?? "{}");
+      const { messages, creationKey } = (stored ?? {}) as Record<string, unknown>;
+      return {
+        messages: Array.isArray(messages) ? messages.filter(isUnsentMessage) : [],
+        ...(sessionId === undefined && typeof creationKey === "string" && isIdempotencyKey(creationKey)
+          ? { creationKey }
+          : {}),
+      };
     } catch {
-      return [];
+      return { messages: [] };
     }
   }
 
   /** Keeps the outbox's messages for the next page; a storage that refuses (full, blocked) keeps them in memory only. */
   #store(sessionId: string | undefined, outbox: readonly OutgoingMessage[]): void {
-    if (!this.#storage || sessionId === undefined) return;
+    const storage = this.#storage;
+    if (!storage) return;
     try {
-      if (outbox.length === 0) this.#storage.removeItem(outboxItem(sessionId));
-      else this.#storage.setItem(outboxItem(sessionId), JSON.stringify(outbox.map(({ key, text }) => ({ key, text }))));
+      // Once the new chat has its session, its messages move to the session's item.
+      if (sessionId !== undefined && this.#keptUnborn) storage.removeItem(outboxItem(undefined));
+      this.#keptUnborn = sessionId === undefined && outbox.length > 0;
+      const item = outboxItem(sessionId);
+      const messages = outbox.map(({ key, text }) => ({ key, text }));
+      const creation = sessionId === undefined ? { creationKey: this.#creationKey } : {};
+      if (outbox.length === 0) storage.removeItem(item);
+      else storage.setItem(item, JSON.stringify({ messages, ...creation }));
     } catch {
       // Nothing is lost now: the messages stay in `outbox`; only a reload would not bring them back.
     }
   }
 }
 
-/** The storage item of a session's unsent messages. */
-function outboxItem(sessionId: string): string {
-  return `hitl-kit:outbox:${sessionId}`;
+/** A message kept for the next page: its key and text. */
+type UnsentMessage = { key: string; text: string };
+
+/** The storage item of a session's unsent messages, or of a chat that has no session yet. */
+function outboxItem(sessionId: string | undefined): string {
+  return `hitl-kit:outbox:${sessionId ?? "new"}`;
 }
 
-function isUnsentMessage(value: unknown): value is { key: string; text: string } {
+function isUnsentMessage(value: unknown): value is UnsentMessage {
   if (typeof value !== "object" || value === null) return false;
   const { key, text } = value as Record<string, unknown>;
   return typeof key === "string" && isIdempotencyKey(key) && typeof text === "string" && text.trim() !== "";

@@ -7,6 +7,17 @@ type Server = Awaited<ReturnType<typeof startAgentServer>>;
 let server: Server | undefined;
 const clients: AgentClient[] = [];
 
+/** A `sessionStorage` stand-in, with its items to read. */
+function memoryStorage() {
+  const items = new Map<string, string>();
+  const outboxStorage: OutboxStorage = {
+    getItem: (key) => items.get(key) ?? null,
+    setItem: (key, value) => void items.set(key, value),
+    removeItem: (key) => void items.delete(key),
+  };
+  return { items, outboxStorage };
+}
+
 afterEach(async () => {
   for (const client of clients.splice(0)) client.close();
   await server?.close();
@@ -376,12 +387,7 @@ describe("AgentClient when messages fail on the way", () => {
   });
 
   it("keeps unsent messages for the next page: one not sent comes back failed under its key, one the server took does not", async () => {
-    const items = new Map<string, string>();
-    const outboxStorage: OutboxStorage = {
-      getItem: (key) => items.get(key) ?? null,
-      setItem: (key, value) => void items.set(key, value),
-      removeItem: (key) => void items.delete(key),
-    };
+    const { items, outboxStorage } = memoryStorage();
     const page = await flakyClient([{ text: "Hello." }, { text: "Again." }], { outboxStorage });
     const sessionId = await page.client.createSession();
     page.client.close(); // no stream: this page cannot learn that the server took the first
@@ -391,17 +397,19 @@ describe("AgentClient when messages fail on the way", () => {
     await page.client.send("unsent");
     const item = `hitl-kit:outbox:${sessionId}`;
     const [takenKey, unsentKey] = [page.keys[0], page.keys.at(-1)];
-    expect(JSON.parse(items.get(item)!)).toEqual([
-      { key: takenKey, text: "taken" },
-      { key: unsentKey, text: "unsent" },
-    ]);
+    expect(JSON.parse(items.get(item)!)).toEqual({
+      messages: [
+        { key: takenKey, text: "taken" },
+        { key: unsentKey, text: "unsent" },
+      ],
+    });
 
     // The next page of the session: the history holds the first message, so only the second comes back.
     const next = await flakyClient([], { sessionId, outboxStorage });
     expect(next.client.getSnapshot().outbox).toEqual([
       { key: unsentKey, text: "unsent", status: "failed", error: { code: "interrupted", message: expect.any(String) } },
     ]);
-    expect(JSON.parse(items.get(item)!)).toEqual([{ key: unsentKey, text: "unsent" }]);
+    expect(JSON.parse(items.get(item)!)).toEqual({ messages: [{ key: unsentKey, text: "unsent" }] });
     expect(await next.client.send("unsent")).toMatchObject({ ok: true, status: 202 });
     expect(next.keys).toEqual([unsentKey]);
     await waitFor(next.client, (s) => s.status === "idle" && s.outbox.length === 0 && s.messages.length === 4);
@@ -421,6 +429,32 @@ describe("AgentClient when messages fail on the way", () => {
     odd.fates.set("later", ["refused", "refused", "refused", "refused"]);
     expect(await odd.client.send("later")).toMatchObject({ ok: false, error: { code: "network" } });
     expect(odd.client.getSnapshot().outbox).toMatchObject([{ text: "later", status: "failed" }]);
+  });
+
+  it("keeps a new chat's first message, and its creation's key, for the next page: sent from there it makes one session", async () => {
+    const { items, outboxStorage } = memoryStorage();
+    const page = await flakyClient([{ text: "Hello." }], { outboxStorage });
+    // The server creates the session, but its answer never comes back: the page has no session.
+    page.fates.set("POST /sessions", ["lost", "refused", "refused", "refused"]);
+    expect(await page.client.send("first words")).toMatchObject({ ok: false, error: { code: "network" } });
+    const stored = JSON.parse(items.get("hitl-kit:outbox:new")!);
+    expect(stored).toEqual({
+      messages: [{ key: expect.any(String), text: "first words" }],
+      creationKey: page.creationKeys[0],
+    });
+
+    const next = await flakyClient([], { outboxStorage });
+    expect(next.client.getSnapshot().outbox).toMatchObject([
+      { key: stored.messages[0].key, text: "first words", status: "failed", error: { code: "interrupted" } },
+    ]);
+    expect(await next.client.send("first words")).toMatchObject({ ok: true, status: 202 });
+    // The same creation key: the session the first page's lost answer named, not a second one.
+    expect(next.creationKeys).toEqual([page.creationKeys[0]]);
+    expect(next.keys).toEqual([stored.messages[0].key]);
+    const sessionId = next.client.getSnapshot().sessionId!;
+    await waitFor(next.client, (s) => s.status === "idle" && s.outbox.length === 0 && s.messages.length === 2);
+    expect(await server!.runtime.listSessions({ owner: "tester" })).toMatchObject([{ sessionId }]);
+    expect([...items.keys()]).toEqual([]);
   });
 
   it("sends messages one at a time: a second one waits while the first is still being resent", async () => {

@@ -47,6 +47,28 @@ test("the README's app parks a request, survives a reload, and completes from th
   await page.screenshot({ path: "e2e/screenshots/consumer-app.png" });
 });
 
+test("the README's app shows a message the server could not take, keeps it across a reload, and sends it again", async ({
+  page,
+}) => {
+  await page.route(/\/api\/agent\/sessions\/[^/]+\/messages$/, (route) =>
+    route.fulfill({ status: 500, json: { error: { code: "internal", message: "Something broke." } } }),
+  );
+  await page.goto(app.url);
+  await page.getByRole("textbox", { name: "Message" }).fill("make me a poster");
+  await page.getByRole("button", { name: "Send" }).click();
+  const unsent = page.getByRole("alert");
+  await expect(unsent).toContainText("Not sent: Something went wrong on the server.");
+  await expect(page).toHaveURL(/#session=ses_/);
+
+  await page.reload();
+  await expect(page.locator('article[data-state="failed"]')).toContainText("make me a poster");
+  await expect(unsent).toContainText("Not sent: It had not gone out when this chat was closed.");
+  await page.unrouteAll();
+  await unsent.getByRole("button", { name: "Send again" }).click();
+  await expect(page.getByRole("group", { name: "Choose a template for your poster" })).toBeVisible();
+  await expect(unsent).toHaveCount(0);
+});
+
 test("an app's own --hitl-* colours on :root win over the widgets' defaults, whatever the order and the theme", async ({
   page,
 }) => {

@@ -5,6 +5,7 @@
  * request's state and verbs to a UI you draw yourself.
  * @packageDocumentation
  */
+export { plainErrorMessage } from "@hitl-kit/client";
 export { AgentProvider, type AgentProviderProps } from "./agent-provider.js";
 export type { AgentView, AnswerTo, RequestOf } from "./agent-view.js";
 export { MessageText, type MessageTextProps, splitTextBlocks, type TextBlocks } from "./message-text.js";

@@ -70,3 +70,36 @@ test("through useChat, a denial reaches the model with its reason, after a serve
   await expect(page.getByRole("main", { name: "Chat" })).toHaveAttribute("data-status", "ready");
   await expect(page.getByRole("alert")).toHaveCount(0);
 });
+
+test.describe("with the scripted model's words 150 ms apart", () => {
+  test.use({ demoEnv: { HITL_SCRIPTED_DELAY_MS: "150" } });
+
+  test("Stop in a useChat app stops the reply on the server, not only on the page", async ({ chat, page, demo }) => {
+    await page.goto(`${demo.url}/use-chat/`);
+    await chat.send("hello");
+    const reply = page.getByRole("article", { name: "Assistant" });
+    await expect(reply).toContainText("scripted demo model");
+    await page.getByRole("button", { name: "Stop" }).click();
+    const panel = page.getByRole("main", { name: "Chat" });
+    await expect(panel).toHaveAttribute("data-status", "ready");
+    await expect(page.getByRole("button", { name: "Send" })).toBeVisible();
+
+    // The server stopped the turn: its reply ends where the page's does, and grows no more.
+    // hitlChatTransport keeps the chat's session in localStorage.
+    const sessionId = await page.evaluate(
+      () => Object.entries(localStorage).find(([key]) => key.startsWith("hitl-kit:ai-sdk:"))?.[1],
+    );
+    const snapshot = await (await page.request.get(`${demo.url}/api/agent/sessions/${sessionId}`)).json();
+    expect(snapshot.status).toBe("idle");
+    const serverText = snapshot.messages
+      .at(-1)
+      .parts.map((part: { text?: string }) => part.text ?? "")
+      .join("");
+    const pageText = (await reply.textContent()) ?? "";
+    expect(serverText.length).toBeGreaterThan(0);
+    expect(serverText).not.toContain("book a table");
+    expect(pageText).toContain(serverText.trim());
+    await page.waitForTimeout(1_000);
+    expect((await reply.textContent()) ?? "").toBe(pageText);
+  });
+});

@@ -22,7 +22,7 @@ const providers = {
 
 /**
  * Picks the model from `HITL_MODEL`: `scripted` (the default: the demo script, no key, no
- * network), `anthropic:<id>` (needs `ANTHROPIC_API_KEY`; `ANTHROPIC_BASE_URL` for another
+ * network, a word every `HITL_SCRIPTED_DELAY_MS`, 20 by default), `anthropic:<id>` (needs `ANTHROPIC_API_KEY`; `ANTHROPIC_BASE_URL` for another
  * endpoint) or `openai:<id>` (Chat Completions; needs `OPENAI_API_KEY`, honours `OPENAI_BASE_URL`).
  * @throws {ConfigError} naming the variable to set
  * @example
@@ -30,7 +30,13 @@ const providers = {
  */
 export function modelFromEnv(env: Record<string, string | undefined>): ModelChoice {
   const spec = env.HITL_MODEL?.trim() || "scripted";
-  if (spec === "scripted") return { model: scriptedModel(demoScript, { chunkDelayMs: 20 }), label: spec };
+  if (spec === "scripted") {
+    const delay = env.HITL_SCRIPTED_DELAY_MS?.trim() || "20";
+    if (!/^\d+$/.test(delay)) {
+      throw new ConfigError(`HITL_SCRIPTED_DELAY_MS must be a whole number of milliseconds, not "${delay}".`);
+    }
+    return { model: scriptedModel(demoScript, { chunkDelayMs: Number(delay) }), label: spec };
+  }
   const [provider = "", ...rest] = spec.split(":");
   const id = rest.join(":").trim();
   if (provider !== "anthropic" && provider !== "openai") {

@@ -21,6 +21,13 @@ describe("modelFromEnv", () => {
     expect(modelFromEnv({ HITL_MODEL: " " }).model.modelId).toBe("scripted");
   });
 
+  it("takes the delay between the script's words from HITL_SCRIPTED_DELAY_MS, refusing one that is not a number", () => {
+    expect(modelFromEnv({ HITL_SCRIPTED_DELAY_MS: "150" }).label).toBe("scripted");
+    expect(() => modelFromEnv({ HITL_SCRIPTED_DELAY_MS: "slow" })).toThrow(
+      /HITL_SCRIPTED_DELAY_MS must be a whole number/,
+    );
+  });
+
   it("names the missing key", () => {
     expect(() => modelFromEnv({ HITL_MODEL: "anthropic:claude-x" })).toThrow(ConfigError);
     expect(() => modelFromEnv({ HITL_MODEL: "anthropic:claude-x" })).toThrow(/needs ANTHROPIC_API_KEY/);

@@ -1,4 +1,4 @@
-import { isIdempotencyKey } from "@hitl-kit/protocol";
+import { isIdempotencyKey, type ProtocolEvent } from "@hitl-kit/protocol";
 import { type ChatTransport, isToolUIPart, type UIMessage, type UIMessageChunk } from "ai";
 import { chunkStream, followEvents, type StreamEnd } from "./chunk-stream.js";
 import { collectResponses } from "./collect-responses.js";
@@ -27,6 +27,17 @@ export interface HitlChatTransport<Message extends UIMessage = UIMessage> extend
   loadMessages(chatId: string): Promise<Message[]>;
   /** The hitl-kit session id of a chat, once it has one. */
   sessionIdOf(chatId: string): Promise<string | undefined>;
+  /**
+   * Stops the chat's turn on the server — what `useChat`'s `stop()` cannot do, as it only
+   * stops reading. The turn ends as cancelled, with one result for each of its calls (open
+   * requests cancelled), and the chat's stream shows it end. It stops the turn this
+   * transport last showed for the chat (waiting for a message still being sent, to stop the
+   * turn it starts), never a later one another tab started. Resolves when the server has
+   * taken the cancel; a chat with no session has nothing to stop.
+   * @example
+   * <button type="button" onClick={() => void transport.cancelTurn(chat.id)}>Stop</button>
+   */
+  cancelTurn(chatId: string, options?: { headers?: HeadersInit }): Promise<void>;
 }
 
 /**
@@ -48,6 +59,15 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
   const sessions = options.sessions ?? storedSessionMap(options.url);
   /** The log position of the parked session `loadMessages` last gave each chat, until its first reconnect. */
   const loadedParked = new Map<string, number>();
+  /** The turn each chat last showed, or the message still being sent whose turn it will be: what Stop stops. */
+  const shownTurns = new Map<string, string | Promise<string | undefined>>();
+  /** Notes the turns a chat's stream shows; passes every event on. */
+  const noteTurns =
+    (chatId: string) =>
+    (event: ProtocolEvent): true => {
+      if (event.type === "turn.started") shownTurns.set(chatId, event.turnId);
+      return true;
+    };
 
   /** The chat's session and its snapshot; a new session when `create` is set and it has none. */
   async function open(chatId: string, create: boolean, headers?: HeadersInit) {
@@ -79,10 +99,20 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
       if (last?.role === "user") {
         const text = last.parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
         if (text.trim() === "") throw new Error("hitl-kit sends text messages; this message has no text.");
-        const { sessionId, snapshot } = (await open(chatId, true, extra))!;
-        // The chat's own id for the message is its key: the same message sent again is a repeat.
-        await http.sendMessage(sessionId, text, isIdempotencyKey(last.id) ? last.id : undefined, extra);
-        return stream(sessionId, snapshot.lastSeq, new EventChunker(), "message", abortSignal, extra);
+        const sending = (async () => {
+          const { sessionId, snapshot } = (await open(chatId, true, extra))!;
+          // The chat's own id for the message is its key: the same message sent again is a repeat.
+          const key = isIdempotencyKey(last.id) ? last.id : undefined;
+          return { sessionId, snapshot, turnId: await http.sendMessage(sessionId, text, key, extra) };
+        })();
+        const turn = sending.then(
+          ({ turnId }) => turnId,
+          () => undefined,
+        );
+        shownTurns.set(chatId, turn);
+        const { sessionId, snapshot, turnId } = await sending;
+        if (shownTurns.get(chatId) === turn) shownTurns.set(chatId, turnId);
+        return stream(chatId, sessionId, snapshot.lastSeq, new EventChunker(), "message", abortSignal, extra);
       }
       const session = await open(chatId, false, extra);
       if (!session) throw new Error(`The chat ${chatId} has no hitl-kit session; send a message first.`);
@@ -97,7 +127,7 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
       const toolCallIds = (last?.parts ?? []).flatMap((part) => (isToolUIPart(part) ? [part.toolCallId] : []));
       const requests = [...snapshot.pending, ...snapshot.resolved.map((resolved) => resolved.request)];
       const chunker = new EventChunker({ toolCallIds, requests });
-      return stream(sessionId, snapshot.lastSeq, chunker, "continue", abortSignal, extra);
+      return stream(chatId, sessionId, snapshot.lastSeq, chunker, "continue", abortSignal, extra);
     },
 
     async reconnectToStream({ chatId, abortSignal, headers }) {
@@ -126,7 +156,7 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
           : { kind: "at", seq: snapshot.lastSeq, status: snapshot.status };
       return chunkStream(async (emit, signal) => {
         for (const chunk of replay) emit(chunk);
-        await followEvents(http, sessionId, snapshot.lastSeq, end, chunker, emit, signal, extra);
+        await followEvents(http, sessionId, snapshot.lastSeq, end, chunker, emit, signal, extra, noteTurns(chatId));
       }, abortSignal);
     },
 
@@ -141,10 +171,17 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
     async sessionIdOf(chatId) {
       return (await open(chatId, false))?.sessionId;
     },
+
+    async cancelTurn(chatId, { headers } = {}) {
+      const turnId = await shownTurns.get(chatId);
+      const session = await open(chatId, false, headers);
+      if (session) await http.cancelTurn(session.sessionId, turnId, headers);
+    },
   };
 
   /** The chunks of what a command set off: events after `from`, until the turn stops. */
   async function stream(
+    chatId: string,
     sessionId: string,
     from: number,
     chunker: EventChunker,
@@ -159,10 +196,12 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
       after.status === "running"
         ? { kind: "turn-end", after: after.lastSeq }
         : { kind: "at", seq: after.lastSeq, status: after.status };
+    const noted = noteTurns(chatId);
     return chunkStream(async (emit, signal) => {
       let started = mode === "continue";
       if (started) emit({ type: "start" });
       await followEvents(http, sessionId, from, end, chunker, emit, signal, extra, (event) => {
+        noted(event);
         if (started) return true;
         // A message's reply starts at the person's message; what came before (calls a new
         // message cancelled) belongs to the previous reply.

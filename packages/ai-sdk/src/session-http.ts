@@ -61,9 +61,18 @@ export class SessionHttp {
     }
   }
 
-  /** Sends a message with `key` as its `Idempotency-Key`, so sending it again starts no second turn. */
-  sendMessage(sessionId: string, text: string, key: string | undefined, headers?: HeadersInit): Promise<unknown> {
-    return this.#api.sendMessage(sessionId, text, { ...call(headers), ...(key === undefined ? {} : { key }) });
+  /** Sends a message with `key` as its `Idempotency-Key`, so sending it again starts no second turn; answers its turn. */
+  async sendMessage(sessionId: string, text: string, key: string | undefined, headers?: HeadersInit): Promise<string> {
+    const sent = await this.#api.sendMessage(sessionId, text, {
+      ...call(headers),
+      ...(key === undefined ? {} : { key }),
+    });
+    return sent.turnId;
+  }
+
+  /** Stops the session's turn `turnId` (without one, its current turn); a later turn is left alone. */
+  cancelTurn(sessionId: string, turnId: string | undefined, headers?: HeadersInit): Promise<void> {
+    return this.#api.cancelTurn(sessionId, { ...call(headers), ...(turnId === undefined ? {} : { turnId }) });
   }
 
   respond(sessionId: string, responses: InputResponse[], headers?: HeadersInit): Promise<unknown> {

@@ -190,3 +190,90 @@ describe("a dropped connection", () => {
     }
   });
 });
+
+describe("Stop through the transport", () => {
+  const words = Array.from({ length: 60 }, (_, index) => `w${index}`).join(" ");
+  let app: Awaited<ReturnType<typeof startApp>>;
+  afterEach(async () => {
+    await app?.close();
+  });
+
+  /** The chat's text, the session's turns and whether every call has its one result. */
+  async function outcome(
+    chat: ReturnType<typeof app.chat>,
+    transport: { sessionIdOf(id: string): Promise<string | undefined> },
+  ) {
+    const sessionId = (await transport.sessionIdOf(chat.id))!;
+    const { events, problems } = await app.events(sessionId);
+    const text = (chat.lastMessage?.parts ?? []).flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
+    return {
+      events,
+      problems,
+      text,
+      ends: events.filter((event) => event.type.startsWith("turn.") && event.type !== "turn.started"),
+    };
+  }
+
+  it("cancelTurn stops the reply on the server, and the chat's stream shows it end", async () => {
+    app = await startApp(setups[0]!, [{ text: words }], { chunkDelayMs: 15 });
+    const transport = app.transport();
+    const chat = app.chat({ transport });
+    const sending = chat.sendMessage({ text: "talk" });
+    await vi.waitFor(() => expect(chat.lastMessage?.parts.some((part) => part.type === "text")).toBe(true));
+    await transport.cancelTurn(chat.id);
+    await sending;
+    expect(chat.status).toBe("ready");
+    expect(chat.error).toBeUndefined();
+    const { ends, problems, text } = await outcome(chat, transport);
+    expect(ends.map((event) => event.type)).toEqual(["turn.cancelled"]);
+    expect(problems).toEqual([]);
+    expect(text.length).toBeGreaterThan(0);
+    expect(text.length).toBeLessThan(words.length);
+    // The chat goes on with its next message.
+    await chat.sendMessage({ text: "again" });
+    expect(chat.status).toBe("ready");
+    expect((await outcome(chat, transport)).ends.map((event) => event.type)).toEqual([
+      "turn.cancelled",
+      "turn.completed",
+    ]);
+  });
+
+  it("cancelTurn while the message is still on its way stops the turn it starts", async () => {
+    app = await startApp(setups[0]!, [{ text: words }], { chunkDelayMs: 15 });
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const fetch = async (input: string, init?: RequestInit) => {
+      if (new URL(input).pathname.endsWith("/messages")) await held;
+      return app.fetch(input, init);
+    };
+    const transport = hitlChatTransport({ url: app.url, fetch, sessions: memorySessionMap() });
+    const chat = app.chat({ transport });
+    const sending = chat.sendMessage({ text: "talk" });
+    await vi.waitFor(() => expect(chat.status).toBe("submitted"));
+    const stopping = transport.cancelTurn(chat.id);
+    // Long enough for a cancel that did not wait for the message to reach the server first.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    release();
+    await stopping;
+    await sending;
+    expect(chat.status).toBe("ready");
+    expect((await outcome(chat, transport)).ends.map((event) => event.type)).toEqual(["turn.cancelled"]);
+    // A chat with no session has nothing to stop.
+    await expect(transport.cancelTurn("chat-without-session")).resolves.toBeUndefined();
+  });
+
+  it("cancelTurn on a parked turn cancels its request, with the call's one result", async () => {
+    app = await startApp(setups[0]!, [{ text: "Publishing.", toolCalls: [publish] }]);
+    const transport = app.transport();
+    const chat = app.chat({ transport });
+    await chat.sendMessage({ text: "publish" });
+    expect(toolParts(chat.lastMessage)).toMatchObject([{ state: "approval-requested" }]);
+    await transport.cancelTurn(chat.id);
+    const { events, problems } = await outcome(chat, transport);
+    expect(problems).toEqual([]);
+    expect(events.filter((event) => event.type === "tool.result")).toMatchObject([{ outcome: "cancelled" }]);
+    expect(events.at(-1)).toMatchObject({ type: "turn.cancelled" });
+  });
+});

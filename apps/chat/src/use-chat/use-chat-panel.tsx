@@ -120,9 +120,21 @@ export function UseChatPanel({ id, messages: initial, transport }: UseChatPanelP
             rows={1}
             onChange={(event) => setInput(event.target.value)}
           />
-          <button type="submit" className="chat-button chat-button--send" disabled={busy}>
-            Send
-          </button>
+          {busy ? (
+            // useChat's stop() only stops reading; the transport stops the turn on the server,
+            // and the stream shows it end. Unreachable server: stop reading at least.
+            <button
+              type="button"
+              className="chat-button chat-button--stop"
+              onClick={() => void transport.cancelTurn(id).catch(() => chat.stop())}
+            >
+              Stop
+            </button>
+          ) : (
+            <button type="submit" className="chat-button chat-button--send">
+              Send
+            </button>
+          )}
         </div>
       </form>
     </main>

@@ -3,7 +3,7 @@ import { type HitlChatTransport, type HitlDataTypes, hitlAnswersComplete } from 
 import { HitlRequestPart } from "@hitl-kit/ai-sdk/react";
 import { ValueView } from "@hitl-kit/react";
 import { getToolName, isToolUIPart, type UIMessage } from "ai";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, type KeyboardEvent, useState } from "react";
 import { chatWidgets } from "../widgets/chat-widgets.js";
 
 /** The demo's messages: hitl-kit's request parts as typed data parts. */
@@ -30,7 +30,7 @@ export function UseChatPanel({ id, messages: initial, transport }: UseChatPanelP
   });
   const [input, setInput] = useState("");
   const busy = chat.status === "submitted" || chat.status === "streaming";
-  const send = (event: FormEvent) => {
+  const send = (event: FormEvent | KeyboardEvent) => {
     event.preventDefault();
     if (input.trim() === "" || busy) return;
     void chat.sendMessage({ text: input });
@@ -119,6 +119,10 @@ export function UseChatPanel({ id, messages: initial, transport }: UseChatPanelP
             value={input}
             rows={1}
             onChange={(event) => setInput(event.target.value)}
+            onKeyDown={(event) => {
+              // Enter sends, Shift+Enter is a new line, as in the hitl-kit client's composer.
+              if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) send(event);
+            }}
           />
           {busy ? (
             // useChat's stop() only stops reading; the transport stops the turn on the server,

@@ -85,17 +85,21 @@ function applyEvent(state: ClientState, event: ProtocolEvent): ClientState {
 
 function hydrate(state: ClientState, snapshot: SessionSnapshot): StatePatch {
   if (state.lastSeq >= snapshot.lastSeq && (state.hydrated || state.lastSeq > 0)) return { hydrated: true };
-  const inHistory = keysIn(snapshot);
-  const outgoing = state.outbox.filter((message) => !inHistory.has(message.key));
   return {
     sessionId: snapshot.sessionId,
     session: snapshot,
-    // A message the history holds is no longer outgoing, whatever its last answer said.
-    outbox: outgoing.length === state.outbox.length ? state.outbox : outgoing,
+    outbox: notIn(snapshot, state.outbox),
     requests: requestsFromSnapshot(state.requests, snapshot),
     error: snapshot.error ? { ...snapshot.error, source: "turn" } : keepConnectionError(state),
     hydrated: true,
   };
+}
+
+/** The outbox without the messages a page of history holds: they are no longer outgoing, whatever their last answer said. */
+function notIn(history: SessionSnapshot, outbox: readonly OutgoingMessage[]): readonly OutgoingMessage[] {
+  const inHistory = keysIn(history);
+  const outgoing = outbox.filter((message) => !inHistory.has(message.key));
+  return outgoing.length === outbox.length ? outbox : outgoing;
 }
 
 /** The keys of the person's messages in a snapshot's history. */
@@ -125,6 +129,7 @@ function prependEarlier(state: ClientState, page: SessionSnapshot): StatePatch {
   const earlier = page.messages.filter((message) => !shown.has(message.id));
   const { before: _done, ...session } = state.session;
   return {
+    outbox: notIn(page, state.outbox),
     session: {
       ...session,
       messages: [...earlier, ...state.session.messages],

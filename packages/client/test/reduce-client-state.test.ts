@@ -231,6 +231,10 @@ describe("client status", () => {
     expect(reduceClientState(loaded, { type: "outbox.restored", messages: [{ key: "k-taken", text: "first" }] })).toBe(
       loaded,
     );
+    // One the server took long ago is in an earlier page: loading that page takes it out.
+    const older = { ...taken, id: "m_0", idempotencyKey: "k-unsent" };
+    const earlier = reduceClientState(loaded, { type: "earlier.loaded", page: { ...snapshot, messages: [older] } });
+    expect(earlier.outbox).toEqual([]);
   });
 
   it("is reconnecting while the stream is reopened, and error when it cannot be", () => {

@@ -1,3 +1,4 @@
+import { unsentMessages } from "@hitl-kit/client";
 import { AgentProvider } from "@hitl-kit/react";
 import { sessionHistoryQueryOptions } from "@hitl-kit/react/query";
 import { useQuery } from "@tanstack/react-query";
@@ -35,6 +36,7 @@ export function App() {
             if (deleted === sessionId) newChat();
           }}
           error={error}
+          unsent={(id) => unsentMessages(window.sessionStorage, id)[0]?.text}
         />
       </div>
       <button

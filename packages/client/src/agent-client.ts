@@ -1,8 +1,9 @@
-import { type InputResponse, isIdempotencyKey, ProtocolError, validateJsonSchema } from "@hitl-kit/protocol";
+import { type InputResponse, ProtocolError, validateJsonSchema } from "@hitl-kit/protocol";
 import type { ApiClient, ApiClientOptions } from "./api-types.js";
 import type { ClientAction } from "./client-action.js";
 import { type ClientState, initialClientState, type OutgoingMessage } from "./client-state.js";
 import { type CommandError, type CommandResult, toCommandError, toRequestError } from "./command-result.js";
+import { OutboxKeeper, type OutboxStorage } from "./outbox-keeper.js";
 import { reduceClientState } from "./reduce-client-state.js";
 import { type RequestRef, requestIdOf } from "./request-ref.js";
 import type { RequestError, SentAnswer } from "./request-state.js";
@@ -29,13 +30,6 @@ export type AgentClientOptions = {
   | { api: ApiClient; url?: undefined; transport?: undefined }
   | { transport: Transport; url?: string; api?: undefined }
 );
-
-/** Where a client keeps its session's unsent messages: `sessionStorage`, `localStorage`, or anything with these three methods. */
-export interface OutboxStorage {
-  getItem(key: string): string | null;
-  setItem(key: string, value: string): void;
-  removeItem(key: string): void;
-}
 
 /** Called after every change, with the new state and the one before. */
 export type StateListener = (state: ClientState, previous: ClientState) => void;
@@ -77,21 +71,17 @@ export class AgentClient {
   readonly #stopped = new Set<string>();
   /** The failed message given up last: sent back unchanged as the next message, it is that message. */
   #discarded: { text: string; key: string } | undefined;
-  readonly #storage: OutboxStorage | undefined;
-  /** Whether this client's messages are in the storage's item of a chat with no session yet (to move once it has one). */
-  #keptUnborn = false;
+  /** Keeps the outbox in `outboxStorage` for the session's next client. */
+  readonly #keeper: OutboxKeeper;
 
   constructor(options: AgentClientOptions) {
     this.#transport = options.transport ?? sseTransport(options);
-    this.#storage = options.outboxStorage;
-    // What an earlier page left unsent shows at once; the history, once loaded, takes out what the server had taken.
-    const stored = this.#stored(options.sessionId);
-    if (stored.creationKey) this.#creationKey = stored.creationKey;
-    this.#keptUnborn = options.sessionId === undefined && stored.messages.length > 0;
-    this.#state = reduceClientState(initialClientState(options.sessionId), {
-      type: "outbox.restored",
-      messages: stored.messages,
-    });
+    // A newer client of this session shows what this one kept: this one stops sending it.
+    this.#keeper = new OutboxKeeper(options.outboxStorage, options.sessionId, () => this.#letGo());
+    this.#creationKey = this.#keeper.creationKey ?? this.#creationKey;
+    this.#state = initialClientState(options.sessionId);
+    // What an earlier page left unsent shows with the session's history, which takes out what the server had taken; a new chat's at once.
+    if (options.sessionId === undefined) this.#state = this.#restore(this.#state);
     this.#connection = new SessionConnection(this.#transport, {
       dispatch: (...actions) => this.#dispatch(...actions),
       lastSeq: () => this.#state.lastSeq,
@@ -281,7 +271,8 @@ export class AgentClient {
     const result = await this.#command({ type: "delete" }, "delete");
     if (result.ok) {
       this.close();
-      this.#store(this.#state.sessionId, []);
+      this.#keeper.takeStored();
+      this.#keeper.keep(this.#state.sessionId, [], this.#creationKey);
     }
     return result;
   }
@@ -358,11 +349,13 @@ export class AgentClient {
       if (this.#stopped.delete(key)) void this.#command({ type: "cancel", turnId }, "cancelTurn");
     }
     const previous = this.#state;
-    const next = actions.reduce(reduceClientState, previous);
+    const reduced = actions.reduce(reduceClientState, previous);
+    const next = reduced.hydrated ? this.#restore(reduced) : reduced;
     if (next === previous) return;
     this.#state = next;
-    if (next.outbox !== previous.outbox || next.sessionId !== previous.sessionId)
-      this.#store(next.sessionId, next.outbox);
+    if (next.outbox !== previous.outbox || next.sessionId !== previous.sessionId) {
+      this.#keeper.keep(next.sessionId, next.outbox, this.#creationKey);
+    }
     for (const listener of this.#listeners) {
       try {
         listener(next, previous);
@@ -375,56 +368,16 @@ export class AgentClient {
     }
   }
 
-  /**
-   * What the storage keeps for the session (or, without one, for a new chat): its unsent
-   * messages, and a new chat's creation key. Nothing when it holds nothing readable.
-   */
-  #stored(sessionId: string | undefined): { messages: UnsentMessage[]; creationKey?: string } {
-    try {
-      const stored: unknown = JSON.parse(this.#storage?.getItem(outboxItem(sessionId)) ?? "{}");
-      const { messages, creationKey } = (stored ?? {}) as Record<string, unknown>;
-      return {
-        messages: Array.isArray(messages) ? messages.filter(isUnsentMessage) : [],
-        ...(sessionId === undefined && typeof creationKey === "string" && isIdempotencyKey(creationKey)
-          ? { creationKey }
-          : {}),
-      };
-    } catch {
-      return { messages: [] };
-    }
+  /** The state with the stored unsent messages in its outbox (each not in the history), once. */
+  #restore(state: ClientState): ClientState {
+    const stored = this.#keeper.takeStored();
+    return stored.length === 0 ? state : reduceClientState(state, { type: "outbox.restored", messages: stored });
   }
 
-  /** Keeps the outbox's messages for the next page; a storage that refuses (full, blocked) keeps them in memory only. */
-  #store(sessionId: string | undefined, outbox: readonly OutgoingMessage[]): void {
-    const storage = this.#storage;
-    if (!storage) return;
-    try {
-      // Once the new chat has its session, its messages move to the session's item.
-      if (sessionId !== undefined && this.#keptUnborn) storage.removeItem(outboxItem(undefined));
-      this.#keptUnborn = sessionId === undefined && outbox.length > 0;
-      const item = outboxItem(sessionId);
-      const messages = outbox.map(({ key, text }) => ({ key, text }));
-      const creation = sessionId === undefined ? { creationKey: this.#creationKey } : {};
-      if (outbox.length === 0) storage.removeItem(item);
-      else storage.setItem(item, JSON.stringify({ messages, ...creation }));
-    } catch {
-      // Nothing is lost now: the messages stay in `outbox`; only a reload would not bring them back.
-    }
+  /** A newer client of the session took its unsent messages over: stop sending them, as Stop does. */
+  #letGo(): void {
+    for (const { abort } of this.#onItsWay.values()) abort.abort();
   }
-}
-
-/** A message kept for the next page: its key and text. */
-type UnsentMessage = { key: string; text: string };
-
-/** The storage item of a session's unsent messages, or of a chat that has no session yet. */
-function outboxItem(sessionId: string | undefined): string {
-  return `hitl-kit:outbox:${sessionId ?? "new"}`;
-}
-
-function isUnsentMessage(value: unknown): value is UnsentMessage {
-  if (typeof value !== "object" || value === null) return false;
-  const { key, text } = value as Record<string, unknown>;
-  return typeof key === "string" && isIdempotencyKey(key) && typeof text === "string" && text.trim() !== "";
 }
 
 /** How many keyed messages' turns (and stopped messages) a client remembers: enough for the messages still being resent. */

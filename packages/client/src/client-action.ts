@@ -1,5 +1,6 @@
 import type { ProtocolEvent, SessionSnapshot } from "@hitl-kit/protocol";
 import type { ClientError, ConnectionState } from "./client-state.js";
+import type { UnsentMessage } from "./outbox-keeper.js";
 import type { RequestError, SentAnswer } from "./request-state.js";
 
 /**
@@ -31,7 +32,7 @@ export type ClientAction =
    * Messages an earlier page (or client) of this session left unsent, from its stored
    * outbox: each not in the history comes back `failed`, to send again or discard.
    */
-  | { type: "outbox.restored"; messages: readonly { key: string; text: string }[] }
+  | { type: "outbox.restored"; messages: readonly UnsentMessage[] }
   /** `cancelTurn()` or `deleteSession()` was refused. */
   | { type: "command.failed"; error: ClientError }
   /** An answer to an open request is in flight: `sent` is the answer. */

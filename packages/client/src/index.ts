@@ -9,7 +9,6 @@ export {
   AgentClient,
   type AgentClientOptions,
   createAgentClient,
-  type OutboxStorage,
   type StateListener,
 } from "./agent-client.js";
 export { createApiClient } from "./api-client.js";
@@ -37,6 +36,7 @@ export {
   type OutgoingMessage,
 } from "./client-state.js";
 export type { CommandError, CommandResult } from "./command-result.js";
+export { type OutboxStorage, type UnsentMessage, unsentMessages } from "./outbox-keeper.js";
 export { plainErrorMessage } from "./plain-error-message.js";
 export { reduceClientState } from "./reduce-client-state.js";
 export { settledState } from "./reduce-requests.js";

@@ -1,6 +1,7 @@
 import { type ProtocolEvent, reduceSession, type SessionSnapshot } from "@hitl-kit/protocol";
 import type { ClientAction } from "./client-action.js";
 import { type ClientState, commitState, type OutgoingMessage, type StatePatch } from "./client-state.js";
+import type { UnsentMessage } from "./outbox-keeper.js";
 import { markFailed, markSubmitting, requestsAfterEvent, requestsFromSnapshot } from "./reduce-requests.js";
 
 /**
@@ -108,16 +109,23 @@ function keysIn(snapshot: SessionSnapshot): Set<string> {
 }
 
 /** The stored unsent messages that are neither in the history nor in the outbox, added to it as not sent. */
-function restore(state: ClientState, messages: readonly { key: string; text: string }[]): readonly OutgoingMessage[] {
+function restore(state: ClientState, messages: readonly UnsentMessage[]): readonly OutgoingMessage[] {
   const known = keysIn(state.session);
   for (const message of state.outbox) known.add(message.key);
   const restored = messages
     .filter(({ key }) => !known.has(key))
-    .map(({ key, text }): OutgoingMessage => ({ key, text, status: "failed", error: NOT_SENT_BEFORE_CLOSING }));
+    .map(
+      ({ key, text, error }): OutgoingMessage => ({
+        key,
+        text,
+        status: "failed",
+        error: error ?? NOT_SENT_BEFORE_CLOSING,
+      }),
+    );
   return restored.length === 0 ? state.outbox : [...restored, ...state.outbox];
 }
 
-/** Why a restored message shows as not sent. */
+/** Why a restored message that had not failed yet (it was on its way) shows as not sent. */
 const NOT_SENT_BEFORE_CLOSING = {
   code: "interrupted",
   message: "It had not gone out when this chat was closed.",

@@ -397,19 +397,20 @@ describe("AgentClient when messages fail on the way", () => {
     await page.client.send("unsent");
     const item = `hitl-kit:outbox:${sessionId}`;
     const [takenKey, unsentKey] = [page.keys[0], page.keys.at(-1)];
+    const network = { code: "network", message: expect.any(String) };
     expect(JSON.parse(items.get(item)!)).toEqual({
       messages: [
-        { key: takenKey, text: "taken" },
-        { key: unsentKey, text: "unsent" },
+        { key: takenKey, text: "taken", error: network },
+        { key: unsentKey, text: "unsent", error: network },
       ],
     });
 
     // The next page of the session: the history holds the first message, so only the second comes back.
     const next = await flakyClient([], { sessionId, outboxStorage });
     expect(next.client.getSnapshot().outbox).toEqual([
-      { key: unsentKey, text: "unsent", status: "failed", error: { code: "interrupted", message: expect.any(String) } },
+      { key: unsentKey, text: "unsent", status: "failed", error: network },
     ]);
-    expect(JSON.parse(items.get(item)!)).toEqual({ messages: [{ key: unsentKey, text: "unsent" }] });
+    expect(JSON.parse(items.get(item)!)).toEqual({ messages: [{ key: unsentKey, text: "unsent", error: network }] });
     expect(await next.client.send("unsent")).toMatchObject({ ok: true, status: 202 });
     expect(next.keys).toEqual([unsentKey]);
     await waitFor(next.client, (s) => s.status === "idle" && s.outbox.length === 0 && s.messages.length === 4);
@@ -431,6 +432,39 @@ describe("AgentClient when messages fail on the way", () => {
     expect(odd.client.getSnapshot().outbox).toMatchObject([{ text: "later", status: "failed" }]);
   });
 
+  it("lets a newer client of the session take its unsent messages over: the older one stops sending them and writing them", async () => {
+    const { items, outboxStorage } = memoryStorage();
+    const left = await flakyClient([{ text: "Hello." }], { outboxStorage });
+    const sessionId = await left.client.createSession();
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The message is still on its way when the person leaves the chat and comes back to it.
+    const held = (request: Request) =>
+      new Promise<void>((resolve, reject) => {
+        void gate.then(resolve);
+        request.signal.addEventListener("abort", () => reject(request.signal.reason));
+      });
+    left.fates.set("hello", [held, held, held, held]);
+    const sending = left.client.send("hello");
+    await until(() => items.has(`hitl-kit:outbox:${sessionId}`));
+
+    const back = await flakyClient([], { sessionId, outboxStorage });
+    expect(back.client.getSnapshot().outbox).toMatchObject([
+      { text: "hello", status: "failed", error: { code: "interrupted" } },
+    ]);
+    expect(await sending).toMatchObject({ ok: false, error: { code: "aborted" } });
+    // The person takes it back to edit it: nothing sends it, nothing brings it back.
+    back.client.discard(back.client.getSnapshot().outbox[0]!.key);
+    release();
+    // What the client left behind does later is its own: it no longer writes the session's item.
+    left.fates.set("elsewhere", ["refused", "refused", "refused", "refused"]);
+    await left.client.send("elsewhere");
+    expect(items.has(`hitl-kit:outbox:${sessionId}`)).toBe(false);
+    expect(await turnsStarted(sessionId)).toHaveLength(0);
+  });
+
   it("keeps a new chat's first message, and its creation's key, for the next page: sent from there it makes one session", async () => {
     const { items, outboxStorage } = memoryStorage();
     const page = await flakyClient([{ text: "Hello." }], { outboxStorage });
@@ -439,13 +473,15 @@ describe("AgentClient when messages fail on the way", () => {
     expect(await page.client.send("first words")).toMatchObject({ ok: false, error: { code: "network" } });
     const stored = JSON.parse(items.get("hitl-kit:outbox:new")!);
     expect(stored).toEqual({
-      messages: [{ key: expect.any(String), text: "first words" }],
+      messages: [
+        { key: expect.any(String), text: "first words", error: { code: "network", message: expect.any(String) } },
+      ],
       creationKey: page.creationKeys[0],
     });
 
     const next = await flakyClient([], { outboxStorage });
     expect(next.client.getSnapshot().outbox).toMatchObject([
-      { key: stored.messages[0].key, text: "first words", status: "failed", error: { code: "interrupted" } },
+      { key: stored.messages[0].key, text: "first words", status: "failed", error: { code: "network" } },
     ]);
     expect(await next.client.send("first words")).toMatchObject({ ok: true, status: 202 });
     // The same creation key: the session the first page's lost answer named, not a second one.

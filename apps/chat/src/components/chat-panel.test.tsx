@@ -152,3 +152,43 @@ describe("ChatPanel and the session list", () => {
     expect(within(log).queryByRole("alert")).toBeNull();
   });
 });
+
+describe("SessionSidebar", () => {
+  it("lists a chat whose first message is still to send by that message, and says it was not sent", async () => {
+    const sessions = [
+      { sessionId: "ses_current", createdAt: "2026-05-01T10:00:00Z", status: "idle", lastSeq: 1 },
+      { sessionId: "ses_unsent", createdAt: "2026-05-01T09:00:00Z", status: "idle", lastSeq: 1 },
+      { sessionId: "ses_empty", createdAt: "2026-05-01T08:00:00Z", status: "idle", lastSeq: 1 },
+      {
+        sessionId: "ses_titled",
+        createdAt: "2026-05-01T07:00:00Z",
+        status: "waiting",
+        lastSeq: 9,
+        title: "refund 1500",
+      },
+    ];
+    const fetch = async () =>
+      new Response(JSON.stringify({ sessions }), { headers: { "content-type": "application/json" } });
+    const unsent = (id: string) => (id === "ses_unsent" ? "make me a poster" : undefined);
+    render(
+      <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
+        <SessionSidebar
+          api={createApiClient({ url: "/api/agent", fetch })}
+          currentId="ses_current"
+          onNew={() => {}}
+          unsent={unsent}
+        />
+      </QueryClientProvider>,
+    );
+    const nav = screen.getByRole("navigation", { name: "Chats" });
+    await waitFor(() => expect(within(nav).getAllByRole("link")).toHaveLength(3));
+    const links = within(nav)
+      .getAllByRole("link")
+      .map((link) => link.textContent);
+    expect(links[0]).toContain("New chat");
+    expect(links[1]).toContain("make me a poster");
+    expect(links[1]).toContain("Not sent");
+    expect(links[2]).toContain("refund 1500");
+    expect(links[2]).toContain("Waiting for you");
+  });
+});

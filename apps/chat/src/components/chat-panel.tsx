@@ -1,6 +1,7 @@
 import { type ApiClient, plainErrorMessage } from "@hitl-kit/client";
 import { useAgent, type WidgetRegistry } from "@hitl-kit/react";
-import { type ReactNode, useRef, useState } from "react";
+import { type ReactNode, useRef } from "react";
+import { useKeptDraft } from "../session/use-kept-draft.js";
 import { useSessionHistoryRefresh } from "../session/use-session-history-refresh.js";
 import { Composer } from "./composer.js";
 import { ConnectionStatus } from "./connection-status.js";
@@ -28,7 +29,7 @@ export interface ChatPanelProps {
  */
 export function ChatPanel({ api, widgets, onNew, headerStart, title, notice, empty }: ChatPanelProps) {
   const agent = useAgent();
-  const [draft, setDraft] = useState("");
+  const [draft, setDraft] = useKeptDraft(agent.sessionId);
   const input = useRef<HTMLTextAreaElement>(null);
   // The buttons of a message not sent go with it: focus moves to the text box.
   const focusInput = () => input.current?.focus();

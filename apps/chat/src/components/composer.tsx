@@ -2,6 +2,19 @@ import { plainErrorMessage } from "@hitl-kit/client";
 import type { AgentView } from "@hitl-kit/react";
 import { type FormEvent, type KeyboardEvent, type Ref, useId, useLayoutEffect, useRef } from "react";
 
+/**
+ * Whether a reply runs or a message is on its way (also while the stream reconnects): then
+ * Stop takes Send's place, and a message not sent waits to be sent again.
+ */
+export function isReplying(agent: Pick<AgentView, "status" | "outbox" | "session">): boolean {
+  return (
+    agent.status === "streaming" ||
+    agent.status === "submitting" ||
+    agent.outbox.some((message) => message.status !== "failed") ||
+    (agent.status === "reconnecting" && agent.session.status === "running")
+  );
+}
+
 /** Props of {@link Composer}. */
 export interface ComposerProps {
   /** The session, as `useAgent()` returns it. */
@@ -34,11 +47,7 @@ export function Composer({
   placeholder = "Ask for a poster, a refund or the details form…",
 }: ComposerProps) {
   const id = useId();
-  const running =
-    agent.status === "streaming" ||
-    agent.status === "submitting" ||
-    agent.outbox.some((message) => message.status !== "failed") ||
-    (agent.status === "reconnecting" && agent.session.status === "running");
+  const running = isReplying(agent);
   const stopShownAt = useRef(0);
   useLayoutEffect(() => {
     if (running) stopShownAt.current = performance.now();

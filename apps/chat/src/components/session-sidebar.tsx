@@ -15,6 +15,8 @@ export interface SessionSidebarProps {
   onDeleted?: (sessionId: string) => void;
   /** Why a new chat could not be started. */
   error?: string;
+  /** The first message of a chat that has not reached the server yet (kept for its next visit), if any. */
+  unsent?: (sessionId: string) => string | undefined;
 }
 
 const when = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", hour: "numeric", minute: "2-digit" });
@@ -24,11 +26,12 @@ const statusLabels: Record<string, string> = { waiting: "Waiting for you", runni
 /**
  * The session history, newest first (`sessionHistoryQueryOptions`), as links to
  * `#session=<id>`; the current one has `aria-current="page"`. A "New chat" button on top,
- * and a delete button beside each chat (`deleteSessionMutationOptions`), after a confirm.
+ * and a delete button beside each chat (`deleteSessionMutationOptions`), after a confirm. A
+ * chat with a message still to send says so (`unsent`), and is listed even before it has a title.
  * @example
  * <SessionSidebar api={createApiClient({ url: "/api/agent" })} currentId={sessionId} onNew={startNew} />
  */
-export function SessionSidebar({ api, currentId, onNew, onNavigate, onDeleted, error }: SessionSidebarProps) {
+export function SessionSidebar({ api, currentId, onNew, onNavigate, onDeleted, error, unsent }: SessionSidebarProps) {
   const history = useQuery(sessionHistoryQueryOptions(api));
   const remove = useMutation(deleteSessionMutationOptions(api));
   const deleteSession = (session: SessionSummary) => {
@@ -65,12 +68,17 @@ export function SessionSidebar({ api, currentId, onNew, onNavigate, onDeleted, e
       ) : null}
       <ul className="chat-sidebar__list">
         {(history.data ?? [])
-          // A chat nobody wrote in yet has no title; only the current one is worth listing.
-          .filter((session) => session.title !== undefined || session.sessionId === currentId)
-          .map((session) => (
+          .map((session) => ({ session, unsent: unsent?.(session.sessionId) }))
+          // A chat nobody wrote in yet has no title: only the current one, or one whose message is still to send, is worth listing.
+          .filter(
+            ({ session, unsent }) =>
+              session.title !== undefined || unsent !== undefined || session.sessionId === currentId,
+          )
+          .map(({ session, unsent }) => (
             <SessionLink
               key={session.sessionId}
               session={session}
+              unsent={unsent}
               current={session.sessionId === currentId}
               onNavigate={onNavigate}
               onDelete={() => deleteSession(session)}
@@ -84,13 +92,15 @@ export function SessionSidebar({ api, currentId, onNew, onNavigate, onDeleted, e
 
 function SessionLink(props: {
   session: SessionSummary;
+  unsent: string | undefined;
   current: boolean;
   onNavigate: (() => void) | undefined;
   onDelete: () => void;
   deleting: boolean;
 }) {
   const { session, current } = props;
-  const status = statusLabels[session.status];
+  const status = props.unsent === undefined ? statusLabels[session.status] : "Not sent";
+  const name = session.title ?? props.unsent ?? "New chat";
   return (
     <li className="chat-sidebar__item">
       <a
@@ -100,7 +110,7 @@ function SessionLink(props: {
         data-status={session.status}
         onClick={props.onNavigate}
       >
-        <span className="chat-sidebar__title">{session.title ?? "New chat"}</span>
+        <span className="chat-sidebar__title">{name}</span>
         <span className="chat-sidebar__meta">
           {when.format(new Date(session.createdAt))}
           {status ? ` · ${status}` : ""}
@@ -109,7 +119,7 @@ function SessionLink(props: {
       <button
         type="button"
         className="chat-sidebar__delete"
-        aria-label={`Delete ${session.title ?? "New chat"}`}
+        aria-label={`Delete ${name}`}
         title="Delete this chat"
         disabled={props.deleting}
         onClick={props.onDelete}

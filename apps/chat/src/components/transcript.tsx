@@ -1,6 +1,7 @@
 import { type OutgoingMessage, plainErrorMessage } from "@hitl-kit/client";
 import { type AgentView, MessageText, useAgent, type WidgetRegistry } from "@hitl-kit/react";
 import { type ReactNode, useState } from "react";
+import { isReplying } from "./composer.js";
 import { MessageItem } from "./message-item.js";
 import { useStickToBottom } from "./use-stick-to-bottom.js";
 
@@ -117,6 +118,8 @@ function OutgoingItem({
           <button
             type="button"
             className="chat-button"
+            // One message at a time: while a reply runs, the server would refuse it.
+            disabled={isReplying(agent)}
             onClick={() => {
               void agent.send(text, { key });
               onResend?.();

@@ -174,6 +174,48 @@ test("a reload while a message is on its way: one the server took shows once in 
   expect(snapshot.messages.filter((message) => message.role === "user")).toHaveLength(2);
 });
 
+test("a message taken back after leaving its chat mid-send and coming back is not sent behind the person's back; the draft survives a reload", async ({
+  chat,
+  demo,
+  page,
+}) => {
+  const messages = /\/api\/agent\/sessions\/[^/]+\/messages$/;
+  await expect(page).toHaveURL(/#session=/);
+  const left = chat.sessionId();
+  await page.route(messages, (route) => route.abort("connectionrefused"));
+  await chat.send("hello");
+  const mine = chat.conversation.getByRole("article", { name: "You" });
+  await expect(mine).toContainText("Sending…");
+
+  // To another chat and back while the page still resends it: the chat lists it, not sent.
+  await page.getByRole("button", { name: "+ New chat" }).click();
+  await expect(page).not.toHaveURL(new RegExp(left));
+  const back = page.getByRole("navigation", { name: "Chats" }).getByRole("link", { name: /hello/ });
+  await expect(back).toContainText("Not sent");
+  await back.click();
+  const unsent = chat.conversation.getByRole("alert");
+  await expect(unsent).toContainText("Not sent: It had not gone out when this chat was closed.");
+
+  // The person takes it back to edit it; the network comes back meanwhile.
+  await unsent.getByRole("button", { name: "Edit" }).click();
+  const box = page.getByRole("textbox", { name: "Message" });
+  await expect(box).toHaveValue("hello");
+  await page.unrouteAll();
+  await page.waitForTimeout(2_000);
+  expect((await serverSnapshot(page, demo.url, left)).messages).toEqual([]);
+  await page.reload();
+  await expect(box).toHaveValue("hello");
+  await expect(unsent).toHaveCount(0);
+  await box.fill("hello there");
+  await box.press("Enter");
+  await expect(mine).toHaveText(["hello there"]);
+  await expect(mine).toHaveAttribute("data-state", "complete");
+  const snapshot = await serverSnapshot(page, demo.url, left);
+  expect(snapshot.messages.filter((message) => message.role === "user")).toMatchObject([
+    { parts: [{ type: "text", text: "hello there" }] },
+  ]);
+});
+
 test("Stop while the page is still resending a message takes it back at once: nothing runs, and it can be sent again", async ({
   chat,
   demo,

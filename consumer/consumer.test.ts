@@ -245,7 +245,7 @@ describe("the packed packages, installed in a new project outside the workspace"
     expect(report).toEqual({ prompt: "Seats?", output: [JSON.stringify({ action: "accept", content: { seats: 3 } })] });
   });
 
-  it("ship useAgent, the registry and the fallback form within the 21 KB budget, zod-free", async () => {
+  it("ship useAgent, the registry and the fallback form within the budget, zod-free", async () => {
     const shipped = await measureShipped(consumer.minimal);
     expect(shipped.client.gzipped).toBeLessThanOrEqual(clientBudgetBytes);
     const packagesIn = shipped.client.heaviest.map(([name]) => name);

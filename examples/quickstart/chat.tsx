@@ -1,4 +1,4 @@
-import { createWidgetRegistry, ParkedRequest, useAgent, type WidgetProps } from "@hitl-kit/react";
+import { createWidgetRegistry, ParkedRequest, plainErrorMessage, useAgent, type WidgetProps } from "@hitl-kit/react";
 import { ApprovalCard } from "@hitl-kit/widgets";
 import { useEffect, useState } from "react";
 import type { tools } from "./tools.js";
@@ -36,7 +36,9 @@ const widgets = createWidgetRegistry<typeof tools>()
 
 /** The chat: pass the id of a session to continue it, or none to start one with the first message. */
 export function Chat({ sessionId }: { sessionId?: string }) {
-  const agent = useAgent({ url: "/api/agent", ...(sessionId ? { sessionId } : {}) });
+  // A message not sent yet is still there after a reload (no storage on a server, which sends nothing).
+  const outboxStorage = globalThis.sessionStorage;
+  const agent = useAgent({ url: "/api/agent", outboxStorage, ...(sessionId ? { sessionId } : {}) });
   const [draft, setDraft] = useState("");
   // Keep the session in the URL once the first message has created it, so a reload continues it.
   useEffect(() => {
@@ -54,6 +56,20 @@ export function Chat({ sessionId }: { sessionId?: string }) {
               ) : part.type === "tool" && part.requestId ? (
                 <ParkedRequest key={part.requestId} requestId={part.requestId} agent={agent} widgets={widgets} />
               ) : null,
+            )}
+          </article>
+        ))}
+        {/* Your messages from the moment you send them until the server's stream shows them. */}
+        {agent.outbox.map((message) => (
+          <article key={message.key} data-role="user" data-state={message.status}>
+            <p>{message.text}</p>
+            {message.error && (
+              <p role="alert">
+                Not sent: {plainErrorMessage(message.error)}{" "}
+                <button type="button" onClick={() => void agent.send(message.text, { key: message.key })}>
+                  Send again
+                </button>
+              </p>
             )}
           </article>
         ))}

@@ -24,7 +24,7 @@ export type AgentClientOptions = {
    * message still on its way or not sent when the page closes comes back in `outbox` as
    * `failed` on the next page of the session, to send again or discard. Default: memory only.
    */
-  outboxStorage?: OutboxStorage;
+  outboxStorage?: OutboxStorage | undefined;
 } & (
   | (ApiClientOptions & { api?: undefined; transport?: undefined })
   | { api: ApiClient; url?: undefined; transport?: undefined }

@@ -3,7 +3,7 @@ import type { ApiClient, ApiClientOptions } from "./api-types.js";
 import type { ClientAction } from "./client-action.js";
 import { type ClientState, initialClientState, type OutgoingMessage } from "./client-state.js";
 import { type CommandError, type CommandResult, toCommandError, toRequestError } from "./command-result.js";
-import { OutboxKeeper, type OutboxStorage } from "./outbox-keeper.js";
+import { OutboxKeeper, type OutboxStorage, type UnsentMessage } from "./outbox-keeper.js";
 import { reduceClientState } from "./reduce-client-state.js";
 import { type RequestRef, requestIdOf } from "./request-ref.js";
 import type { RequestError, SentAnswer } from "./request-state.js";
@@ -81,7 +81,7 @@ export class AgentClient {
     this.#creationKey = this.#keeper.creationKey ?? this.#creationKey;
     this.#state = initialClientState(options.sessionId);
     // What an earlier page left unsent shows with the session's history, which takes out what the server had taken; a new chat's at once.
-    if (options.sessionId === undefined) this.#state = this.#restore(this.#state);
+    if (options.sessionId === undefined) this.#state = restored(this.#state, this.#keeper.takeStored());
     this.#connection = new SessionConnection(this.#transport, {
       dispatch: (...actions) => this.#dispatch(...actions),
       lastSeq: () => this.#state.lastSeq,
@@ -350,12 +350,14 @@ export class AgentClient {
     }
     const previous = this.#state;
     const reduced = actions.reduce(reduceClientState, previous);
-    const next = reduced.hydrated ? this.#restore(reduced) : reduced;
-    if (next === previous) return;
-    this.#state = next;
-    if (next.outbox !== previous.outbox || next.sessionId !== previous.sessionId) {
+    // The history is loaded: what an earlier page kept shows now, less what the server had taken.
+    const stored = reduced.hydrated ? this.#keeper.takeStored() : [];
+    const next = restored(reduced, stored);
+    if (stored.length > 0 || next.outbox !== previous.outbox || next.sessionId !== previous.sessionId) {
       this.#keeper.keep(next.sessionId, next.outbox, this.#creationKey);
     }
+    if (next === previous) return;
+    this.#state = next;
     for (const listener of this.#listeners) {
       try {
         listener(next, previous);
@@ -368,16 +370,15 @@ export class AgentClient {
     }
   }
 
-  /** The state with the stored unsent messages in its outbox (each not in the history), once. */
-  #restore(state: ClientState): ClientState {
-    const stored = this.#keeper.takeStored();
-    return stored.length === 0 ? state : reduceClientState(state, { type: "outbox.restored", messages: stored });
-  }
-
   /** A newer client of the session took its unsent messages over: stop sending them, as Stop does. */
   #letGo(): void {
     for (const { abort } of this.#onItsWay.values()) abort.abort();
   }
+}
+
+/** The state with stored unsent messages in its outbox (each not in the history). */
+function restored(state: ClientState, stored: UnsentMessage[]): ClientState {
+  return stored.length === 0 ? state : reduceClientState(state, { type: "outbox.restored", messages: stored });
 }
 
 /** How many keyed messages' turns (and stopped messages) a client remembers: enough for the messages still being resent. */

@@ -417,6 +417,12 @@ describe("AgentClient when messages fail on the way", () => {
     expect(items.has(item)).toBe(false);
     expect(await turnsStarted(sessionId)).toHaveLength(2);
 
+    // Kept though the server had taken it (the page closed before it learned so): the history clears the item.
+    items.set(item, JSON.stringify({ messages: [{ key: takenKey, text: "taken" }] }));
+    const later = await flakyClient([], { sessionId, outboxStorage });
+    expect(later.client.getSnapshot().outbox).toEqual([]);
+    expect(items.has(item)).toBe(false);
+
     // A storage that holds something unreadable, or refuses to store, loses nothing of the page's own.
     items.set(item, "{not json");
     const refusing = {

@@ -36,7 +36,8 @@ export function App() {
             if (deleted === sessionId) newChat();
           }}
           error={error}
-          unsent={(id) => unsentMessages(window.sessionStorage, id)[0]?.text}
+          // The open chat's own transcript shows its messages as they are; the list marks the others.
+          unsent={(id) => (id === sessionId ? undefined : unsentMessages(window.sessionStorage, id)[0]?.text)}
         />
       </div>
       <button

@@ -6,11 +6,16 @@ const delta = (messageId: string, text: string): EventInput => ({ type: "text.de
 
 function recorder(fail?: (batch: EventInput[]) => boolean) {
   const batches: EventInput[][] = [];
+  const failed: EventInput[][] = [];
   return {
     batches,
+    failed,
     write: async (batch: EventInput[]) => {
       await new Promise((resolve) => setTimeout(resolve, 1));
-      if (fail?.(batch)) throw new Error("disk full");
+      if (fail?.(batch)) {
+        failed.push(batch);
+        throw new Error("disk full");
+      }
       batches.push(batch);
     },
   };
@@ -60,7 +65,8 @@ describe("eventCoalescer", () => {
     const store = recorder((batch) => batch.some((event) => (event as { delta?: string }).delta === "boom"));
     const coalescer = eventCoalescer(store.write, { maxDelayMs: 1 });
     await coalescer.emit([delta("m", "boom")]);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The timer's write has failed (waited for generously: a loaded machine runs timers late).
+    await vi.waitFor(() => expect(store.failed).toHaveLength(1), { timeout: 2_000, interval: 5 });
     await expect(coalescer.emit([delta("n", "later")])).rejects.toThrow("disk full");
     await expect(coalescer.flush()).rejects.toThrow("disk full");
     expect(store.batches).toEqual([]);

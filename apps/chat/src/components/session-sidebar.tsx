@@ -15,7 +15,7 @@ export interface SessionSidebarProps {
   onDeleted?: (sessionId: string) => void;
   /** Why a new chat could not be started. */
   error?: string;
-  /** The first message of a chat that has not reached the server yet (kept for its next visit), if any. */
+  /** The first message of another chat that has not reached the server yet (kept for its next visit), if any. */
   unsent?: (sessionId: string) => string | undefined;
 }
 

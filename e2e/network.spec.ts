@@ -8,6 +8,15 @@ async function serverSnapshot(page: Page, url: string, sessionId: string | undef
   return (await (await page.request.get(`${url}/api/agent/sessions/${sessionId}`)).json()) as SessionSnapshot;
 }
 
+/** The person's messages the server holds for the session. */
+async function sentMessages(page: Page, url: string, sessionId: string | undefined) {
+  return (await serverSnapshot(page, url, sessionId)).messages.filter((message) => message.role === "user");
+}
+
+/** The routes of a session's messages and of its event stream. */
+const messagesRoute = /\/api\/agent\/sessions\/[^/]+\/messages$/;
+const eventsRoute = /\/api\/agent\/sessions\/[^/]+\/events/;
+
 test("a network drop mid-stream reconnects with no lost or doubled text", async ({ demo, page }) => {
   const proxy = await startCuttingProxy(demo.url);
   try {
@@ -102,7 +111,7 @@ test("a message the server could not take stays in place, and sent again it show
 }) => {
   const keys: string[] = [];
   let refuse = true;
-  await page.route(/\/api\/agent\/sessions\/[^/]+\/messages$/, async (route) => {
+  await page.route(messagesRoute, async (route) => {
     keys.push(route.request().headers()["idempotency-key"] ?? "");
     if (!refuse) return route.continue();
     // A server fault is not resent by itself: the message is not sent at once.
@@ -126,8 +135,7 @@ test("a message the server could not take stays in place, and sent again it show
   // Sent again under the same key, so had the first reached the server it would be a repeat.
   expect(keys).toHaveLength(2);
   expect(new Set(keys).size).toBe(1);
-  const snapshot = await serverSnapshot(page, demo.url, chat.sessionId());
-  expect(snapshot.messages.filter((message) => message.role === "user")).toHaveLength(1);
+  expect(await sentMessages(page, demo.url, chat.sessionId())).toHaveLength(1);
 });
 
 test("a reload while a message is on its way: one the server took shows once in the history, one it did not comes back not sent", async ({
@@ -135,12 +143,10 @@ test("a reload while a message is on its way: one the server took shows once in 
   demo,
   page,
 }) => {
-  const messages = /\/api\/agent\/sessions\/[^/]+\/messages$/;
-  const events = /\/api\/agent\/sessions\/[^/]+\/events/;
   // The server takes the message, but neither its answer nor the event stream reaches the page.
   await expect(page).toHaveURL(/#session=/);
-  await page.route(events, (route) => route.abort("connectionreset"));
-  await page.route(messages, async (route) => {
+  await page.route(eventsRoute, (route) => route.abort("connectionreset"));
+  await page.route(messagesRoute, async (route) => {
     await route.fetch();
     await route.abort("connectionreset");
   });
@@ -156,7 +162,7 @@ test("a reload while a message is on its way: one the server took shows once in 
   await expect(chat.conversation.getByRole("alert")).toHaveCount(0);
 
   // Now it never gets there: after the reload it is back, not sent, and sent again it is taken once.
-  await page.route(messages, (route) => route.abort("connectionrefused"));
+  await page.route(messagesRoute, (route) => route.abort("connectionrefused"));
   await chat.send("refund 300");
   await expect(mine.last()).toContainText("Sending…");
   await page.unrouteAll({ behavior: "ignoreErrors" });
@@ -170,8 +176,7 @@ test("a reload while a message is on its way: one the server took shows once in 
   await page.reload();
   await expect(mine).toHaveText(["refund 1500", "refund 300"]);
   await expect(unsent).toHaveCount(0);
-  const snapshot = await serverSnapshot(page, demo.url, chat.sessionId());
-  expect(snapshot.messages.filter((message) => message.role === "user")).toHaveLength(2);
+  expect(await sentMessages(page, demo.url, chat.sessionId())).toHaveLength(2);
 });
 
 test("a message taken back after leaving its chat mid-send and coming back is not sent behind the person's back; the draft survives a reload", async ({
@@ -179,10 +184,9 @@ test("a message taken back after leaving its chat mid-send and coming back is no
   demo,
   page,
 }) => {
-  const messages = /\/api\/agent\/sessions\/[^/]+\/messages$/;
   await expect(page).toHaveURL(/#session=/);
   const left = chat.sessionId();
-  await page.route(messages, (route) => route.abort("connectionrefused"));
+  await page.route(messagesRoute, (route) => route.abort("connectionrefused"));
   await chat.send("hello");
   const mine = chat.conversation.getByRole("article", { name: "You" });
   await expect(mine).toContainText("Sending…");
@@ -210,10 +214,7 @@ test("a message taken back after leaving its chat mid-send and coming back is no
   await box.press("Enter");
   await expect(mine).toHaveText(["hello there"]);
   await expect(mine).toHaveAttribute("data-state", "complete");
-  const snapshot = await serverSnapshot(page, demo.url, left);
-  expect(snapshot.messages.filter((message) => message.role === "user")).toMatchObject([
-    { parts: [{ type: "text", text: "hello there" }] },
-  ]);
+  expect(await sentMessages(page, demo.url, left)).toMatchObject([{ parts: [{ type: "text", text: "hello there" }] }]);
 });
 
 test("Stop while the page is still resending a message takes it back at once: nothing runs, and it can be sent again", async ({
@@ -223,7 +224,7 @@ test("Stop while the page is still resending a message takes it back at once: no
 }) => {
   let down = true;
   let attempts = 0;
-  await page.route(/\/api\/agent\/sessions\/[^/]+\/messages$/, (route) => {
+  await page.route(messagesRoute, (route) => {
     if (!down) return route.continue();
     attempts += 1;
     return route.abort("connectionrefused");
@@ -250,8 +251,7 @@ test("Stop while the page is still resending a message takes it back at once: no
   await unsent.getByRole("button", { name: "Send again" }).click();
   await expect(chat.widget("refund_charge")).toHaveAttribute("data-state", "pending");
   await expect(mine).toHaveCount(1);
-  const snapshot = await serverSnapshot(page, demo.url, chat.sessionId());
-  expect(snapshot.messages.filter((message) => message.role === "user")).toHaveLength(1);
+  expect(await sentMessages(page, demo.url, chat.sessionId())).toHaveLength(1);
 });
 
 test("with the event stream down too, Stop shows while a message is resent, and takes it back", async ({

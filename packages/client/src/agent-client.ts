@@ -271,8 +271,7 @@ export class AgentClient {
     const result = await this.#command({ type: "delete" }, "delete");
     if (result.ok) {
       this.close();
-      this.#keeper.takeStored();
-      this.#keeper.keep(this.#state.sessionId, [], this.#creationKey);
+      this.#keeper.forget(this.#state.sessionId);
     }
     return result;
   }
@@ -377,7 +376,7 @@ export class AgentClient {
 }
 
 /** The state with stored unsent messages in its outbox (each not in the history). */
-function restored(state: ClientState, stored: UnsentMessage[]): ClientState {
+function restored(state: ClientState, stored: readonly UnsentMessage[]): ClientState {
   return stored.length === 0 ? state : reduceClientState(state, { type: "outbox.restored", messages: stored });
 }
 

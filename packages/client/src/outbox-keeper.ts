@@ -38,7 +38,7 @@ export class OutboxKeeper {
   readonly #storage: OutboxStorage | undefined;
   readonly #onHandedOver: () => void;
   /** The stored messages not yet given to the client's outbox: kept in the item until they are. */
-  #pending: UnsentMessage[];
+  #pending: readonly UnsentMessage[];
   #item: string | undefined;
 
   constructor(storage: OutboxStorage | undefined, sessionId: string | undefined, onHandedOver: () => void) {
@@ -50,11 +50,21 @@ export class OutboxKeeper {
     if (stored.messages.length > 0) this.#claim(itemOf(sessionId), true);
   }
 
-  /** The stored messages, once: the client shows them when the session's history is loaded. */
-  takeStored(): UnsentMessage[] {
+  /** The stored messages, once: the client shows them when the session's history is loaded (asked on every change, so cheap when none). */
+  takeStored(): readonly UnsentMessage[] {
     const stored = this.#pending;
-    this.#pending = [];
+    if (stored.length > 0) this.#pending = [];
     return stored;
+  }
+
+  /** The session is gone: nothing of it is kept. */
+  forget(sessionId: string | undefined): void {
+    this.#pending = [];
+    try {
+      this.#storage?.removeItem(itemOf(sessionId));
+    } catch {
+      // A storage that refuses keeps a stale item: the next client of a deleted session finds nothing to show it in.
+    }
   }
 
   /** Keeps the outbox (and what is not shown yet) for the session's next client; a storage that refuses keeps nothing. */

@@ -423,6 +423,13 @@ describe("AgentClient when messages fail on the way", () => {
     expect(later.client.getSnapshot().outbox).toEqual([]);
     expect(items.has(item)).toBe(false);
 
+    // A deleted session keeps nothing.
+    const gone = await flakyClient([], { outboxStorage });
+    const goneItem = `hitl-kit:outbox:${await gone.client.createSession()}`;
+    items.set(goneItem, JSON.stringify({ messages: [{ key: unsentKey, text: "unsent" }] }));
+    expect(await gone.client.deleteSession()).toMatchObject({ ok: true });
+    expect(items.has(goneItem)).toBe(false);
+
     // A storage that holds something unreadable, or refuses to store, loses nothing of the page's own.
     items.set(item, "{not json");
     const refusing = {

@@ -3,7 +3,7 @@ import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { defineClientTool, defineTool } from "@hitl-kit/protocol";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { createAgentRuntime, implement, memoryStore, scriptedModel } from "../src/index.js";
+import { createAgentRuntime, implement, memoryStore, type RuntimeTool, scriptedModel } from "../src/index.js";
 import { sqliteStore } from "../src/store/sqlite-store.js";
 import { checkOneResultPerCall, quiet, startServer, tempDir } from "./harness.js";
 import { lastToolResults, recordingModel } from "./recording-model.js";
@@ -104,6 +104,88 @@ describe("cancel", () => {
     expect(second.status).toBe(409);
     expect(second.body.error.code).toBe("turn_running");
     await server.call("POST", `/sessions/${id}/cancel`, {});
+  });
+});
+
+describe("a tool that does not stop when the turn is stopped", () => {
+  const slowJob = defineTool({ name: "slow_job", description: "Takes a while.", inputSchema: z.object({}) });
+  /** A tool that ignores its signal and ends only when the test says so, with its own result. */
+  function stubborn() {
+    let finish!: (value: { done: boolean }) => void;
+    const finished = new Promise<{ done: boolean }>((resolve) => (finish = resolve));
+    const tool = implement(slowJob, () => finished);
+    return { tool, finish };
+  }
+  const twoSteps = () => scriptedModel([{ toolCalls: [{ toolName: "slow_job", input: {} }] }, { text: "Done." }]);
+
+  async function stoppedWhileRunning(options: { abortGraceMs?: number; tool: RuntimeTool }) {
+    const warnings: unknown[][] = [];
+    server = startServer(twoSteps(), {
+      tools: [options.tool],
+      logger: { warn: (...args: unknown[]) => warnings.push(args), error: () => {} },
+      ...(options.abortGraceMs === undefined ? {} : { abortGraceMs: options.abortGraceMs }),
+    });
+    const id = await server.session();
+    await server.call("POST", `/sessions/${id}/messages`, { text: "go" });
+    await vi.waitFor(async () =>
+      expect((await server.events(id)).some((event) => event.type === "tool.called")).toBe(true),
+    );
+    expect((await server.call("POST", `/sessions/${id}/cancel`, {})).status).toBe(202);
+    return { id, warnings };
+  }
+
+  it("ends the turn once the grace is over, the call's one result saying it may have completed, and drops its late result", async () => {
+    const { tool, finish } = stubborn();
+    const { id, warnings } = await stoppedWhileRunning({ tool, abortGraceMs: 100 });
+    await vi.waitFor(async () => expect((await server.snapshot(id)).status).toBe("idle"), { timeout: 2000 });
+    const ended = await server.events(id);
+    expect(ended.filter((event) => event.type === "tool.result")).toEqual([
+      expect.objectContaining({
+        outcome: "cancelled",
+        output: {
+          reason: expect.stringMatching(/stopped the turn while this tool ran.*may or may not have completed/),
+        },
+      }),
+    ]);
+    expect(ended.at(-1)).toMatchObject({ type: "turn.cancelled" });
+
+    // The session takes the next message; the tool's own result, coming now, is not a second one.
+    expect((await server.call("POST", `/sessions/${id}/messages`, { text: "again" })).status).toBe(202);
+    finish({ done: true });
+    await vi.waitFor(() =>
+      expect(warnings.map((args) => String(args[0]))).toContainEqual(
+        expect.stringMatching(/slow_job \(.*\) ended after its turn was stopped.*its result was dropped/),
+      ),
+    );
+    await server.runtime.idle();
+    const events = await server.events(id);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    expect(events.filter((event) => event.type === "tool.result" && event.outcome === "ok")).toEqual([]);
+  });
+
+  it("keeps the result of a tool that ends within the grace, and lets a deletion through a tool that never ends", async () => {
+    const { tool, finish } = stubborn();
+    const { id } = await stoppedWhileRunning({ tool });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    finish({ done: true });
+    await server.runtime.idle();
+    const events = await server.events(id);
+    expect(events.filter((event) => event.type === "tool.result")).toEqual([
+      expect.objectContaining({ outcome: "ok", output: { done: true } }),
+    ]);
+    expect(events.at(-1)).toMatchObject({ type: "turn.cancelled" });
+
+    // A tool that never ends holds a deletion no longer than the grace.
+    const never = implement(slowJob, () => new Promise<never>(() => {}));
+    await server.close();
+    server = startServer(twoSteps(), { tools: [never], abortGraceMs: 100 });
+    const other = await server.session();
+    await server.call("POST", `/sessions/${other}/messages`, { text: "go" });
+    await vi.waitFor(async () =>
+      expect((await server.events(other)).some((event) => event.type === "tool.called")).toBe(true),
+    );
+    expect((await server.call("DELETE", `/sessions/${other}`)).status).toBe(204);
+    expect((await server.call("GET", `/sessions/${other}`)).status).toBe(404);
   });
 });
 

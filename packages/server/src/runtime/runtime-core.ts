@@ -28,6 +28,13 @@ export interface AgentRuntimeOptions {
    * saying the person moved on, then runs the message; `reject` answers 409.
    */
   whileParked?: "cancel" | "reject";
+  /**
+   * How long a stopped turn waits for its running tools to end once their `ctx.signal`
+   * aborts (default 5,000 ms). A tool that has not ended by then gets a `cancelled` result
+   * saying it may or may not have completed, and the turn ends; its own result, if it comes
+   * later, is dropped (and logged), so the call keeps its one result.
+   */
+  abortGraceMs?: number;
   /** When parked requests expire: milliseconds after parking, or per call; `undefined` never. */
   expireAfter?: number | ((call: { toolName: string; input: unknown }) => number | undefined);
   /**
@@ -159,12 +166,14 @@ export class RuntimeCore {
    * Ends a turn that cannot go on — cancelled, failed or abandoned for a new message —
    * keeping every call's one result: open requests are settled as cancelled, calls that
    * had not finished get a `cancelled` (or `error`) result, the step's results go to the
-   * transcript, and any message still streaming is completed.
+   * transcript, and any message still streaming is completed. `callReasons` gives some
+   * calls' results their own reason instead of `reason`, by tool call id.
    */
   async endTurnBatch(
     session: SessionRecord,
     ending: { type: "turn.cancelled" } | { type: "turn.failed"; error: { code: string; message: string } },
     reason: string,
+    callReasons?: ReadonlyMap<string, string>,
   ): Promise<WriteBatch> {
     const { sessionId, turnId } = session;
     if (!turnId) return { session: { status: "idle" } };
@@ -177,7 +186,8 @@ export class RuntimeCore {
     const outcome = ending.type === "turn.cancelled" ? "cancelled" : "error";
     const finished: ToolCallRecord[] = calls.map((call) => {
       if (call.state === "done") return call;
-      const output = outcome === "cancelled" ? { reason } : { message: reason };
+      const because = callReasons?.get(call.toolCallId) ?? reason;
+      const output = outcome === "cancelled" ? { reason: because } : { message: because };
       events.push({ type: "tool.result", toolCallId: call.toolCallId, outcome, output });
       return { ...call, state: "done", outcome, output };
     });

@@ -250,7 +250,12 @@ export class TurnDriver {
         if (found.status === "idle" || found.status === "waiting") return;
         const session = (await this.writeFinished(found)) ? await core.requireSession(sessionId) : found;
         const batch = signal.aborted
-          ? await core.endTurnBatch(session, { type: "turn.cancelled" }, "The person stopped the turn.")
+          ? await core.endTurnBatch(
+              session,
+              { type: "turn.cancelled" },
+              "The person stopped the turn.",
+              error instanceof ToolsOutlastedStop ? error.reasons : undefined,
+            )
           : await core.endTurnBatch(
               session,
               { type: "turn.failed", error: describeFailure(error) },
@@ -331,8 +336,10 @@ export class TurnDriver {
 
   async #execute(sessionId: string, calls: ToolCallRecord[], signal: AbortSignal): Promise<void> {
     const { core } = this;
-    // Every call runs to its end and writes (or keeps) its result before the drive goes on or stops.
-    const ran = await Promise.allSettled(
+    // Every call runs to its end and writes (or keeps) its result before the drive goes on or
+    // stops; once the turn is stopped, only within the grace (see `#withinGrace`).
+    const unfinished = new Set(calls.map((call) => call.toolCallId));
+    const running = Promise.allSettled(
       calls.map(async (call) => {
         const tool = core.tools.get(call.toolName);
         const context = {
@@ -359,6 +366,7 @@ export class TurnDriver {
           outcome = "error";
           output = { message: error instanceof Error ? error.message : String(error) };
         }
+        unfinished.delete(call.toolCallId);
         try {
           await this.#turnSection(sessionId, () => this.#writeResult(sessionId, call, { outcome, output }, signal));
         } catch (error) {
@@ -371,8 +379,32 @@ export class TurnDriver {
         }
       }),
     );
+    const ran = await this.#withinGrace(running, signal, unfinished);
     const failed = ran.find((outcome) => outcome.status === "rejected");
     if (failed) throw failed.reason;
+  }
+
+  /**
+   * What the tools of a step resolve to; or, when the turn is stopped (`signal` aborts) and
+   * they have not all ended `abortGraceMs` later, a {@link ToolsOutlastedStop}: the drive
+   * then ends the turn without them (each still running gets a `cancelled` result), and a
+   * result one of them writes later is dropped (`#writeResult`).
+   */
+  #withinGrace<T>(work: Promise<T>, signal: AbortSignal, unfinished: ReadonlySet<string>): Promise<T> {
+    const graceMs = this.core.options.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let startGrace = () => {};
+    const outlasted = new Promise<never>((_resolve, reject) => {
+      startGrace = () => {
+        timer = setTimeout(() => reject(new ToolsOutlastedStop(graceMs, [...unfinished])), graceMs);
+      };
+    });
+    if (signal.aborted) startGrace();
+    else signal.addEventListener("abort", startGrace, { once: true });
+    return Promise.race([work, outlasted]).finally(() => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", startGrace);
+    });
   }
 
   /**
@@ -411,6 +443,15 @@ export class TurnDriver {
     { outcome, output }: Pick<ToolCallRecord, "outcome" | "output">,
     signal?: AbortSignal,
   ): Promise<void> {
+    // A stopped turn may have ended without this call (its tool outlasted the grace): the
+    // call has its one result already, and the turn may be over.
+    if (signal?.aborted && !(await this.#stillExecuting(sessionId, call))) {
+      this.#asked.delete(call.toolCallId);
+      this.core.logger.warn(
+        `hitl-kit: session ${sessionId}: ${call.toolName} (${call.toolCallId}) ended after its turn was stopped without it; its result was dropped.`,
+      );
+      return;
+    }
     const unanswered = this.#asked.has(call.toolCallId)
       ? await this.#settleQuestions(
           sessionId,
@@ -424,6 +465,11 @@ export class TurnDriver {
       events: [...unanswered.events, { type: "tool.result", toolCallId: call.toolCallId, outcome: outcome!, output }],
     });
     this.#asked.delete(call.toolCallId);
+  }
+
+  async #stillExecuting(sessionId: string, call: ToolCallRecord): Promise<boolean> {
+    const calls = await this.core.store.getToolCalls(sessionId, call.turnId, call.step);
+    return calls.some((candidate) => candidate.toolCallId === call.toolCallId && candidate.state === "executing");
   }
 
   /** Settles as cancelled the open questions (`ctx.ask`) of the given calls. */
@@ -668,6 +714,20 @@ export class TurnDriver {
 }
 
 type ExpireAfter = number | ((call: { toolName: string; input: unknown }) => number | undefined) | undefined;
+
+/** How long a stopped turn waits for its running tools by default (`abortGraceMs`). */
+const DEFAULT_ABORT_GRACE_MS = 5_000;
+
+/** A stopped turn's tools had not all ended within the grace: `reasons` is what the results of those still running say. */
+class ToolsOutlastedStop extends Error {
+  readonly reasons: ReadonlyMap<string, string>;
+  constructor(graceMs: number, running: readonly string[]) {
+    const reason = `The person stopped the turn while this tool ran, and it had not stopped ${graceMs} ms later: it may or may not have completed.`;
+    super(reason);
+    this.name = "ToolsOutlastedStop";
+    this.reasons = new Map(running.map((toolCallId) => [toolCallId, reason]));
+  }
+}
 
 /** How often a question waiting across instances reads its request, in case a notification was lost. */
 const ASK_CHECK_MS = 5_000;

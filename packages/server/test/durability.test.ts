@@ -135,6 +135,35 @@ describe("durability across real processes", () => {
     expect(checkOneResultPerCall(await second.events(id))).toEqual([]);
   }, 30_000);
 
+  it("keeps a Stop through a SIGKILL before the turn stopped: the next process ends the turn, its cut-off message kept", async () => {
+    const db = database();
+    const first = await startProcess(db, { HITL_CRASH: "after-stop", HITL_CHUNK_DELAY_MS: "100" });
+    const id = (await first.api("POST", "/sessions", {})).body.sessionId;
+    await first.api("POST", `/sessions/${id}/messages`, { text: "publish it" });
+    await vi.waitFor(
+      async () => {
+        const { messages } = (await first.api("GET", `/sessions/${id}`)).body as SessionSnapshot;
+        expect(messages.at(-1)).toMatchObject({ role: "assistant", status: "streaming" });
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+    // It dies once the cancel is kept, before it stops the turn or answers.
+    await expect(first.api("POST", `/sessions/${id}/cancel`, {})).rejects.toThrow();
+    expect(await first.exited).toBe("SIGKILL");
+
+    const second = await startProcess(db, { HITL_CHUNK_DELAY_MS: "100" });
+    const stopped = await waitForStatus(second, id, "idle");
+    const events = await second.events(id);
+    expect(events.at(-1)).toMatchObject({ type: "turn.cancelled" });
+    expect(events.filter((event) => event.type === "message.abandoned" || event.type === "tool.called")).toEqual([]);
+    // The reply stays as the Stop cut it: complete, a beginning of what the model was writing.
+    const reply = stopped.messages.at(-1)!;
+    expect(reply).toMatchObject({ role: "assistant", status: "complete" });
+    const text = reply.parts.find((part) => part.type === "text");
+    expect("Publishing needs your approval.".startsWith(text?.type === "text" ? text.text : "?")).toBe(true);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+  }, 30_000);
+
   it("finds a settled-but-not-resumed turn after a SIGKILL and resumes it on start", async () => {
     const db = database();
     const first = await startProcess(db, { HITL_CRASH: "after-settle" });

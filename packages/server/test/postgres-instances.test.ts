@@ -285,6 +285,37 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
     expect(started).toBeLessThanOrEqual(1);
   }, 20_000);
 
+  it("keeps a cancel whose instance stops before the dead driver's lease lapses: the one taking the turn over ends it", async () => {
+    const schema = postgres.schema();
+    const a = await instance(schema);
+    const { sessionId } = await a.runtime.createSession();
+    await orphanTurn(schema, a.store, sessionId, "1 second");
+    // A takes the cancel, keeps it, and waits for the lease; it stops before the lease lapses.
+    const cancelling = a.runtime.cancel(sessionId).catch(() => "stopped first");
+    await vi.waitFor(async () => expect((await a.store.getSession(sessionId))?.cancelRequested).toBe("t9"), {
+      timeout: 5000,
+      interval: 10,
+    });
+    opened.splice(opened.indexOf(a), 1);
+    await a.runtime.close();
+    await a.store.close();
+    await cancelling;
+
+    const { tool, started } = gate();
+    const b = await instance(schema, { tools: [tool] });
+    await vi.waitFor(async () => expect((await b.store.getSession(sessionId))?.status).toBe("idle"), {
+      timeout: 5000,
+      interval: 20,
+    });
+    const log = await b.store.readEvents(sessionId, 0);
+    expect(log.filter((event) => event.type.startsWith("turn."))).toEqual([
+      expect.objectContaining({ type: "turn.started", turnId: "t9" }),
+      expect.objectContaining({ type: "turn.cancelled", turnId: "t9" }),
+    ]);
+    expect(started()).toBe(0);
+    expect(checkOneResultPerCall(log)).toEqual([]);
+  }, 20_000);
+
   it("refuses a turn's write from an instance whose lease lapsed or was taken, in the write itself", async () => {
     const schema = postgres.schema();
     const store = postgresStore(postgres.url(), { schema, leaseMs: 400, poolSize: 2 });

@@ -554,6 +554,11 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
             await core.mustCommit(sessionId, await cancelled(session));
             return {};
           }
+          // Kept before it is passed on: should this instance stop before the turn does, the
+          // turn's next driver (a restart, or the instance taking it over) ends it as asked.
+          if (session.cancelRequested !== turnId) {
+            await core.mustCommit(sessionId, { session: { cancelRequested: turnId } });
+          }
           if (driver.abort(sessionId)) return {};
           const stopping = await stopDriver(session);
           if (stopping.wait) return stopping;

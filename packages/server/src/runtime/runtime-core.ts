@@ -211,8 +211,9 @@ export class RuntimeCore {
    * `undefined` when nothing was cut off.
    */
   async cutOffBatch(session: SessionRecord): Promise<WriteBatch | undefined> {
-    // With the step open, the model's message is in the transcript: the step does not run again.
-    if (session.stepOpen) return undefined;
+    // With the step open, the model's message is in the transcript: the step does not run
+    // again. Nor does it in a turn the person stopped: its message stays, as a Stop leaves it.
+    if (session.stepOpen || session.cancelRequested === session.turnId) return undefined;
     const open = await this.streamingMessageIds(session.sessionId);
     if (open.length === 0) return undefined;
     return {

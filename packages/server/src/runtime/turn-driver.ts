@@ -273,6 +273,15 @@ export class TurnDriver {
     const session = await core.requireSession(sessionId);
     // `resuming` goes on as `running` does; the model step's write records the change.
     if (session.status !== "running" && session.status !== "resuming") return { kind: "stop" };
+    if (session.cancelRequested === session.turnId) {
+      // A person's cancel the instance that took it did not see through (it stopped first).
+      const ending = (await this.writeFinished(session)) ? await core.requireSession(sessionId) : session;
+      await this.#commit(
+        sessionId,
+        await core.endTurnBatch(ending, { type: "turn.cancelled" }, "The person stopped the turn."),
+      );
+      return { kind: "stop" };
+    }
     if (!session.stepOpen) {
       if (session.step < (core.options.maxSteps ?? 16)) return { kind: "model", session };
       const error = { code: "max_steps", message: `The turn made ${session.step} model calls without finishing.` };

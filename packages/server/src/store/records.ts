@@ -47,6 +47,12 @@ export interface SessionRecord {
    * repeat (even after later messages overtook it).
    */
   keyedMessages?: KeyedMessage[];
+  /**
+   * The turn (its id) a person asked to stop, kept before the stop is passed on: whoever
+   * drives that turn next ends it as cancelled instead of going on, should the instance that
+   * took the cancel die (or restart) before the turn stopped.
+   */
+  cancelRequested?: string;
   /** The first words of the first message, for session lists. */
   title?: string;
   /** The `seq` of the session's newest event; 0 before its first (the store assigns it). */
@@ -173,7 +179,10 @@ export interface WriteBatch {
   events?: EventInput[];
   /** Session fields to change; the store keeps `lastSeq`, `updatedAt` and `transcriptLength` itself. */
   session?: Partial<
-    Pick<SessionRecord, "status" | "turnId" | "step" | "stepOpen" | "approvedTools" | "title" | "keyedMessages">
+    Pick<
+      SessionRecord,
+      "status" | "turnId" | "step" | "stepOpen" | "approvedTools" | "title" | "keyedMessages" | "cancelRequested"
+    >
   >;
   /** Model messages to append to the transcript. */
   transcript?: LanguageModelV4Message[];

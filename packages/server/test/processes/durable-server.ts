@@ -3,7 +3,8 @@
  * model, the shared test tools. It prints its URL on stdout. It kills itself (SIGKILL)
  * with HITL_CRASH=after-settle right after the write that settles a turn's last request,
  * before the turn resumes; with HITL_CRASH=mid-stream right after the model's second
- * streamed text delta is written.
+ * streamed text delta is written; with HITL_CRASH=after-stop right after the write that
+ * keeps a person's cancel, before the turn is stopped. HITL_CHUNK_DELAY_MS slows the words.
  */
 import { createAgentRuntime, createFetchHandler, type SessionStore, scriptedModel, serve } from "../../src/index.js";
 import { sqliteStore } from "../../src/store/sqlite-store.js";
@@ -21,6 +22,7 @@ const crashing: SessionStore = {
     const types = batch.events?.map((event) => event.type) ?? [];
     if (types.includes("text.delta") && !types.includes("turn.started")) modelDeltas++;
     if (process.env.HITL_CRASH === "mid-stream" && modelDeltas === 2) process.kill(process.pid, "SIGKILL");
+    if (process.env.HITL_CRASH === "after-stop" && batch.session?.cancelRequested) process.kill(process.pid, "SIGKILL");
     return result;
   },
 };
@@ -36,7 +38,7 @@ const model = scriptedModel(
     { text: "Pick a template too.", toolCalls: [{ toolName: "pick_template", input: { templates: ["a", "b"] } }] },
     { text: "All done." },
   ],
-  { chunkDelayMs: process.env.HITL_CRASH === "mid-stream" ? 20 : 0 },
+  { chunkDelayMs: Number(process.env.HITL_CHUNK_DELAY_MS ?? (process.env.HITL_CRASH === "mid-stream" ? 20 : 0)) },
 );
 const runtime = createAgentRuntime({ model, tools: serverTools, store: crashing });
 await runtime.ready;

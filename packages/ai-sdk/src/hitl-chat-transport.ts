@@ -72,7 +72,8 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
   /** The chat's session and its snapshot; a new session when `create` is set and it has none. */
   async function open(chatId: string, create: boolean, headers?: HeadersInit) {
     const known = await sessions.get(chatId);
-    for (const sessionId of known ? [known, chatId] : [chatId]) {
+    const candidates = [...(known ? [known] : []), ...(SESSION_ID.test(chatId) ? [chatId] : [])];
+    for (const sessionId of candidates) {
       const snapshot = await http.snapshot(sessionId, headers);
       if (snapshot) return { sessionId, snapshot };
     }
@@ -214,3 +215,10 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
     }, abortSignal);
   }
 }
+
+/**
+ * How a hitl-kit server names sessions: `ses_` and 22 characters. Only a chat id of that
+ * form is tried as its own session, so a new chat (a UUID, say) costs no request for a
+ * session that cannot exist.
+ */
+const SESSION_ID = /^ses_[\w-]{22}$/;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { executions } from "../../server/test/tools.js";
-import { memorySessionMap } from "../src/index.js";
+import { hitlChatTransport, memorySessionMap } from "../src/index.js";
 import { type Reply, setups, startApp, toolParts } from "./setups.js";
 
 const publish = { name: "publish_poster", input: { title: "Spring" } };
@@ -162,6 +162,28 @@ describe.each(setups)("useChat's Chat on hitl-kit ($name)", (setup) => {
     await stale.resumeStream();
     expect(toolParts(stale.lastMessage).map((part) => part.state)).toEqual(["output-available", "approval-requested"]);
     expectCleanRun();
+  });
+
+  it("a new chat asks for no session under its own id, and a chat whose id is a session id opens that session", async () => {
+    await start([{ text: "Hello." }]);
+    const asked: string[] = [];
+    const counted = (input: string, init?: RequestInit) => {
+      asked.push(`${init?.method ?? "GET"} ${new URL(input).pathname}`);
+      return app.fetch(input, init);
+    };
+    const transport = hitlChatTransport({ url: app.url, fetch: counted, sessions: memorySessionMap() });
+    const chat = app.chat({ transport });
+    expect(await transport.loadMessages(chat.id)).toEqual([]);
+    await chat.sendMessage({ text: "hi" });
+    await vi.waitFor(() => expect(chat.status).toBe("ready"));
+    expect(asked.filter((request) => request.includes(chat.id))).toEqual([]);
+
+    // No map knows it: the id alone finds the session.
+    const sessionId = (await transport.sessionIdOf(chat.id))!;
+    const elsewhere = hitlChatTransport({ url: app.url, fetch: app.fetch, sessions: memorySessionMap() });
+    const loaded = await elsewhere.loadMessages(sessionId);
+    expect(loaded.map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect(await elsewhere.sessionIdOf(sessionId)).toBe(sessionId);
   });
 
   it("a forged or edited history changes nothing on the server", async () => {

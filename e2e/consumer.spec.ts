@@ -65,7 +65,7 @@ test("the README's app shows a message the server could not take, keeps it acros
   // Restored with why it was not sent.
   await expect(unsent).toContainText("Not sent: Something went wrong on the server.");
   await page.unrouteAll({ behavior: "ignoreErrors" });
-  await unsent.getByRole("button", { name: "Send again" }).click();
+  await page.getByRole("button", { name: "Send again" }).click();
   await expect(page.getByRole("group", { name: "Choose a template for your poster" })).toBeVisible();
   await expect(unsent).toHaveCount(0);
 });

@@ -127,7 +127,7 @@ test("a message the server could not take stays in place, and sent again it show
   await expect(page.getByRole("textbox", { name: "Message" })).toHaveValue("");
 
   refuse = false;
-  await unsent.getByRole("button", { name: "Send again" }).click();
+  await chat.conversation.getByRole("button", { name: "Send again" }).click();
   await expect(chat.widget("refund_charge")).toHaveAttribute("data-state", "pending");
   await expect(mine).toHaveCount(1);
   await expect(mine).toHaveAttribute("data-state", "complete");
@@ -170,7 +170,7 @@ test("a reload while a message is on its way: one the server took shows once in 
   const unsent = chat.conversation.getByRole("alert");
   await expect(unsent).toContainText("Not sent: It had not gone out when this chat was closed.");
   await expect(mine.last()).toContainText("refund 300");
-  await unsent.getByRole("button", { name: "Send again" }).click();
+  await chat.conversation.getByRole("button", { name: "Send again" }).click();
   await expect(unsent).toHaveCount(0);
   await expect(mine).toHaveText(["refund 1500", "refund 300"]);
   await page.reload();
@@ -201,7 +201,7 @@ test("a message taken back after leaving its chat mid-send and coming back is no
   await expect(unsent).toContainText("Not sent: It had not gone out when this chat was closed.");
 
   // The person takes it back to edit it; the network comes back meanwhile.
-  await unsent.getByRole("button", { name: "Edit" }).click();
+  await chat.conversation.getByRole("button", { name: "Edit" }).click();
   const box = page.getByRole("textbox", { name: "Message" });
   await expect(box).toHaveValue("hello");
   await page.unrouteAll({ behavior: "ignoreErrors" });
@@ -248,7 +248,7 @@ test("Stop while the page is still resending a message takes it back at once: no
   expect(attempts).toBe(tried); // no resend after Stop
 
   down = false;
-  await unsent.getByRole("button", { name: "Send again" }).click();
+  await chat.conversation.getByRole("button", { name: "Send again" }).click();
   await expect(chat.widget("refund_charge")).toHaveAttribute("data-state", "pending");
   await expect(mine).toHaveCount(1);
   expect(await sentMessages(page, demo.url, chat.sessionId())).toHaveLength(1);

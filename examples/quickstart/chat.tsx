@@ -64,12 +64,12 @@ export function Chat({ sessionId }: { sessionId?: string }) {
           <article key={message.key} data-role="user" data-state={message.status}>
             <p>{message.text}</p>
             {message.error && (
-              <p role="alert">
-                Not sent: {plainErrorMessage(message.error)}{" "}
+              <>
+                <p role="alert">Not sent: {plainErrorMessage(message.error)}</p>
                 <button type="button" onClick={() => void agent.send(message.text, { key: message.key })}>
                   Send again
                 </button>
-              </p>
+              </>
             )}
           </article>
         ))}

@@ -141,7 +141,7 @@ export const MessageNotSent: Story = {
     await expect(unsent).toHaveTextContent("Not sent: The server is restarting or busy right now.");
     await expect(mine()[1]).toHaveAttribute("data-state", "failed");
     await expect(mine()[1]).toHaveTextContent("make another one, in blue");
-    await userEvent.click(within(unsent).getByRole("button", { name: "Discard" }));
+    await userEvent.click(within(mine()[1] as HTMLElement).getByRole("button", { name: "Discard" }));
     await expect(mine()).toHaveLength(1);
   },
 };

@@ -113,8 +113,11 @@ function OutgoingItem({
         <MessageText className="chat-message__text" text={text} />
       </div>
       {error ? (
-        <div className="chat-outgoing" role="alert">
-          <p className="chat-outgoing__error">Not sent: {plainErrorMessage(error)}</p>
+        <div className="chat-outgoing">
+          {/* The alert is the reason alone: a screen reader announces it, not the buttons' labels too. */}
+          <p className="chat-outgoing__error" role="alert">
+            Not sent: {plainErrorMessage(error)}
+          </p>
           <button
             type="button"
             className="chat-button"

@@ -259,6 +259,7 @@ export class AgentClient {
     }
     const { outbox, turnId } = this.#state;
     const shown = outbox.findLast((message) => message.status === "accepted")?.turnId ?? turnId;
+    this.#dispatch({ type: "stop.requested" });
     return this.#command({ type: "cancel", ...(shown === undefined ? {} : { turnId: shown }) }, "cancelTurn");
   }
 

@@ -33,6 +33,8 @@ export type ClientAction =
    * outbox: each not in the history comes back `failed`, to send again or discard.
    */
   | { type: "outbox.restored"; messages: readonly UnsentMessage[] }
+  /** `cancelTurn()` is asking the server to stop the turn. */
+  | { type: "stop.requested" }
   /** `cancelTurn()` or `deleteSession()` was refused. */
   | { type: "command.failed"; error: ClientError }
   /** An answer to an open request is in flight: `sent` is the answer. */

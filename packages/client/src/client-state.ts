@@ -85,6 +85,15 @@ export interface ClientState {
   turnId: string | undefined;
   /** The messages sent that the stream has not shown yet, oldest first: on their way, accepted, or failed. */
   outbox: readonly OutgoingMessage[];
+  /**
+   * A Stop is under way: `cancelTurn()` asked the server to stop the turn, and the session
+   * has not gone idle yet (nor started another turn; the turn of a message the server took
+   * and the stream has not shown yet counts as running). Usually a moment; a tool that does not
+   * stop when asked holds the turn up to the server's `abortGraceMs` (5 s by default), and a
+   * turn whose server died waits for another to take it over. Show the Stop as under way.
+   * A refused `cancelTurn()` clears it (see `error`).
+   */
+  stopping: boolean;
 }
 
 /** The state of a client before anything is known. */
@@ -103,20 +112,29 @@ export function initialClientState(sessionId?: string): ClientState {
     hydrated: sessionId === undefined,
     turnId: undefined,
     outbox: [],
+    stopping: false,
   };
 }
 
 /** The fields a reducer step may change; the rest is derived by {@link commitState}. */
 export type StatePatch = Partial<
-  Pick<ClientState, "sessionId" | "connection" | "requests" | "error" | "session" | "hydrated" | "turnId" | "outbox">
+  Pick<
+    ClientState,
+    "sessionId" | "connection" | "requests" | "error" | "session" | "hydrated" | "turnId" | "outbox" | "stopping"
+  >
 >;
 
 /**
- * Applies a patch and derives `messages`, `lastSeq`, `pending` and `status`. Returns the
- * previous state itself when nothing changed, so subscribers are not woken for nothing.
+ * Applies a patch and derives `messages`, `lastSeq`, `pending` and `status`, and ends
+ * `stopping` once the session is idle. Returns the previous state itself when nothing
+ * changed, so subscribers are not woken for nothing.
  */
 export function commitState(previous: ClientState, patch: StatePatch): ClientState {
   const base = { ...previous, ...patch };
+  // Over once the session is idle, unless the Stop waits for the turn of a message the server took.
+  if (base.stopping && base.hydrated && base.session.status === "idle") {
+    base.stopping = base.outbox.some((message) => message.status === "accepted");
+  }
   const pendingChanged = base.session.pending !== previous.session.pending || base.requests !== previous.requests;
   const next: ClientState = {
     ...base,

@@ -52,8 +52,13 @@ export function reduceClientState(state: ClientState, action: ClientAction): Cli
       return commitState(state, { outbox: updateKey(state.outbox, action.key, () => undefined) });
     case "outbox.restored":
       return commitState(state, { outbox: restore(state, action.messages) });
+    case "stop.requested":
+      return commitState(state, { stopping: true });
     case "command.failed":
-      return commitState(state, { error: action.error });
+      return commitState(state, {
+        error: action.error,
+        ...(action.error.source === "cancelTurn" ? { stopping: false } : {}),
+      });
     case "request.submitting":
       return commitState(state, { requests: markSubmitting(state.requests, action.requestId, action.sent) });
     case "request.failed":
@@ -72,6 +77,11 @@ function applyEvent(state: ClientState, event: ProtocolEvent): ClientState {
       if (state.sessionId === undefined) patch.sessionId = event.sessionId;
       break;
     case "turn.started": {
+      // Another turn starting ends a Stop, unless this client's message started it: the
+      // Stop may have named that turn before the stream showed it.
+      if (state.stopping && event.turnId !== state.turnId && ownMessageIndex(state.outbox, event) < 0) {
+        patch.stopping = false;
+      }
       patch.turnId = event.turnId;
       patch.error = keepConnectionError(state);
       patch.outbox = afterTurnStarted(state.outbox, event);
@@ -156,14 +166,22 @@ function afterTurnStarted(
   outbox: readonly OutgoingMessage[],
   event: Extract<ProtocolEvent, { type: "turn.started" }>,
 ): readonly OutgoingMessage[] {
-  const mine = outbox.findIndex(
-    (message) =>
-      message.key === event.idempotencyKey || (message.turnId !== undefined && message.turnId === event.turnId),
-  );
+  const mine = ownMessageIndex(outbox, event);
   if (mine >= 0) return outbox.filter((_, index) => index !== mine);
   if (event.idempotencyKey !== undefined || event.cause !== "message") return outbox;
   const onItsWay = outbox.findIndex((message) => message.status === "sending");
   return onItsWay < 0 ? outbox : outbox.filter((_, index) => index !== onItsWay);
+}
+
+/** The outbox message whose turn this is (by its key, or the turn the server said it started); -1 for none. */
+function ownMessageIndex(
+  outbox: readonly OutgoingMessage[],
+  event: Extract<ProtocolEvent, { type: "turn.started" }>,
+): number {
+  return outbox.findIndex(
+    (message) =>
+      message.key === event.idempotencyKey || (message.turnId !== undefined && message.turnId === event.turnId),
+  );
 }
 
 function withoutKey(outbox: readonly OutgoingMessage[], key: string): readonly OutgoingMessage[] {

@@ -175,12 +175,15 @@ describe("AgentClient against the real fetch handler", () => {
       outbox: [{ text: "and another", status: "failed", error: { code: "turn_running" } }],
     });
 
-    expect(await client.cancelTurn()).toMatchObject({ ok: true, status: 202 });
+    const cancelling = client.cancelTurn();
+    expect(client.getSnapshot().stopping).toBe(true);
+    expect(await cancelling).toMatchObject({ ok: true, status: 202 });
     // Everything the server wrote, up to the cancelled turn, has reached the client.
     await server!.runtime.idle();
     const { lastSeq } = await server!.runtime.getSnapshot(client.getSnapshot().sessionId!);
     const stopped = await waitFor(client, (s) => s.lastSeq === lastSeq && s.status !== "submitting");
     expect(stopped.session.status).toBe("idle");
+    expect(stopped.stopping).toBe(false);
     expect(stopped.messages.at(-1)?.status).toBe("complete");
     expect(textOf(stopped).length).toBeLessThan(words.length);
   });

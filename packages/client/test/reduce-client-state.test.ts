@@ -237,6 +237,48 @@ describe("client status", () => {
     expect(earlier.outbox).toEqual([]);
   });
 
+  it("is stopping from cancelTurn() until the session is idle, another turn starts or the cancel is refused", () => {
+    const stop: ClientAction = { type: "stop.requested" };
+    const running = fold(hydrated(), asEvents(upTo(20)));
+    const stopping = reduceClientState(running, stop);
+    expect(stopping).toMatchObject({ status: "streaming", stopping: true });
+    // The turn ends as cancelled.
+    expect(reduceClientState(stopping, { type: "event", event: eventAt(21) }).stopping).toBe(false);
+    // The Stop named a turn that was over: another tab's turn starts, and is not being stopped.
+    const theirs = { ...eventAt(20), seq: 21, turnId: "t_theirs" } as ProtocolEvent;
+    expect(reduceClientState(stopping, { type: "event", event: theirs }).stopping).toBe(false);
+    // Refused: not stopping, with why (a deletion refused leaves a Stop as it is).
+    const refused = (source: "cancelTurn" | "delete") =>
+      reduceClientState(stopping, { type: "command.failed", error: { code: "network", message: "offline", source } });
+    expect(refused("cancelTurn")).toMatchObject({ stopping: false, error: { source: "cancelTurn" } });
+    expect(refused("delete").stopping).toBe(true);
+    // Nothing running: nothing to wait for.
+    expect(reduceClientState(hydrated(), stop).stopping).toBe(false);
+
+    // Stop while this client's message is accepted and its turn not shown yet: that turn is the one being stopped.
+    const accepted = fold(hydrated(), [
+      ...asEvents(upTo(1)),
+      { type: "message.sending", key: "k-1", text: "hi" },
+      { type: "message.accepted", key: "k-1", turnId: "t_mine" },
+      stop,
+    ]);
+    expect(accepted.stopping).toBe(true);
+    const shown = { ...eventAt(2), turnId: "t_mine", idempotencyKey: "k-1" } as ProtocolEvent;
+    expect(reduceClientState(accepted, { type: "event", event: shown })).toMatchObject({
+      status: "streaming",
+      stopping: true,
+    });
+
+    // Before the history is loaded the session's state is not known: a Stop waits for it.
+    const loading = reduceClientState(initialClientState("s_1"), stop);
+    expect(loading.stopping).toBe(true);
+    const snapshot = { ...emptySnapshot("s_1"), status: "running" as const, lastSeq: 3 };
+    expect(reduceClientState(loading, { type: "snapshot.loaded", snapshot }).stopping).toBe(true);
+    expect(reduceClientState(loading, { type: "snapshot.loaded", snapshot: emptySnapshot("s_1") }).stopping).toBe(
+      false,
+    );
+  });
+
   it("is reconnecting while the stream is reopened, and error when it cannot be", () => {
     const open = reduceClientState(hydrated(), { type: "connection.changed", connection: "open" });
     expect(reduceClientState(open, { type: "connection.changed", connection: "reconnecting" }).status).toBe(

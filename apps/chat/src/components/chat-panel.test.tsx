@@ -155,6 +155,41 @@ describe("ChatPanel and the session list", () => {
   });
 });
 
+describe("Stop", () => {
+  it("reads Stopping… until the turn has stopped, and Stop again once a refused cancel says why", async () => {
+    const events = await recordRefund();
+    let refuseCancel = true;
+    const { replay } = await renderChat(events, (command) =>
+      command.type === "cancel" && refuseCancel
+        ? new ProtocolError("network", "The server could not be reached.")
+        : undefined,
+    );
+    fireEvent.change(screen.getByRole("textbox", { name: "Message" }), { target: { value: "refund 1500" } });
+    fireEvent.click(screen.getByRole("button", { name: "Send" }));
+    replay.stepTo(seqOf(events, "text.delta", 1));
+    const stop = await screen.findByRole("button", { name: "Stop" });
+    // Past the guard that takes a Stop right after Send for the second click of a double click.
+    const now = performance.now();
+    const later = vi.spyOn(performance, "now").mockReturnValue(now + 1_000);
+
+    fireEvent.click(stop);
+    await waitFor(() => expect(screen.getByRole("alert").textContent).toContain("Could not stop"));
+    expect(screen.getByRole("button", { name: "Stop" })).toHaveProperty("disabled", false);
+
+    refuseCancel = false;
+    fireEvent.click(screen.getByRole("button", { name: "Stop" }));
+    const stopping = await screen.findByRole("button", { name: "Stopping…" });
+    expect(stopping).toHaveProperty("disabled", true);
+    await waitFor(() => expect(replay.commands.filter((command) => command.type === "cancel")).toHaveLength(2));
+    expect(screen.getByRole("button", { name: "Stopping…" })).toBe(stopping);
+    // The turn ends (here, as recorded): Send is back.
+    replay.playAll();
+    await screen.findByRole("button", { name: "Send" });
+    expect(screen.queryByRole("button", { name: /Stop/ })).toBeNull();
+    later.mockRestore();
+  });
+});
+
 describe("SessionSidebar", () => {
   it("lists a chat whose first message is still to send by that message, and says it was not sent", async () => {
     const sessions = [

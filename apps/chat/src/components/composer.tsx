@@ -18,7 +18,7 @@ export function isReplying(agent: Pick<AgentView, "status" | "outbox" | "session
 /** Props of {@link Composer}. */
 export interface ComposerProps {
   /** The session, as `useAgent()` returns it. */
-  agent: Pick<AgentView, "status" | "error" | "send" | "cancelTurn" | "outbox" | "session">;
+  agent: Pick<AgentView, "status" | "error" | "send" | "cancelTurn" | "outbox" | "session" | "stopping">;
   /** The text in the box (kept by the parent, so a message not sent can come back to it for editing). */
   draft: string;
   onDraftChange: (text: string) => void;
@@ -30,7 +30,8 @@ export interface ComposerProps {
 /**
  * Where the person writes: a labelled text box ("Message"), Enter to send and
  * Shift+Enter for a new line, a Send button, and a Stop button instead while a turn runs
- * or a message is on its way (also while the stream reconnects).
+ * or a message is on its way (also while the stream reconnects); once clicked it reads
+ * "Stopping…" until the turn has stopped.
  * Sending empties the box: the message shows in the transcript at once, and one that is
  * not sent (the server refuses a message while a turn runs, say) stays there, marked, to
  * send again or edit. A refused Stop shows its error next to the box.
@@ -98,13 +99,15 @@ export function Composer({
           <button
             type="button"
             className="chat-button chat-button--stop"
+            // Until the turn has stopped: a tool that does not stop at once holds it for a few seconds.
+            disabled={agent.stopping}
             onClick={() => {
               // Stop takes Send's place: the second click of a double click on Send is no Stop.
               if (performance.now() - stopShownAt.current < DOUBLE_CLICK_MS) return;
               void agent.cancelTurn();
             }}
           >
-            Stop
+            {agent.stopping ? "Stopping…" : "Stop"}
           </button>
         ) : (
           <button type="submit" className="chat-button chat-button--send" disabled={!canSend}>

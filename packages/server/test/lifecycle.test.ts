@@ -96,6 +96,20 @@ describe("cancel", () => {
     expect((await server.events(id)).at(-1)).toMatchObject({ type: "turn.cancelled" });
   });
 
+  it("goes on when a parked turn's kept cancel was never carried out and the person answers it", async () => {
+    // An instance kept the cancel, then died before it saw the turn park (another drove it).
+    const { id, pending } = await parked(recordingModel([{ toolCalls: [pick] }, { text: "Made it." }]));
+    const { turnId } = (await server.store.getSession(id))!;
+    await server.store.write(id, { session: { cancelRequested: turnId } });
+    await server.call("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: pending[0]!.requestId, action: "accept", value: { templateId: "a" } }],
+    });
+    await server.runtime.idle();
+    const events = await server.events(id);
+    expect(events.at(-1)).toMatchObject({ type: "turn.completed", turnId });
+    expect((await server.snapshot(id)).messages.at(-1)?.parts).toEqual([{ type: "text", text: "Made it." }]);
+  });
+
   it("refuses a message while a turn runs with 409", async () => {
     server = startServer(scriptedModel([{ text: "word ".repeat(100) }], { chunkDelayMs: 5 }));
     const id = await server.session();

@@ -226,7 +226,9 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         ? {
             session: {
               ...closing?.session,
-              ...(resumes ? { status: "resuming" as const } : {}),
+              // A cancel kept for this turn before it parked (its instance died before it saw
+              // the turn parked) is over: the person answered what the turn asks, so it goes on.
+              ...(resumes ? { status: "resuming" as const, cancelRequested: undefined } : {}),
               ...(approved.length > 0 ? { approvedTools: [...new Set([...session.approvedTools, ...approved])] } : {}),
             },
           }

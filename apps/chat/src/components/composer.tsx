@@ -1,6 +1,6 @@
 import { plainErrorMessage } from "@hitl-kit/client";
 import type { AgentView } from "@hitl-kit/react";
-import { type FormEvent, type KeyboardEvent, type Ref, useId, useLayoutEffect, useRef } from "react";
+import { type FormEvent, type KeyboardEvent, type Ref, useId } from "react";
 
 /**
  * Whether a reply runs or a message is on its way (also while the stream reconnects): then
@@ -49,10 +49,6 @@ export function Composer({
 }: ComposerProps) {
   const id = useId();
   const running = isReplying(agent);
-  const stopShownAt = useRef(0);
-  useLayoutEffect(() => {
-    if (running) stopShownAt.current = performance.now();
-  }, [running]);
   const canSend = text.trim() !== "" && agent.status !== "connecting";
   const refused = agent.error?.source === "cancelTurn" ? agent.error : undefined;
 
@@ -101,9 +97,10 @@ export function Composer({
             className="chat-button chat-button--stop"
             // Until the turn has stopped: a tool that does not stop at once holds it for a few seconds.
             disabled={agent.stopping}
-            onClick={() => {
-              // Stop takes Send's place: the second click of a double click on Send is no Stop.
-              if (performance.now() - stopShownAt.current < DOUBLE_CLICK_MS) return;
+            onClick={(event) => {
+              // Stop takes Send's place: the second click of a double click on Send is no Stop
+              // (a click, a tap or a key press that is not part of one stops at once).
+              if (event.detail > 1) return;
               void agent.cancelTurn();
             }}
           >
@@ -121,6 +118,3 @@ export function Composer({
     </form>
   );
 }
-
-/** Clicks closer together than this make one double click (the common default is 500 ms). */
-const DOUBLE_CLICK_MS = 500;

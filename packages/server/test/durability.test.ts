@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
-import { emptySnapshot, reduceSession, type SessionSnapshot } from "@hitl-kit/protocol";
+import { emptySnapshot, type Message, reduceSession, type SessionSnapshot } from "@hitl-kit/protocol";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { checkOneResultPerCall, readSse, tempDir } from "./harness.js";
 
@@ -135,33 +135,54 @@ describe("durability across real processes", () => {
     expect(checkOneResultPerCall(await second.events(id))).toEqual([]);
   }, 30_000);
 
-  it("keeps a Stop through a SIGKILL before the turn stopped: the next process ends the turn, its cut-off message kept", async () => {
+  /**
+   * Sends `text` to a process that dies once it has kept a Stop (before it stops the turn or
+   * answers), pressed when the last message passes `underWay`; answers the next process's
+   * view of the session once it is idle.
+   */
+  async function stoppedThroughKill(env: Record<string, string>, text: string, underWay: (last?: Message) => void) {
     const db = database();
-    const first = await startProcess(db, { HITL_CRASH: "after-stop", HITL_CHUNK_DELAY_MS: "100" });
+    const first = await startProcess(db, { ...env, HITL_CRASH: "after-stop" });
     const id = (await first.api("POST", "/sessions", {})).body.sessionId;
-    await first.api("POST", `/sessions/${id}/messages`, { text: "publish it" });
+    await first.api("POST", `/sessions/${id}/messages`, { text });
     await vi.waitFor(
-      async () => {
-        const { messages } = (await first.api("GET", `/sessions/${id}`)).body as SessionSnapshot;
-        expect(messages.at(-1)).toMatchObject({ role: "assistant", status: "streaming" });
-      },
+      async () => underWay(((await first.api("GET", `/sessions/${id}`)).body as SessionSnapshot).messages.at(-1)),
       { timeout: 10_000, interval: 20 },
     );
-    // It dies once the cancel is kept, before it stops the turn or answers.
     await expect(first.api("POST", `/sessions/${id}/cancel`, {})).rejects.toThrow();
     expect(await first.exited).toBe("SIGKILL");
-
-    const second = await startProcess(db, { HITL_CHUNK_DELAY_MS: "100" });
+    const second = await startProcess(db, env);
     const stopped = await waitForStatus(second, id, "idle");
     const events = await second.events(id);
     expect(events.at(-1)).toMatchObject({ type: "turn.cancelled" });
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    return { stopped, events };
+  }
+
+  it("keeps a Stop through a SIGKILL before the turn stopped: the next process ends the turn, its cut-off message kept", async () => {
+    const { stopped, events } = await stoppedThroughKill({ HITL_CHUNK_DELAY_MS: "100" }, "publish it", (last) =>
+      expect(last).toMatchObject({ role: "assistant", status: "streaming" }),
+    );
     expect(events.filter((event) => event.type === "message.abandoned" || event.type === "tool.called")).toEqual([]);
     // The reply stays as the Stop cut it: complete, a beginning of what the model was writing.
     const reply = stopped.messages.at(-1)!;
     expect(reply).toMatchObject({ role: "assistant", status: "complete" });
     const text = reply.parts.find((part) => part.type === "text");
     expect("Publishing needs your approval.".startsWith(text?.type === "text" ? text.text : "?")).toBe(true);
-    expect(checkOneResultPerCall(events)).toEqual([]);
+  }, 30_000);
+
+  it("keeps a Stop through a SIGKILL while a tool runs: the call's one result says it may have completed", async () => {
+    const { events } = await stoppedThroughKill({ HITL_SCRIPT: "slow-tool" }, "report", (last) =>
+      expect(last?.parts).toContainEqual(expect.objectContaining({ type: "tool", state: "running" })),
+    );
+    expect(events.filter((event) => event.type === "tool.result")).toEqual([
+      expect.objectContaining({
+        outcome: "cancelled",
+        output: {
+          reason: expect.stringMatching(/stopped the turn while this tool ran.*may or may not have completed/),
+        },
+      }),
+    ]);
   }, 30_000);
 
   it("finds a settled-but-not-resumed turn after a SIGKILL and resumes it on start", async () => {

@@ -96,6 +96,43 @@ describe("cancel", () => {
     expect((await server.events(id)).at(-1)).toMatchObject({ type: "turn.cancelled" });
   });
 
+  it("ends a turn whose Stop lands as its model step ends, instead of parking it", async () => {
+    // The cancel holds the session while the step's last write waits for it: keeping the
+    // cancel takes a while here, as on a busy database.
+    const dir = tempDir();
+    const sqlite = sqliteStore(join(dir.path, "hitl.sqlite"));
+    const slowMark: typeof sqlite = {
+      ...sqlite,
+      async write(sessionId, batch) {
+        if (batch.session?.cancelRequested) await new Promise((resolve) => setTimeout(resolve, 150));
+        return sqlite.write(sessionId, batch);
+      },
+      close: async () => {
+        await sqlite.close();
+        dir.cleanup();
+      },
+    };
+    const recording = recordingModel([{ text: "one two three four five", toolCalls: [pick] }], { chunkDelayMs: 10 });
+    server = startServer(recording.model, { store: slowMark });
+    const id = await server.session();
+    await server.call("POST", `/sessions/${id}/messages`, { text: "go" });
+    await vi.waitFor(
+      async () => expect((await server.events(id)).some((event) => event.type === "text.delta")).toBe(true),
+      {
+        interval: 1,
+      },
+    );
+    expect((await server.call("POST", `/sessions/${id}/cancel`, {})).status).toBe(202);
+    await server.runtime.idle();
+    const snapshot = await server.snapshot(id);
+    expect(snapshot).toMatchObject({ status: "idle", pending: [] });
+    const events = await server.events(id);
+    expect(events.at(-1)).toMatchObject({ type: "turn.cancelled" });
+    // The step's call never reached the log: it has no result to owe.
+    expect(events.filter((event) => event.type === "tool.called")).toEqual([]);
+    expect(snapshot.messages.at(-1)).toMatchObject({ role: "assistant", status: "complete" });
+  });
+
   it("goes on when a parked turn's kept cancel was never carried out and the person answers it", async () => {
     // An instance kept the cancel, then died before it saw the turn park (another drove it).
     const { id, pending } = await parked(recordingModel([{ toolCalls: [pick] }, { text: "Made it." }]));

@@ -275,10 +275,19 @@ export class TurnDriver {
     if (session.status !== "running" && session.status !== "resuming") return { kind: "stop" };
     if (session.cancelRequested === session.turnId) {
       // A person's cancel the instance that took it did not see through (it stopped first).
+      // A call still executing ran where that instance died: it may or may not have completed.
       const ending = (await this.writeFinished(session)) ? await core.requireSession(sessionId) : session;
+      const interrupted = ending.stepOpen
+        ? (await this.#stepCalls(ending)).filter((call) => call.state === "executing")
+        : [];
       await this.#commit(
         sessionId,
-        await core.endTurnBatch(ending, { type: "turn.cancelled" }, "The person stopped the turn."),
+        await core.endTurnBatch(
+          ending,
+          { type: "turn.cancelled" },
+          "The person stopped the turn.",
+          new Map(interrupted.map((call) => [call.toolCallId, STOPPED_WHILE_INTERRUPTED])),
+        ),
       );
       return { kind: "stop" };
     }
@@ -476,6 +485,16 @@ export class TurnDriver {
     this.#asked.delete(call.toolCallId);
   }
 
+  /**
+   * A model step stopped once its stream was read: what it streamed is written (unless the
+   * turn is no longer this instance's) and the stop is thrown, for the drive to end the turn.
+   * The step's calls are dropped, as a stream cut short is: the model never sees them.
+   */
+  async #stopAfterStream(sessionId: string, signal: AbortSignal, streamed: EventInput[]): Promise<never> {
+    if (!(signal.reason instanceof LeaseLost)) await this.#commit(sessionId, { events: streamed });
+    throw signal.reason;
+  }
+
   async #stillExecuting(sessionId: string, call: ToolCallRecord): Promise<boolean> {
     const calls = await this.core.store.getToolCalls(sessionId, call.turnId, call.step);
     return calls.some((candidate) => candidate.toolCallId === call.toolCallId && candidate.state === "executing");
@@ -659,10 +678,7 @@ export class TurnDriver {
       throw error;
     }
     const streamedEvents = await coalescer.drain();
-    if (signal.aborted) {
-      if (!(signal.reason instanceof LeaseLost)) await this.#commit(sessionId, { events: streamedEvents });
-      throw signal.reason;
-    }
+    if (signal.aborted) return this.#stopAfterStream(sessionId, signal, streamedEvents);
     const { output, renamed } = uniqueToolCallIds(streamed, check.called, () => randomId("call"));
     for (const call of renamed) {
       core.logger.warn(
@@ -674,6 +690,9 @@ export class TurnDriver {
     // here (the turn, its step, the approved tools), and a driver that lost the turn stops at the section.
     const current = session;
     return this.#turnSection(sessionId, async () => {
+      // Stopped while the step waited for the section (the cancel held it): the turn ends
+      // here, not parked or run on.
+      if (signal.aborted) return this.#stopAfterStream(sessionId, signal, streamedEvents);
       const started: EventInput[] = [];
       let messageId = output.messageId;
       if (!messageId && output.toolCalls.length > 0) {
@@ -723,6 +742,10 @@ export class TurnDriver {
 }
 
 type ExpireAfter = number | ((call: { toolName: string; input: unknown }) => number | undefined) | undefined;
+
+/** The result of a call a stopped turn found executing where its instance died (a restart, a takeover). */
+const STOPPED_WHILE_INTERRUPTED =
+  "The person stopped the turn while this tool ran, and the server running it stopped before it finished: it may or may not have completed.";
 
 /** How long a stopped turn waits for its running tools by default (`abortGraceMs`). */
 const DEFAULT_ABORT_GRACE_MS = 5_000;

@@ -346,7 +346,10 @@ export class AgentClient {
       // A message still being resent was taken: stop resending it.
       this.#onItsWay.get(key)?.abort.abort();
       // The server took a message Stop took back: stop its turn, as the person asked.
-      if (this.#stopped.delete(key)) void this.#command({ type: "cancel", turnId }, "cancelTurn");
+      if (this.#stopped.delete(key)) {
+        actions.push({ type: "stop.requested" }); // after its turn's start (the loop skips it)
+        void this.#command({ type: "cancel", turnId }, "cancelTurn");
+      }
     }
     const previous = this.#state;
     const reduced = actions.reduce(reduceClientState, previous);

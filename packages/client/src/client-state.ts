@@ -91,7 +91,7 @@ export interface ClientState {
    * and the stream has not shown yet counts as running). Usually a moment; a tool that does not
    * stop when asked holds the turn up to the server's `abortGraceMs` (5 s by default), and a
    * turn whose server died waits for another to take it over. Show the Stop as under way.
-   * A refused `cancelTurn()` clears it (see `error`).
+   * A refused `cancelTurn()` clears it (see `error`), as does a stream closed for good.
    */
   stopping: boolean;
 }

@@ -24,7 +24,12 @@ export function reduceClientState(state: ClientState, action: ClientAction): Cli
     case "connection.changed":
       return commitState(state, { connection: action.connection });
     case "connection.failed":
-      return commitState(state, { connection: "closed", error: { ...action.error, source: "connection" } });
+      // Nothing more will show the turn end: no Stop stays under way.
+      return commitState(state, {
+        connection: "closed",
+        error: { ...action.error, source: "connection" },
+        stopping: false,
+      });
     case "message.sending":
       return commitState(state, {
         outbox: [...withoutKey(state.outbox, action.key), { key: action.key, text: action.text, status: "sending" }],
@@ -53,7 +58,8 @@ export function reduceClientState(state: ClientState, action: ClientAction): Cli
     case "outbox.restored":
       return commitState(state, { outbox: restore(state, action.messages) });
     case "stop.requested":
-      return commitState(state, { stopping: true });
+      // A closed stream will not show the turn end: such a Stop is not shown as under way.
+      return commitState(state, { stopping: state.connection !== "closed" });
     case "command.failed":
       return commitState(state, {
         error: action.error,
@@ -77,9 +83,15 @@ function applyEvent(state: ClientState, event: ProtocolEvent): ClientState {
       if (state.sessionId === undefined) patch.sessionId = event.sessionId;
       break;
     case "turn.started": {
-      // Another turn starting ends a Stop, unless this client's message started it: the
-      // Stop may have named that turn before the stream showed it.
-      if (state.stopping && event.turnId !== state.turnId && ownMessageIndex(state.outbox, event) < 0) {
+      // Another message's turn ends a Stop, unless this client's message started it: the
+      // Stop may have named that turn before the stream showed it. (A turn resumed by
+      // answers is the same turn, whose id a client loaded from a snapshot does not know.)
+      if (
+        state.stopping &&
+        event.cause === "message" &&
+        event.turnId !== state.turnId &&
+        ownMessageIndex(state.outbox, event) < 0
+      ) {
         patch.stopping = false;
       }
       patch.turnId = event.turnId;

@@ -560,9 +560,16 @@ describe("AgentClient when messages fail on the way", () => {
     expect(client.getSnapshot().outbox).toMatchObject([{ status: "failed", error: { code: "aborted" } }]);
     expect(server.wire.filter((line) => line.endsWith("/cancel"))).toEqual([]);
     // The stream opens and shows the message's turn: the client stops it, and the message shows as sent.
-    const stop = client.subscribe(() => {});
+    const running: boolean[] = [];
+    const stop = client.subscribe((s) => {
+      if (s.session.status === "running") running.push(s.stopping);
+    });
     const state = await waitFor(client, (s) => s.status === "idle" && s.outbox.length === 0 && s.messages.length > 0);
     stop();
+    // While its turn ran, the Stop showed as under way; it is over once the turn is.
+    expect(running.length).toBeGreaterThan(0);
+    expect(running.every(Boolean)).toBe(true);
+    expect(state.stopping).toBe(false);
     expect(state.messages[0]).toMatchObject({ role: "user" });
     await server.runtime.idle();
     const events = await server.runtime.readEvents(sessionId, 0);

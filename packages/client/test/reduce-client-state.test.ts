@@ -269,6 +269,22 @@ describe("client status", () => {
       stopping: true,
     });
 
+    // A turn resumed by answers is the same turn, also for a client loaded from a snapshot (no turn id known).
+    const loaded = fold(initialClientState("s_1"), [
+      { type: "snapshot.loaded", snapshot: { ...emptySnapshot("s_1"), status: "waiting", lastSeq: 12 } },
+      stop,
+    ]);
+    expect(loaded).toMatchObject({ turnId: undefined, stopping: true });
+    const resumed = { ...eventAt(15), seq: 13 } as ProtocolEvent;
+    expect(reduceClientState(loaded, { type: "event", event: resumed })).toMatchObject({
+      status: "streaming",
+      stopping: true,
+    });
+    // A stream closed for good shows no turn end: no Stop stays, or shows, under way.
+    const failed: ClientAction = { type: "connection.failed", error: { code: "forbidden", message: "no" } };
+    expect(reduceClientState(stopping, failed).stopping).toBe(false);
+    expect(fold(running, [failed, stop]).stopping).toBe(false);
+
     // Before the history is loaded the session's state is not known: a Stop waits for it.
     const loading = reduceClientState(initialClientState("s_1"), stop);
     expect(loading.stopping).toBe(true);

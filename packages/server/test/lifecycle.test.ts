@@ -185,6 +185,19 @@ describe("a tool that does not stop when the turn is stopped", () => {
     return { id, warnings };
   }
 
+  /** The stubborn tool ends `afterMs` into the Stop, still running: its own result is the call's one, and the turn ends cancelled. */
+  async function endsWithOwnResult(id: string, finish: (value: { done: boolean }) => void, afterMs: number) {
+    await new Promise((resolve) => setTimeout(resolve, afterMs));
+    expect((await server.snapshot(id)).status).toBe("running");
+    finish({ done: true });
+    await server.runtime.idle();
+    const events = await server.events(id);
+    expect(events.filter((event) => event.type === "tool.result")).toEqual([
+      expect.objectContaining({ outcome: "ok", output: { done: true } }),
+    ]);
+    expect(events.at(-1)).toMatchObject({ type: "turn.cancelled" });
+  }
+
   it("ends the turn once the grace is over, the call's one result saying it may have completed, and drops its late result", async () => {
     const { tool, finish } = stubborn();
     const { id, warnings } = await stoppedWhileRunning({ tool, abortGraceMs: 100 });
@@ -214,17 +227,19 @@ describe("a tool that does not stop when the turn is stopped", () => {
     expect(events.filter((event) => event.type === "tool.result" && event.outcome === "ok")).toEqual([]);
   });
 
+  it("waits for the tool however long it runs with abortGraceMs Infinity, and refuses a grace below 0", async () => {
+    const { tool, finish } = stubborn();
+    const { id } = await stoppedWhileRunning({ tool, abortGraceMs: Number.POSITIVE_INFINITY });
+    await endsWithOwnResult(id, finish, 100);
+    for (const abortGraceMs of [-1, Number.NaN]) {
+      expect(() => startServer(twoSteps(), { tools: [tool], abortGraceMs })).toThrow(/abortGraceMs must be 0 or more/);
+    }
+  });
+
   it("keeps the result of a tool that ends within the grace, and lets a deletion through a tool that never ends", async () => {
     const { tool, finish } = stubborn();
     const { id } = await stoppedWhileRunning({ tool });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    finish({ done: true });
-    await server.runtime.idle();
-    const events = await server.events(id);
-    expect(events.filter((event) => event.type === "tool.result")).toEqual([
-      expect.objectContaining({ outcome: "ok", output: { done: true } }),
-    ]);
-    expect(events.at(-1)).toMatchObject({ type: "turn.cancelled" });
+    await endsWithOwnResult(id, finish, 50);
 
     // A tool that never ends holds a deletion no longer than the grace.
     const never = implement(slowJob, () => new Promise<never>(() => {}));

@@ -32,7 +32,8 @@ export interface AgentRuntimeOptions {
    * How long a stopped turn waits for its running tools to end once their `ctx.signal`
    * aborts (default 5,000 ms). A tool that has not ended by then gets a `cancelled` result
    * saying it may or may not have completed, and the turn ends; its own result, if it comes
-   * later, is dropped (and logged), so the call keeps its one result.
+   * later, is dropped (and logged), so the call keeps its one result. `Infinity` waits for
+   * the tools however long they run.
    */
   abortGraceMs?: number;
   /** When parked requests expire: milliseconds after parking, or per call; `undefined` never. */
@@ -69,6 +70,12 @@ export class RuntimeCore {
   readonly logger: Pick<Console, "warn" | "error">;
 
   constructor(readonly options: AgentRuntimeOptions) {
+    const grace = options.abortGraceMs;
+    if (grace !== undefined && !(grace >= 0)) {
+      throw new RangeError(
+        `abortGraceMs must be 0 or more milliseconds (Infinity: wait for the tools however long they run), not ${grace}.`,
+      );
+    }
     this.store = options.store;
     this.coordination = options.store.coordinate?.() ?? localCoordination();
     this.hub = this.coordination.hub;

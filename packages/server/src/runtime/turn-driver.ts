@@ -417,6 +417,8 @@ export class TurnDriver {
         timer = setTimeout(() => reject(new ToolsOutlastedStop(graceMs, [...unfinished])), graceMs);
       };
     });
+    // Beyond what a timer can wait (about 24.8 days; `Infinity`): the tools end the turn.
+    if (graceMs > MAX_TIMER_MS) return work;
     if (signal.aborted) startGrace();
     else signal.addEventListener("abort", startGrace, { once: true });
     return Promise.race([work, outlasted]).finally(() => {
@@ -749,6 +751,9 @@ const STOPPED_WHILE_INTERRUPTED =
 
 /** How long a stopped turn waits for its running tools by default (`abortGraceMs`). */
 const DEFAULT_ABORT_GRACE_MS = 5_000;
+
+/** The longest `setTimeout` delay; a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** A stopped turn's tools had not all ended within the grace: `reasons` is what the results of those still running say. */
 class ToolsOutlastedStop extends Error {

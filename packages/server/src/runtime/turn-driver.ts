@@ -487,16 +487,6 @@ export class TurnDriver {
     this.#asked.delete(call.toolCallId);
   }
 
-  /**
-   * A model step stopped once its stream was read: what it streamed is written (unless the
-   * turn is no longer this instance's) and the stop is thrown, for the drive to end the turn.
-   * The step's calls are dropped, as a stream cut short is: the model never sees them.
-   */
-  async #stopAfterStream(sessionId: string, signal: AbortSignal, streamed: EventInput[]): Promise<never> {
-    if (!(signal.reason instanceof LeaseLost)) await this.#commit(sessionId, { events: streamed });
-    throw signal.reason;
-  }
-
   async #stillExecuting(sessionId: string, call: ToolCallRecord): Promise<boolean> {
     const calls = await this.core.store.getToolCalls(sessionId, call.turnId, call.step);
     return calls.some((candidate) => candidate.toolCallId === call.toolCallId && candidate.state === "executing");
@@ -680,7 +670,6 @@ export class TurnDriver {
       throw error;
     }
     const streamedEvents = await coalescer.drain();
-    if (signal.aborted) return this.#stopAfterStream(sessionId, signal, streamedEvents);
     const { output, renamed } = uniqueToolCallIds(streamed, check.called, () => randomId("call"));
     for (const call of renamed) {
       core.logger.warn(
@@ -692,9 +681,14 @@ export class TurnDriver {
     // here (the turn, its step, the approved tools), and a driver that lost the turn stops at the section.
     const current = session;
     return this.#turnSection(sessionId, async () => {
-      // Stopped while the step waited for the section (the cancel held it): the turn ends
-      // here, not parked or run on.
-      if (signal.aborted) return this.#stopAfterStream(sessionId, signal, streamedEvents);
+      // Stopped once the stream was read (also while the step waited for this section, which
+      // the cancel held): what it streamed is written, unless the turn is no longer this
+      // instance's, and the drive ends the turn, not parked or run on. The step's calls are
+      // dropped, as a stream cut short is: the model never sees them.
+      if (signal.aborted) {
+        if (!(signal.reason instanceof LeaseLost)) await this.#commit(sessionId, { events: streamedEvents });
+        throw signal.reason;
+      }
       const started: EventInput[] = [];
       let messageId = output.messageId;
       if (!messageId && output.toolCalls.length > 0) {

@@ -74,7 +74,14 @@ export interface ChunkLog {
 export async function startApp(setup: Setup, replies: Reply[], options: { chunkDelayMs?: number } = {}) {
   const model = await setup.start(replies, options);
   const store = memoryStore();
-  const runtime = createAgentRuntime({ model: model.model, tools: serverTools, store, logger: quiet });
+  // A reply the fake has no script for is its 500, which the runtime retries: at once, here.
+  const runtime = createAgentRuntime({
+    model: model.model,
+    tools: serverTools,
+    store,
+    logger: quiet,
+    modelRetryDelayMs: 1,
+  });
   const handler = createFetchHandler(runtime, { identify: () => "ada", rateLimit: false, heartbeatMs: 60_000 });
   const fetch = (input: string, init?: RequestInit) => handler(new Request(input, init));
   const log: ChunkLog = { chunks: [], refused: [] };

@@ -2,6 +2,7 @@ import type {
   LanguageModelV4,
   LanguageModelV4CallOptions,
   LanguageModelV4Message,
+  LanguageModelV4StreamPart,
   SharedV4ProviderMetadata,
 } from "@ai-sdk/provider";
 import type { EventInput } from "@hitl-kit/protocol";
@@ -27,21 +28,118 @@ export interface StepOutput {
 
 interface StepOptions {
   model: LanguageModelV4;
-  callOptions: LanguageModelV4CallOptions;
+  /** The call's options; `abortSignal` stops it (a Stop, a lost lease). */
+  callOptions: LanguageModelV4CallOptions & { abortSignal: AbortSignal };
+  /** The longest the model may send nothing, before its first part or between two, before its call is stopped. */
+  stallMs: number;
   /** Appends events to the log (and publishes them) before the stream goes on. */
   emit: (events: EventInput[]) => Promise<void>;
   newMessageId: () => string;
+}
+
+/** The model sent nothing for `stallMs`, so its call was stopped (`modelStallMs`). */
+export class ModelStalled extends Error {
+  readonly code = "model_stalled";
+  constructor(stallMs: number, streamed: boolean) {
+    super(
+      `The model sent nothing for ${stallMs} ms ${streamed ? "in the middle of its reply" : "after it was called"}, so the call was stopped (the runtime's modelStallMs).`,
+    );
+    this.name = "ModelStalled";
+  }
 }
 
 type AssistantPart = Extract<LanguageModelV4Message, { role: "assistant" }>["content"][number];
 
 /**
  * Streams one model call: text and reasoning deltas are appended as events as they
- * arrive; tool calls are collected for the runtime to commit with the step.
- * @throws the provider's error, or the stream's `error` part
+ * arrive; tool calls are collected for the runtime to commit with the step. The call stops
+ * when its `abortSignal` aborts or the model sends nothing for `stallMs`, even when the
+ * model ignores its signal: its stream is cancelled and the step throws at once.
+ * @throws the provider's error, the stream's `error` part, {@link ModelStalled}, or the signal's reason
  */
-export async function streamModelStep({ model, callOptions, emit, newMessageId }: StepOptions): Promise<StepOutput> {
-  const { stream } = await model.doStream(callOptions);
+export async function streamModelStep({
+  model,
+  callOptions,
+  stallMs,
+  emit,
+  newMessageId,
+}: StepOptions): Promise<StepOutput> {
+  const outer = callOptions.abortSignal;
+  if (outer.aborted) throw outer.reason;
+  const call = new AbortController();
+  let reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart> | undefined;
+  let streamed = false;
+  let haltStart: (reason: unknown) => void = () => {};
+  const halted = new Promise<never>((_, reject) => (haltStart = reject));
+  halted.catch(() => {});
+  const halt = (reason: unknown) => {
+    if (call.signal.aborted) return;
+    call.abort(reason);
+    haltStart(reason);
+    reader?.cancel(reason).catch(() => {});
+  };
+  const watch = stallWatch(stallMs, () => halt(new ModelStalled(stallMs, streamed)));
+  const stop = () => halt(outer.reason);
+  outer.addEventListener("abort", stop);
+  try {
+    const started = Promise.resolve(model.doStream({ ...callOptions, abortSignal: call.signal }));
+    // A model that ignores its signal may answer after all: nobody reads that stream, so cancel it.
+    started.then(
+      ({ stream }) => {
+        if (call.signal.aborted) stream.cancel().catch(() => {});
+      },
+      () => {},
+    );
+    reader = (await Promise.race([started, halted])).stream.getReader();
+    if (call.signal.aborted) throw call.signal.reason;
+    const output = await readParts(reader, watch.touch, newMessageId, (events) => {
+      streamed = true;
+      return emit(events);
+    });
+    // A cancelled stream reads as ended: the stop is the step's outcome, not what it read.
+    if (call.signal.aborted) throw call.signal.reason;
+    return output;
+  } catch (error) {
+    throw call.signal.aborted ? call.signal.reason : error;
+  } finally {
+    watch.stop();
+    outer.removeEventListener("abort", stop);
+  }
+}
+
+/**
+ * Calls `onStall` once `stallMs` pass without a `touch()`. One timer, re-armed only when it
+ * fires early, so a part costs one clock read, not a timer.
+ */
+function stallWatch(stallMs: number, onStall: () => void): { touch: () => void; stop: () => void } {
+  let last = performance.now();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = (ms: number) => {
+    timer = setTimeout(check, Math.min(ms, MAX_TIMER_MS));
+  };
+  const check = () => {
+    const left = stallMs - (performance.now() - last);
+    if (left > 0) arm(left);
+    else onStall();
+  };
+  if (Number.isFinite(stallMs)) arm(stallMs);
+  return {
+    touch: () => {
+      last = performance.now();
+    },
+    stop: () => clearTimeout(timer),
+  };
+}
+
+/** The longest `setTimeout` delay; a longer one fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+async function readParts(
+  reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart>,
+  touch: () => void,
+  newMessageId: () => string,
+  emit: (events: EventInput[]) => Promise<void>,
+): Promise<StepOutput> {
   let messageId: string | undefined;
   const parts: AssistantPart[] = [];
   const blocks = new Map<string, { part: AssistantPart & { text: string }; metadata?: SharedV4ProviderMetadata }>();
@@ -66,10 +164,10 @@ export async function streamModelStep({ model, callOptions, emit, newMessageId }
     await emit(events);
   };
 
-  const reader = stream.getReader();
   for (;;) {
     const { done, value: part } = await reader.read();
     if (done) break;
+    touch();
     switch (part.type) {
       case "text-start":
       case "reasoning-start":

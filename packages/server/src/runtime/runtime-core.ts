@@ -36,6 +36,27 @@ export interface AgentRuntimeOptions {
    * the tools however long they run.
    */
   abortGraceMs?: number;
+  /**
+   * How many times a model call that failed before it streamed anything is tried again
+   * (default 2), when trying again can help: the provider timed out, was overloaded or rate
+   * limited (408, 409, 429, 5xx), the connection dropped, or the call stalled
+   * (`modelStallMs`). A call that failed after it streamed text fails the turn, as does one
+   * the provider refused (400, 401, …). 0 never retries.
+   */
+  modelRetries?: number;
+  /**
+   * The wait before the first retry of a model call (default 2,000 ms), doubled for each one
+   * after; a `retry-after` the provider sends, up to a minute, is heeded instead. A Stop during
+   * the wait ends the turn at once.
+   */
+  modelRetryDelayMs?: number;
+  /**
+   * The longest the model may send nothing, before its first part or between two, before its
+   * call is stopped (default 120,000 ms): a call stalled before it streamed anything is tried
+   * again (`modelRetries`), one stalled mid-reply fails the turn with `model_stalled`.
+   * `Infinity` waits however long the model takes.
+   */
+  modelStallMs?: number;
   /** When parked requests expire: milliseconds after parking, or per call; `undefined` never. */
   expireAfter?: number | ((call: { toolName: string; input: unknown }) => number | undefined);
   /**
@@ -74,6 +95,18 @@ export class RuntimeCore {
     if (grace !== undefined && !(grace >= 0)) {
       throw new RangeError(
         `abortGraceMs must be 0 or more milliseconds (Infinity: wait for the tools however long they run), not ${grace}.`,
+      );
+    }
+    const { modelRetries: retries, modelRetryDelayMs: retryDelay, modelStallMs: stall } = options;
+    if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0)) {
+      throw new RangeError(`modelRetries must be a whole number, 0 or more (0: never retry), not ${retries}.`);
+    }
+    if (retryDelay !== undefined && !(retryDelay >= 0 && Number.isFinite(retryDelay))) {
+      throw new RangeError(`modelRetryDelayMs must be a finite number of milliseconds, 0 or more, not ${retryDelay}.`);
+    }
+    if (stall !== undefined && !(stall > 0)) {
+      throw new RangeError(
+        `modelStallMs must be more than 0 milliseconds (Infinity: wait however long the model takes), not ${stall}.`,
       );
     }
     this.store = options.store;

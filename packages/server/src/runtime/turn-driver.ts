@@ -13,7 +13,8 @@ import { LeaseLost } from "./coordination.js";
 import { eventCoalescer } from "./event-coalescer.js";
 import { randomId } from "./ids.js";
 import type { AskOptions, AskResult } from "./implement.js";
-import { type StepOutput, streamModelStep } from "./model-step.js";
+import { DEFAULT_MODEL_RETRIES, DEFAULT_MODEL_RETRY_DELAY_MS, delay, modelRetryDelay } from "./model-retry.js";
+import { MAX_TIMER_MS, ModelStalled, type StepOutput, streamModelStep } from "./model-step.js";
 import { planStep } from "./plan-step.js";
 import type { RuntimeCore } from "./runtime-core.js";
 import { schemaHash } from "./schema-hash.js";
@@ -656,18 +657,37 @@ export class TurnDriver {
     // Streamed text reaches the store in batches (a few ms apart), not a transaction per token;
     // what waits when the model is done is written with the step.
     const coalescer = eventCoalescer((events) => this.#commit(sessionId, { events }));
-    let streamed: StepOutput;
-    try {
-      streamed = await streamModelStep({
-        model: core.options.model,
-        callOptions: { ...callOptions, prompt, tools: core.modelTools, abortSignal: signal },
-        emit: coalescer.emit,
-        newMessageId: () => randomId("msg"),
-      });
-    } catch (error) {
-      // A driver that lost the turn writes nothing more: the new one abandons what it streamed.
-      if (!(signal.reason instanceof LeaseLost)) await coalescer.flush();
-      throw error;
+    const { modelRetries = DEFAULT_MODEL_RETRIES, modelRetryDelayMs = DEFAULT_MODEL_RETRY_DELAY_MS } = core.options;
+    let streamed: StepOutput | undefined;
+    for (let attempt = 0; !streamed; attempt++) {
+      let emitted = false;
+      try {
+        streamed = await streamModelStep({
+          model: core.options.model,
+          callOptions: { ...callOptions, prompt, tools: core.modelTools, abortSignal: signal },
+          stallMs: core.options.modelStallMs ?? DEFAULT_MODEL_STALL_MS,
+          emit: (events) => {
+            emitted = true;
+            return coalescer.emit(events);
+          },
+          newMessageId: () => randomId("msg"),
+        });
+      } catch (error) {
+        // A call that failed before it streamed anything is tried again, as if it never was.
+        const wait =
+          emitted || signal.aborted || attempt >= modelRetries
+            ? undefined
+            : modelRetryDelay(error, attempt, modelRetryDelayMs);
+        if (wait === undefined) {
+          // A driver that lost the turn writes nothing more: the new one abandons what it streamed.
+          if (!(signal.reason instanceof LeaseLost)) await coalescer.flush();
+          throw error;
+        }
+        core.logger.warn(
+          `hitl-kit: session ${sessionId}: the model call failed (${failureText(error)}); trying again in ${wait} ms (retry ${attempt + 1} of ${modelRetries}).`,
+        );
+        await delay(wait, signal);
+      }
     }
     const streamedEvents = await coalescer.drain();
     const { output, renamed } = uniqueToolCallIds(streamed, check.called, () => randomId("call"));
@@ -743,11 +763,11 @@ type ExpireAfter = number | ((call: { toolName: string; input: unknown }) => num
 const STOPPED_WHILE_INTERRUPTED =
   "The person stopped the turn while this tool ran, and the server running it stopped before it finished: it may or may not have completed.";
 
+/** How long the model may send nothing before its call is stopped, by default (`modelStallMs`). */
+const DEFAULT_MODEL_STALL_MS = 120_000;
+
 /** How long a stopped turn waits for its running tools by default (`abortGraceMs`). */
 const DEFAULT_ABORT_GRACE_MS = 5_000;
-
-/** The longest `setTimeout` delay; a longer one fires at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** A stopped turn's tools had not all ended within the grace: `reasons` is what the results of those still running say. */
 class ToolsOutlastedStop extends Error {
@@ -786,6 +806,7 @@ function toJson(value: unknown): unknown {
 }
 
 function describeFailure(error: unknown): { code: string; message: string } {
+  if (error instanceof ModelStalled) return { code: error.code, message: error.message };
   const status = (error as { statusCode?: number }).statusCode;
   return { code: status ? `model_${status}` : "model_error", message: failureText(error) };
 }

@@ -36,7 +36,9 @@ const ERROR_TYPES: Record<number, string> = {
   400: "invalid_request_error",
   401: "authentication_error",
   404: "not_found_error",
+  429: "rate_limit_error",
   500: "api_error",
+  529: "overloaded_error",
 };
 
 const anthropicDialect: ProviderDialect = {
@@ -54,7 +56,7 @@ const anthropicDialect: ProviderDialect = {
   },
   respond: async (body, reply, response) => {
     const message = toMessage(body, reply);
-    if (body.stream === true) await writeEventStream(response, toEvents(message));
+    if (body.stream === true) await writeEventStream(response, toEvents(message), reply.stallAfter);
     else writeJson(response, message);
   },
 };

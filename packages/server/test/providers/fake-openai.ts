@@ -60,7 +60,7 @@ const openAIDialect: ProviderDialect = {
   },
   respond: async (body, reply, response) => {
     const completion = toCompletion(body, reply);
-    if (body.stream === true) await writeEventStream(response, toChunks(body, completion));
+    if (body.stream === true) await writeEventStream(response, toChunks(body, completion), reply.stallAfter);
     else writeJson(response, completion);
   },
 };

@@ -51,10 +51,13 @@ export async function startFakeProviderServer(
       status: 0,
     };
     requests.push(record);
-    const reject = (rejection: Rejection) => {
+    response.once("close", () => {
+      if (!response.writableFinished) record.left = true;
+    });
+    const reject = (rejection: Rejection, headers: Record<string, string> = {}) => {
       record.status = rejection.status;
       record.error = rejection.message;
-      response.writeHead(rejection.status, { "content-type": "application/json" });
+      response.writeHead(rejection.status, { "content-type": "application/json", ...headers });
       response.end(JSON.stringify(dialect.errorBody(rejection)));
     };
 
@@ -74,6 +77,7 @@ export async function startFakeProviderServer(
       return reject({ status: 500, message: error instanceof Error ? error.message : String(error) });
     }
     accepted += 1;
+    if (reply.fail) return reject(reply.fail, reply.fail.headers);
     record.status = 200;
     await dialect.respond(body as Record<string, unknown>, reply, response);
   }
@@ -117,15 +121,20 @@ function pickReply(name: string, options: FakeProviderOptions, body: unknown, in
 /**
  * Streams server-sent-event frames one write at a time, yielding to the event loop between
  * writes so the client receives them as separate network chunks. Stops if the client leaves.
+ * With `stallAfter`, it sends that many frames, then nothing until the client leaves.
  */
-export async function writeEventStream(response: ServerResponse, frames: string[]): Promise<void> {
+export async function writeEventStream(response: ServerResponse, frames: string[], stallAfter?: number): Promise<void> {
   response.writeHead(200, {
     "content-type": "text/event-stream; charset=utf-8",
     "cache-control": "no-cache",
     connection: "keep-alive",
   });
-  for (const frame of frames) {
+  for (const [index, frame] of frames.entries()) {
     if (response.destroyed) return;
+    if (index === stallAfter) {
+      await new Promise((resolve) => response.once("close", resolve));
+      return;
+    }
     response.write(frame);
     await new Promise((resolve) => setImmediate(resolve));
   }

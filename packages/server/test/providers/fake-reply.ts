@@ -17,6 +17,10 @@ export type FakeReply = {
   /** Streamed as Anthropic thinking; the Chat Completions API streams no reasoning, so the OpenAI fake drops it. */
   reasoning?: string;
   toolCalls?: FakeToolCall[];
+  /** Answers with this error instead (an overload, a rate limit), in the provider's error body. */
+  fail?: { status: number; message: string; headers?: Record<string, string> };
+  /** Streams this many frames, then sends nothing more until the client leaves (a stalled stream). */
+  stallAfter?: number;
 };
 
 /** Reply i answers the i-th accepted request; a function is asked for each one instead. */
@@ -38,6 +42,8 @@ export type RecordedRequest = {
   status: number;
   /** The error message answered, when the status is not 200. */
   error?: string;
+  /** The client closed the connection before the answer was complete. */
+  left?: boolean;
 };
 
 /** A running fake provider. */

@@ -284,7 +284,14 @@ const cases: Case[] = [
   ...(
     [
       ["email", "ada@example.com", "ada@"],
+      // What an MCP server's Ajv refuses (hitl-kit accepted them once, then the MCP server failed the call).
+      ["email", "o'neil+tag@mail.example.co", "josé@example.com"],
+      ["email", "a.b@example.com", "a(b)@example.com"],
+      ["email", "a@ex-ample.com", "a@ex_ample.com"],
       ["uri", "https://example.com/a?b=1", "no scheme"],
+      ["uri", "urn:isbn:0451450523", "https://example.com/a b"],
+      ["uri", "https://example.com/%C3%BC", "https://exämple.com/ü"],
+      ["uri", "mailto:ada@example.com", "https://example.com/%zz"],
       ["date", "2024-02-29", "2023-02-29"],
       ["time", "23:59:59.5+01:00", "24:00:00Z"],
       ["date-time", "2024-01-31T10:00:00Z", "2024-01-31T10:00:00"],

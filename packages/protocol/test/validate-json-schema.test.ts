@@ -128,7 +128,9 @@ describe("validateJsonSchema(): numbers and strings", () => {
 
   it.each([
     ["email", "ada@example.com", "ada@example"],
+    ["email", "ada.l+1@mail.example.org", "josé@example.com"],
     ["uri", "https://example.com/a?b=1", "not a url"],
+    ["uri", "https://example.com/%C3%BC", "https://example.com/a b"],
     ["url", "mailto:ada@example.com", "/relative/path"],
     ["date", "2024-02-29", "2023-02-29"],
     ["time", "23:59:59.5+01:00", "24:00:00"],

@@ -18,9 +18,19 @@ function isUrl(text: string): boolean {
   }
 }
 
+/** An RFC 5321 address as JSON Schema's `email` means it: a dot-atom of ASCII, `@`, a domain of two labels or more. */
+const EMAIL =
+  /^[a-z\d!#$%&'*+/=?^_`{|}~-]+(\.[a-z\d!#$%&'*+/=?^_`{|}~-]+)*@([a-z\d]([a-z\d-]{0,61}[a-z\d])?\.)+[a-z\d]([a-z\d-]{0,61}[a-z\d])?$/i;
+
+/**
+ * An RFC 3986 URI as JSON Schema's `uri` means it: a scheme, then only the characters a URI
+ * may hold (no space, nothing unencoded beyond ASCII, `%` before two hex digits), parsing as a URL.
+ */
+const URI = /^[a-z][a-z\d+.-]*:([\w\-.~:/?#[\]@!$&'()*+,;=]|%[\da-f]{2})*$/i;
+
 const formats: Record<string, (text: string) => boolean> = {
-  email: (text) => /^[^\s@"]+@[^\s@.]+(\.[^\s@.]+)+$/.test(text),
-  uri: isUrl,
+  email: (text) => EMAIL.test(text),
+  uri: (text) => URI.test(text) && isUrl(text),
   url: isUrl,
   date: isDate,
   time: (text) => TIME.test(text),

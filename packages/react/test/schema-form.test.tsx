@@ -60,6 +60,40 @@ describe("SchemaForm fields", () => {
     expect(screen.getByRole("checkbox", { name: "Vegan" })).toBeTruthy();
   });
 
+  it("labels enum values by their oneOf titles, or by enumNames as older MCP schemas give them", () => {
+    const onSubmit = vi.fn();
+    render(
+      <SchemaForm
+        schema={{
+          type: "object",
+          properties: {
+            plan: { type: "string", enum: ["p1", "p2"], enumNames: ["Basic", "Pro"] },
+            seat: {
+              oneOf: [
+                { const: "w", title: "Window" },
+                { const: "a", title: "Aisle" },
+              ],
+            },
+          },
+          required: ["plan", "seat"],
+        }}
+        onSubmit={onSubmit}
+      />,
+    );
+    fireEvent.click(screen.getByRole("radio", { name: "Pro" }));
+    fireEvent.click(screen.getByRole("radio", { name: "Aisle" }));
+    submit();
+    expect(onSubmit).toHaveBeenCalledWith({ plan: "p2", seat: "a" });
+  });
+
+  it("shows a closed object with no fields as a bare confirmation, not a JSON editor", () => {
+    const onSubmit = vi.fn();
+    render(<SchemaForm schema={{ type: "object", properties: {}, additionalProperties: false }} onSubmit={onSubmit} />);
+    expect(screen.queryByLabelText("Answer (JSON)")).toBeNull();
+    submit();
+    expect(onSubmit).toHaveBeenCalledWith({});
+  });
+
   it("wraps nested objects in a fieldset with a legend", () => {
     render(
       <SchemaForm

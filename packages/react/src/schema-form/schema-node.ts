@@ -62,7 +62,12 @@ function isPrimitive(value: unknown): boolean {
 /** Options of an `enum`, or of a `oneOf`/`anyOf` whose every branch is a `const` (with an optional `title`). */
 function enumOptions(schema: JsonSchema): EnumOption[] | undefined {
   if (Array.isArray(schema.enum) && schema.enum.length > 0 && schema.enum.every(isPrimitive)) {
-    return schema.enum.map((value) => ({ value, label: String(value) }));
+    // `enumNames`: the labels of the values, as MCP's titled enums of old have them.
+    const names = Array.isArray(schema.enumNames) ? schema.enumNames : [];
+    return schema.enum.map((value, index) => {
+      const name = names[index];
+      return { value, label: typeof name === "string" ? name : String(value) };
+    });
   }
   const branches = schema.oneOf ?? schema.anyOf;
   if (!Array.isArray(branches) || branches.length === 0) return undefined;

@@ -47,6 +47,8 @@ export const demoTools: RuntimeTool[] = [
         timeout: 30 * 60_000,
       }),
     );
+    // A failed MCP tool answers isError instead of throwing: the call's one result is then an error.
+    if (result.isError) throw new Error(`The bookings server failed: ${JSON.stringify(result.content)}`);
     return result.structuredContent;
   }),
 ];

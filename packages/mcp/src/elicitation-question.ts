@@ -22,9 +22,10 @@ export interface UrlElicitationAnnotation {
 
 /**
  * The hitl-kit question for an elicitation. Form mode: the prompt is the elicitation's
- * message and the answer schema is its `requestedSchema` (so the person's answer is checked
- * against it before it leaves). URL mode: the prompt is the message and the URL, and the
- * answer is an empty object — accepting says the person went to the link.
+ * message and the answer schema is its `requestedSchema`, closed to other fields (so the
+ * person's answer is checked against it before it leaves). URL mode: the prompt is the
+ * message and the URL, and the answer is an empty object — accepting says the person went
+ * to the link.
  */
 export function elicitationQuestion(params: ElicitationParams): Pick<AskOptions, "prompt" | "schema"> {
   if (params.mode === "url") {
@@ -34,7 +35,8 @@ export function elicitationQuestion(params: ElicitationParams): Pick<AskOptions,
       schema: { type: "object", properties: {}, additionalProperties: false, [urlElicitationKeyword]: annotation },
     };
   }
-  return { prompt: params.message, schema: params.requestedSchema };
+  // An elicitation's answer holds the requested fields alone: the MCP server refuses others.
+  return { prompt: params.message, schema: { ...params.requestedSchema, additionalProperties: false } };
 }
 
 /**

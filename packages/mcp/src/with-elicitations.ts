@@ -5,7 +5,6 @@ import {
   ElicitationCompleteNotificationSchema,
   ElicitRequestSchema,
   ErrorCode,
-  McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import { elicitationQuestion, elicitResult } from "./elicitation-question.js";
 
@@ -26,11 +25,21 @@ interface Caller {
 interface Bridge {
   readonly current: AsyncLocalStorage<Caller>;
   readonly callers: Set<Caller>;
-  /** Open URL elicitations by id: called when the MCP server says one is complete, it settles the person's request. */
-  readonly links: Map<string, () => void>;
+  /**
+   * Sessions with a call on this client that ended without its MCP answer (stopped, timed
+   * out, failed): the MCP server may still be working for them, and ask. At most
+   * {@link MAX_CUT_OFF}; past it `cutOffMore`, and no question is routed without its context.
+   */
+  readonly cutOff: Set<string>;
+  cutOffMore: boolean;
+  /** Open URL elicitations by id: each settles its person's request when the MCP server says it is complete. */
+  readonly links: Map<string, Set<() => void>>;
 }
 
 const bridges = new WeakMap<Client, Bridge>();
+
+/** How many cut-off sessions a client remembers one by one (see `Bridge.cutOff`), so a long-lived client stays small. */
+const MAX_CUT_OFF = 1_000;
 
 /** Reason given when the MCP server reports a URL elicitation complete before the person answered. */
 const completedAtLink = "The MCP server reported this elicitation complete.";
@@ -66,6 +75,10 @@ export async function withElicitations<T>(client: Client, ctx: ToolContext, run:
   bridge.callers.add(caller);
   try {
     return await bridge.current.run(caller, run);
+  } catch (error) {
+    if (bridge.cutOff.size < MAX_CUT_OFF) bridge.cutOff.add(ctx.sessionId);
+    else if (!bridge.cutOff.has(ctx.sessionId)) bridge.cutOffMore = true;
+    throw error;
   } finally {
     bridge.callers.delete(caller);
   }
@@ -74,7 +87,13 @@ export async function withElicitations<T>(client: Client, ctx: ToolContext, run:
 function bridgeFor(client: Client): Bridge {
   const known = bridges.get(client);
   if (known) return known;
-  const bridge: Bridge = { current: new AsyncLocalStorage(), callers: new Set(), links: new Map() };
+  const bridge: Bridge = {
+    current: new AsyncLocalStorage(),
+    callers: new Set(),
+    cutOff: new Set(),
+    cutOffMore: false,
+    links: new Map(),
+  };
   try {
     client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
       const { ctx } = route(bridge);
@@ -87,11 +106,14 @@ function bridgeFor(client: Client): Bridge {
       if (extra.signal.aborted) withdrawn();
       extra.signal.addEventListener("abort", withdrawn, { once: true });
       // A URL elicitation the MCP server reports complete settles as accepted: the person did what the link asked.
+      let complete = () => {};
       const completed =
         params.mode === "url"
-          ? new Promise<{ value: Record<string, never>; reason: string }>((resolve) =>
-              bridge.links.set(params.elicitationId, () => resolve({ value: {}, reason: completedAtLink })),
-            )
+          ? new Promise<{ value: Record<string, never>; reason: string }>((resolve) => {
+              complete = () => resolve({ value: {}, reason: completedAtLink });
+              const links = bridge.links.get(params.elicitationId) ?? new Set();
+              bridge.links.set(params.elicitationId, links.add(complete));
+            })
           : undefined;
       try {
         const answer = await ctx.ask({
@@ -100,9 +122,17 @@ function bridgeFor(client: Client): Bridge {
           ...(completed ? { answeredElsewhere: completed } : {}),
         });
         return elicitResult(answer, params.mode === "url" ? "url" : "form");
+      } catch (error) {
+        // The person stopped the turn: to the MCP server, they cancelled.
+        if (ctx.signal.aborted) return { action: "cancel" };
+        throw error;
       } finally {
         extra.signal.removeEventListener("abort", withdrawn);
-        if (params.mode === "url") bridge.links.delete(params.elicitationId);
+        if (params.mode === "url") {
+          const links = bridge.links.get(params.elicitationId);
+          links?.delete(complete);
+          if (links?.size === 0) bridge.links.delete(params.elicitationId);
+        }
       }
     });
   } catch (error) {
@@ -113,26 +143,46 @@ function bridgeFor(client: Client): Bridge {
     );
   }
   client.setNotificationHandler(ElicitationCompleteNotificationSchema, (notification) => {
-    bridge.links.get(notification.params.elicitationId)?.();
+    for (const complete of bridge.links.get(notification.params.elicitationId) ?? []) complete();
   });
   bridges.set(client, bridge);
   return bridge;
 }
 
-/** The tool call an elicitation belongs to: the one whose async context it arrived in, or the only one running. */
+/**
+ * The tool call an elicitation belongs to: the one whose async context it arrived in, or
+ * else the only one running — unless another session's call may still be asking: the
+ * context names a call of another session that has ended, or a call of another session on
+ * this client ended without its MCP answer. A question is never shown to another person.
+ */
 function route(bridge: Bridge): Caller {
   const current = bridge.current.getStore();
   if (current && bridge.callers.has(current)) return current;
-  if (bridge.callers.size === 1) return [...bridge.callers][0]!;
   if (bridge.callers.size === 0) {
-    throw new McpError(
-      ErrorCode.InvalidRequest,
+    throw refusal(
       "No person can answer this elicitation: the client is not running a tool call inside withElicitations(client, ctx, …).",
     );
   }
-  throw new McpError(
-    ErrorCode.InvalidRequest,
-    `${bridge.callers.size} hitl-kit tool calls share this MCP client and the transport does not say which one ` +
-      "this elicitation belongs to; give each session (or call) its own Client.",
-  );
+  if (bridge.callers.size > 1) {
+    throw refusal(
+      `${bridge.callers.size} hitl-kit tool calls share this MCP client and the transport does not say which one ` +
+        "this elicitation belongs to; give each session (or call) its own Client.",
+    );
+  }
+  const [only] = bridge.callers as Set<Caller>;
+  const session = only!.ctx.sessionId;
+  const othersCutOff = bridge.cutOffMore || bridge.cutOff.size > (bridge.cutOff.has(session) ? 1 : 0);
+  if (othersCutOff || (current && current.ctx.sessionId !== session)) {
+    throw refusal(
+      "No person can answer this elicitation: it may come from a tool call of another session that has ended " +
+        "(stopped, timed out or failed) while the MCP server went on, so it is not shown to the one call running; " +
+        "give each session its own Client.",
+    );
+  }
+  return only!;
+}
+
+/** An error the SDK answers the MCP server with as is (an `McpError` would repeat its "MCP error -32600:" prefix). */
+function refusal(message: string): Error {
+  return Object.assign(new Error(message), { code: ErrorCode.InvalidRequest });
 }

@@ -125,7 +125,7 @@ describe("MCP elicitations forwarded to the person", () => {
       toolName: "book_table",
       prompt: "How many seats at Nora, and when?",
     });
-    expect(request.answerSchema).toEqual(requestedSchema);
+    expect(request.answerSchema).toEqual({ ...requestedSchema, additionalProperties: false });
 
     const accepted = await answer(id!, {
       requestId: request.requestId,
@@ -176,6 +176,27 @@ describe("MCP elicitations forwarded to the person", () => {
     await answer(id!, { requestId: request.requestId, action: "accept", value: { seats: 2, date: "2026-12-31" } });
     await finished(id!);
     expect(heard).toEqual([{ action: "accept", content: { seats: 2, date: "2026-12-31" } }]);
+  });
+
+  it("refuses an answer with a field the elicitation did not ask for, which the MCP server would refuse", async () => {
+    const [id] = await host();
+    const request = await openRequest(id!);
+    for (const extra of [{ notes: null }, { notes: "window seat" }]) {
+      const value = { seats: 2, date: "2026-12-24", ...extra };
+      expect((await answer(id!, { requestId: request.requestId, action: "accept", value })).status).toBe(422);
+    }
+    expect(heard).toEqual([]);
+  });
+
+  it("tells the MCP server the person cancelled when they stop the turn", async () => {
+    const [id] = await host();
+    const request = await openRequest(id!);
+    expect((await server!.call("POST", `/sessions/${id}/cancel`, {})).status).toBe(202);
+    const events = await finished(id!);
+    expect(events.filter((event) => event.type === "input.resolved")).toMatchObject([
+      { requestId: request.requestId, action: "cancel" },
+    ]);
+    await vi.waitFor(() => expect(heard).toEqual([{ action: "cancel" }]));
   });
 
   it("cancels the request when the MCP connection closes, and the call gets one error result", async () => {
@@ -255,6 +276,22 @@ describe("MCP elicitations forwarded to the person", () => {
         requestId: request.requestId,
         action: "accept",
         value: {},
+        reason: "The MCP server reported this elicitation complete.",
+      },
+    ]);
+  });
+
+  it("keeps URL elicitations that share an id apart: one answered leaves the other to complete", async () => {
+    const ids = await host({ sessions: 2, viaLink: true });
+    const requests = await Promise.all(ids.map((id) => openRequest(id)));
+    await answer(ids[0]!, { requestId: requests[0]!.requestId, action: "decline" });
+    await vi.waitFor(() => expect(heard).toEqual([{ action: "decline" }]));
+    await completeLink!();
+    const events = await finished(ids[1]!);
+    expect(events.filter((event) => event.type === "input.resolved")).toMatchObject([
+      {
+        requestId: requests[1]!.requestId,
+        action: "accept",
         reason: "The MCP server reported this elicitation complete.",
       },
     ]);

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { APICallError, type LanguageModelV4, type LanguageModelV4StreamPart } from "@ai-sdk/provider";
@@ -5,7 +6,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createAgentRuntime, memoryStore, scriptedModel } from "../src/index.js";
 import { modelRetryDelay } from "../src/runtime/model-retry.js";
 import { ModelStalled } from "../src/runtime/model-step.js";
-import { checkOneResultPerCall, startServer } from "./harness.js";
+import { sqliteStore } from "../src/store/sqlite-store.js";
+import { checkOneResultPerCall, quiet, startServer, tempDir } from "./harness.js";
 import { startFakeAnthropic } from "./providers/fake-anthropic.js";
 import { startFakeOpenAI } from "./providers/fake-openai.js";
 import type { FakeProvider, FakeReply } from "./providers/fake-reply.js";
@@ -153,6 +155,75 @@ describe("a model call that fails before it streams anything", () => {
   });
 });
 
+describe("an error the model's stream sends", () => {
+  /** A stream of `parts`, then the error part a provider sends for an overload: a plain object, not an Error. */
+  const overloadedStream = (parts: LanguageModelV4StreamPart[]) =>
+    new ReadableStream<LanguageModelV4StreamPart>({
+      start(controller) {
+        for (const part of parts) controller.enqueue(part);
+        controller.enqueue({
+          type: "error",
+          error: { message: "Overloaded", statusCode: 529, isRetryable: true, data: { type: "overloaded_error" } },
+        });
+        controller.close();
+      },
+    });
+
+  it("is retried when it comes before any text, though it is a plain object", async () => {
+    const before: LanguageModelV4StreamPart[] = [
+      { type: "stream-start", warnings: [] },
+      { type: "response-metadata", id: "r1" },
+      { type: "text-start", id: "t" },
+    ];
+    const { model, signals } = modelOf([() => ({ stream: overloadedStream(before) })]);
+    const id = await turnOf(model, { modelRetryDelayMs: 1 });
+    await server!.runtime.idle();
+    const { snapshot, text } = await lastReply(id);
+    expect(snapshot.error).toBeUndefined();
+    expect(text).toBe("Recovered.");
+    expect(signals).toHaveLength(2);
+  });
+
+  it("fails the turn with its status and message when it comes after text", async () => {
+    const { model, signals } = modelOf([() => ({ stream: overloadedStream(hello) })]);
+    const id = await turnOf(model, { modelRetryDelayMs: 1 });
+    await server!.runtime.idle();
+    const { snapshot, text } = await lastReply(id);
+    expect(snapshot.error).toEqual({ code: "model_529", message: "Overloaded" });
+    expect(text).toBe("Hello, ");
+    expect(signals).toHaveLength(1);
+  });
+});
+
+describe("a runtime that closes while a model call waits to be tried again", () => {
+  it("closes at once, calls the model no more, and the next start makes the call", async () => {
+    const dir = tempDir();
+    const path = join(dir.path, "hitl.sqlite");
+    const first = modelOf([() => Promise.reject(overloaded())]);
+    const log = keptLog();
+    const store = sqliteStore(path);
+    const runtime = createAgentRuntime({ model: first.model, store, logger: log.logger, modelRetryDelayMs: 60_000 });
+    const { sessionId } = await runtime.createSession({ owner: "ada" });
+    await runtime.sendMessage(sessionId, "go");
+    await expect.poll(() => log.warnings.length).toBe(1);
+    await runtime.close(); // well before the minute the retry waits
+    await store.close();
+    expect(first.signals).toHaveLength(1);
+    expect(log.warnings[1]).toContain("the runtime closed before a failed model call was tried again");
+
+    const again = sqliteStore(path);
+    const next = createAgentRuntime({ model: scriptedModel([{ text: "Recovered." }]), store: again, logger: quiet });
+    await next.ready;
+    await next.idle();
+    const snapshot = await next.getSnapshot(sessionId);
+    expect(snapshot.error).toBeUndefined();
+    expect(snapshot.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+    await next.close();
+    await again.close();
+    dir.cleanup();
+  });
+});
+
 describe("a model that stalls", () => {
   it("is stopped and tried again when it sent nothing yet, even if it ignores its signal", async () => {
     const silent = stalledStream();
@@ -236,6 +307,20 @@ describe("against a provider's API", () => {
     },
   );
 
+  it("anthropic: an overloaded_error event after message_start is retried; after text it fails the turn as model_529", async () => {
+    const retried = await runOn("anthropic", [{ text: "Never shown.", overloadAfter: 1 }, { text: "Here you are." }]);
+    expect(retried.fake.requests).toHaveLength(2);
+    expect(retried.snapshot.error).toBeUndefined();
+    expect(retried.text).toBe("Here you are.");
+    await server!.close();
+    server = undefined;
+
+    const failed = await runOn("anthropic", [{ text: "Cut short, sadly.", overloadAfter: 5 }]);
+    expect(failed.fake.requests).toHaveLength(1);
+    expect(failed.snapshot.error).toEqual({ code: "model_529", message: "Overloaded" });
+    expect(failed.text!.length).toBeGreaterThan(0);
+  });
+
   it.each(["anthropic", "openai"] as const)(
     "%s: a stream stalled mid-reply is closed and fails the turn",
     async (provider) => {
@@ -275,6 +360,12 @@ describe("modelRetryDelay", () => {
     expect(modelRetryDelay(retryable({ "retry-after": "3600" }), 0, 100)).toBe(100);
     expect(modelRetryDelay(retryable({ "retry-after": "soon" }), 0, 100)).toBe(100);
     expect(modelRetryDelay(retryable({ "retry-after-ms": "-5" }), 1, 100)).toBe(200);
+    expect(modelRetryDelay(retryable({ "retry-after-ms": "abc", "retry-after": "2" }), 0, 100)).toBe(2000);
+    expect(modelRetryDelay(retryable({ "Retry-After": "4" }), 0, 100)).toBe(4000);
+  });
+
+  it("never waits longer than a timer can (a longer timer fires at once)", () => {
+    expect(modelRetryDelay(retryable(), 30, 2_000)).toBe(2 ** 31 - 1);
   });
 });
 

@@ -1,4 +1,4 @@
-import { ModelStalled } from "./model-step.js";
+import { MAX_TIMER_MS, ModelStalled } from "./model-step.js";
 
 /** How many times a model call that failed before it streamed anything is tried again, by default (`modelRetries`). */
 export const DEFAULT_MODEL_RETRIES = 2;
@@ -17,34 +17,51 @@ const MAX_ASKED_DELAY_MS = 60_000;
 export function modelRetryDelay(error: unknown, attempt: number, delayMs: number): number | undefined {
   const retryable = error instanceof ModelStalled || (error as { isRetryable?: unknown } | null)?.isRetryable === true;
   if (!retryable) return undefined;
-  const headers = (error as { responseHeaders?: Record<string, string | undefined> }).responseHeaders;
-  return askedDelay(headers) ?? delayMs * 2 ** attempt;
+  const headers = (error as { responseHeaders?: unknown }).responseHeaders;
+  return askedDelay(headers) ?? Math.min(delayMs * 2 ** attempt, MAX_TIMER_MS);
 }
 
-function askedDelay(headers: Record<string, string | undefined> | undefined): number | undefined {
-  if (!headers) return undefined;
-  const milliseconds = headers["retry-after-ms"];
-  const seconds = headers["retry-after"];
-  let delay: number | undefined;
-  if (milliseconds !== undefined && milliseconds.trim() !== "") delay = Number(milliseconds);
-  else if (seconds !== undefined && seconds.trim() !== "") {
-    delay = /^\s*\d+(\.\d+)?\s*$/.test(seconds) ? Number(seconds) * 1000 : Date.parse(seconds) - Date.now();
-  }
-  return delay !== undefined && delay >= 0 && delay <= MAX_ASKED_DELAY_MS ? delay : undefined;
+/** The wait a provider asks for: `retry-after-ms`, else `retry-after` (seconds or a date); one it cannot mean is ignored. */
+function askedDelay(headers: unknown): number | undefined {
+  if (typeof headers !== "object" || headers === null) return undefined;
+  const named = (name: string) =>
+    Object.entries(headers).find(([key, value]) => key.toLowerCase() === name && typeof value === "string")?.[1] as
+      | string
+      | undefined;
+  const decimal = /^\s*\d+(\.\d+)?\s*$/;
+  const milliseconds = named("retry-after-ms");
+  const seconds = named("retry-after");
+  const asked =
+    milliseconds !== undefined && decimal.test(milliseconds)
+      ? Number(milliseconds)
+      : seconds === undefined
+        ? undefined
+        : decimal.test(seconds)
+          ? Number(seconds) * 1000
+          : Date.parse(seconds) - Date.now();
+  return asked !== undefined && asked >= 0 && asked <= MAX_ASKED_DELAY_MS ? asked : undefined;
 }
 
-/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
-export function delay(ms: number, signal: AbortSignal): Promise<void> {
+/** Resolves after `ms`, or rejects with the reason of the first of `signals` to abort, as soon as it does. */
+export function delay(ms: number, ...signals: AbortSignal[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const stop = () => {
+    const aborted = signals.find((signal) => signal.aborted);
+    if (aborted) return reject(aborted.reason);
+    const listeners = signals.map((signal) => {
+      const stop = () => {
+        done();
+        reject(signal.reason);
+      };
+      signal.addEventListener("abort", stop);
+      return () => signal.removeEventListener("abort", stop);
+    });
+    const done = () => {
       clearTimeout(timer);
-      reject(signal.reason);
+      for (const remove of listeners) remove();
     };
     const timer = setTimeout(() => {
-      signal.removeEventListener("abort", stop);
+      done();
       resolve();
     }, ms);
-    signal.addEventListener("abort", stop, { once: true });
   });
 }

@@ -91,7 +91,10 @@ export async function streamModelStep({
       () => {},
     );
     reader = (await Promise.race([started, halted])).stream.getReader();
-    if (call.signal.aborted) throw call.signal.reason;
+    if (call.signal.aborted) {
+      reader.cancel(call.signal.reason).catch(() => {});
+      throw call.signal.reason;
+    }
     const output = await readParts(reader, watch.touch, newMessageId, (events) => {
       streamed = true;
       return emit(events);
@@ -197,7 +200,7 @@ async function readParts(
         break;
       }
       case "error":
-        throw part.error instanceof Error ? part.error : new Error(describe(part.error));
+        throw asError(part.error);
       default:
         break;
     }
@@ -216,6 +219,18 @@ function parseInput(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A stream's `error` part as an Error. Providers send plain objects there (an overload
+ * mid-stream): what they say of it (`message`, `statusCode`, `isRetryable`) is kept, so the
+ * runtime can retry it and name its status.
+ */
+function asError(error: unknown): Error {
+  if (error instanceof Error) return error;
+  if (typeof error !== "object" || error === null) return new Error(describe(error));
+  const { message } = error as { message?: unknown };
+  return Object.assign(new Error(typeof message === "string" ? message : describe(error)), error);
 }
 
 function describe(error: unknown): string {

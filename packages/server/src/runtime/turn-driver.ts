@@ -47,6 +47,8 @@ export class TurnDriver {
   /** Per session, the drive waiting for the store to come back: its timer and how many tries it made. */
   readonly #retries = new Map<string, { timer: ReturnType<typeof setTimeout>; tries: number }>();
   #stopped = false;
+  /** Aborted when the runtime closes: a model call's retry waits no longer, and the turn is left to the next start. */
+  readonly #closing = new AbortController();
 
   constructor(private readonly core: RuntimeCore) {}
 
@@ -79,6 +81,7 @@ export class TurnDriver {
         (error: unknown) => {
           if (error instanceof StoreUnavailable) return this.#retryLater(sessionId, error, retry?.tries ?? 0);
           this.#retries.delete(sessionId);
+          if (error instanceof LeftForRecovery) return this.core.logger.warn(error.message);
           this.core.logger.error(`hitl-kit: driving session ${sessionId} failed:`, error);
         },
       )
@@ -123,6 +126,7 @@ export class TurnDriver {
   /** Drives no session that waits for the store to come back (the runtime is closing). */
   stop(): void {
     this.#stopped = true;
+    this.#closing.abort();
     for (const { timer } of this.#retries.values()) clearTimeout(timer);
     this.#retries.clear();
   }
@@ -244,8 +248,8 @@ export class TurnDriver {
       }
     } catch (error) {
       if (error instanceof LeaseLost || signal.reason instanceof LeaseLost) return true;
-      // Not the turn's failure: the drive stops, and goes on once the store is back.
-      if (error instanceof StoreUnavailable) throw error;
+      // Not the turn's failure: the drive stops, and goes on once the store is back (or at the next start).
+      if (error instanceof StoreUnavailable || error instanceof LeftForRecovery) throw error;
       await core.lock.run(sessionId, async () => {
         const found = await core.requireSession(sessionId);
         if (found.status === "idle" || found.status === "waiting") return;
@@ -683,10 +687,14 @@ export class TurnDriver {
           if (!(signal.reason instanceof LeaseLost)) await coalescer.flush();
           throw error;
         }
+        // A closing runtime makes no more calls: the turn stays running in the store, for the next start.
+        if (this.#stopped) throw new LeftForRecovery(sessionId, error);
         core.logger.warn(
           `hitl-kit: session ${sessionId}: the model call failed (${failureText(error)}); trying again in ${wait} ms (retry ${attempt + 1} of ${modelRetries}).`,
         );
-        await delay(wait, signal);
+        await delay(wait, signal, this.#closing.signal).catch((reason: unknown) => {
+          throw this.#closing.signal.aborted && !signal.aborted ? new LeftForRecovery(sessionId, error) : reason;
+        });
       }
     }
     const streamedEvents = await coalescer.drain();
@@ -768,6 +776,17 @@ const DEFAULT_MODEL_STALL_MS = 120_000;
 
 /** How long a stopped turn waits for its running tools by default (`abortGraceMs`). */
 const DEFAULT_ABORT_GRACE_MS = 5_000;
+
+/** The runtime closed while a model call waited to be tried again: the turn is left as it is, for the next start. */
+class LeftForRecovery extends Error {
+  constructor(sessionId: string, cause: unknown) {
+    super(
+      `hitl-kit: session ${sessionId}: the runtime closed before a failed model call was tried again; the turn goes on at the next start.`,
+      { cause },
+    );
+    this.name = "LeftForRecovery";
+  }
+}
 
 /** A stopped turn's tools had not all ended within the grace: `reasons` is what the results of those still running say. */
 class ToolsOutlastedStop extends Error {

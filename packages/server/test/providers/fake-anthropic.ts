@@ -56,7 +56,7 @@ const anthropicDialect: ProviderDialect = {
   },
   respond: async (body, reply, response) => {
     const message = toMessage(body, reply);
-    if (body.stream === true) await writeEventStream(response, toEvents(message), reply.stallAfter);
+    if (body.stream === true) await writeEventStream(response, overloaded(toEvents(message), reply), reply.stallAfter);
     else writeJson(response, message);
   },
 };
@@ -140,6 +140,13 @@ function toEvents(message: Message): string[] {
   });
   emit("message_stop");
   return events;
+}
+
+/** The frames cut at `overloadAfter` and ended by the error event the API sends when it is overloaded mid-stream. */
+function overloaded(frames: string[], reply: FakeReply): string[] {
+  if (reply.overloadAfter === undefined) return frames;
+  const error = { type: "error", error: { type: "overloaded_error", message: "Overloaded" } };
+  return [...frames.slice(0, reply.overloadAfter), `event: error\ndata: ${JSON.stringify(error)}\n\n`];
 }
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";

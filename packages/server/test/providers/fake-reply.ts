@@ -21,6 +21,8 @@ export type FakeReply = {
   fail?: { status: number; message: string; headers?: Record<string, string> };
   /** Streams this many frames, then sends nothing more until the client leaves (a stalled stream). */
   stallAfter?: number;
+  /** Anthropic only: streams this many frames, then an `overloaded_error` event, and ends (an overload mid-stream). */
+  overloadAfter?: number;
 };
 
 /** Reply i answers the i-th accepted request; a function is asked for each one instead. */

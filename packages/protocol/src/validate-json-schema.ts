@@ -3,6 +3,9 @@ import type { JsonSchema, ValidationIssue, ValidationResult } from "./schema.js"
 
 const compiled = new WeakMap<JsonSchema, Check>();
 
+/** The most issues a validation reports; past it, one more line counts the rest. */
+const MAX_ISSUES = 50;
+
 /**
  * Validates a value against a plain JSON Schema, synchronously, in browsers and on
  * servers alike, with no code generation. The browser checks answers with it before they
@@ -49,5 +52,8 @@ export function validateJsonSchema(schema: JsonSchema, value: unknown): Validati
     const key = JSON.stringify([issue.path, issue.message]);
     return !seen.has(key) && Boolean(seen.add(key));
   });
-  return { ok: false, issues };
+  // A value with thousands of bad items says so in a few lines, not thousands.
+  if (issues.length <= MAX_ISSUES) return { ok: false, issues };
+  const more = { path: [], message: `…and ${issues.length - MAX_ISSUES} more issues.` };
+  return { ok: false, issues: [...issues.slice(0, MAX_ISSUES), more] };
 }

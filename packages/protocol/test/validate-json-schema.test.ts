@@ -274,3 +274,29 @@ describe("validateJsonSchema(): composition and references", () => {
     expect(ok({ $ref: "https://example.com/schema.json" }, 3)).toBe(true);
   });
 });
+
+describe("validateJsonSchema(): what any caller may send", () => {
+  // Sizes at which a check quadratic in the input runs for half a minute or more (the test then
+  // fails on its timeout) and a linear one for milliseconds: a hang detector, not a speed target.
+  it("checks a date-time in one pass, even a long string of separators that cannot match", () => {
+    const schema: JsonSchema = { type: "string", format: "date-time" };
+    expect(ok(schema, `${"t".repeat(200_000)}\n`)).toBe(false);
+    expect(ok(schema, `${" ".repeat(200_000)}x`)).toBe(false);
+    expect(ok(schema, "2024-01-31 10:00:00+01:00")).toBe(true);
+  });
+
+  it("finds duplicate items in one pass, with keys in any order equal", () => {
+    const many = Array.from({ length: 30_000 }, (_, index) => ({ id: index, tag: "x" }));
+    expect(messages({ uniqueItems: true }, [...many, { tag: "x", id: 0 }])).toEqual([
+      "Duplicate items at indexes 0 and 30000.",
+    ]);
+    expect(ok({ uniqueItems: true }, many)).toBe(true);
+    expect(ok({ uniqueItems: true }, [1, "1", [1], { a: 1, b: undefined }, { a: 1 }])).toBe(false);
+  });
+
+  it("reports at most 50 issues, and how many more there were", () => {
+    const found = issues({ type: "array", items: { type: "integer" } }, Array.from({ length: 200 }, String));
+    expect(found).toHaveLength(51);
+    expect(found.at(-1)).toEqual({ path: [], message: "…and 150 more issues." });
+  });
+});

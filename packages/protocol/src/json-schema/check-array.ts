@@ -1,4 +1,4 @@
-import { jsonEqual } from "../json-equal.js";
+import { canonicalJson } from "../json-equal.js";
 import type { JsonSchema, ValidationIssue } from "../schema.js";
 import type { Check, Path, Seen } from "./check-value.js";
 
@@ -59,9 +59,15 @@ export function checkArray(
   });
   if (seen && s.unevaluatedItems !== undefined) seen.all = true;
   if (s.uniqueItems === true) {
-    const twin = (index: number) => value.findIndex((other, at) => at > index && jsonEqual(value[index], other));
-    const first = value.findIndex((_, index) => twin(index) >= 0);
-    if (first >= 0)
-      out.push({ path: path.slice(), message: `Duplicate items at indexes ${first} and ${twin(first)}.` });
+    const firstAt = new Map<string, number>();
+    for (const [index, item] of value.entries()) {
+      const key = canonicalJson(item);
+      const first = firstAt.get(key);
+      if (first !== undefined) {
+        out.push({ path: path.slice(), message: `Duplicate items at indexes ${first} and ${index}.` });
+        break;
+      }
+      firstAt.set(key, index);
+    }
   }
 }

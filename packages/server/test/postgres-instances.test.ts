@@ -256,6 +256,56 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
     expect(released).toBe(0);
   }, 20_000);
 
+  it("hands a question's tool only an answer its own schema takes, though another instance took it", async () => {
+    const schema = postgres.schema();
+    const heard: unknown[] = [];
+    const asking = implement(slow, async (_input, ctx) => {
+      try {
+        const answer = await ctx.ask({
+          prompt: "Which file, and how many copies?",
+          schema: z.object({
+            path: z.string().refine((path) => !path.includes(".."), "no parent directories"),
+            copies: z.string().transform(Number),
+          }),
+        });
+        heard.push(answer);
+        return { done: true };
+      } catch (error) {
+        heard.push((error as Error).message);
+        throw error;
+      }
+    });
+    const a = await instance(schema, { tools: [asking] });
+    const b = await instance(schema, { tools: [asking] });
+    const run = async (value: unknown) => {
+      const { sessionId } = await a.runtime.createSession();
+      await a.runtime.sendMessage(sessionId, "go");
+      let requestId = "";
+      await vi.waitFor(async () => {
+        [{ requestId = "" } = { requestId: "" }] = (await b.runtime.getSnapshot(sessionId)).pending;
+        expect(requestId).not.toBe("");
+      });
+      // A asks; B, which has only the question's JSON Schema, takes the answer.
+      const taken = await b.runtime.respond(sessionId, [{ requestId, action: "accept", value }]);
+      await vi.waitFor(async () => expect((await a.store.getSession(sessionId))?.status).toBe("idle"), {
+        timeout: 10_000,
+      });
+      const log = await a.store.readEvents(sessionId, 0);
+      expect(checkOneResultPerCall(log)).toEqual([]);
+      return { taken, result: log.find((event) => event.type === "tool.result") };
+    };
+
+    const good = await run({ path: "report.pdf", copies: "3" });
+    expect(good.taken.status).toBe(202);
+    expect(heard.shift()).toEqual({ action: "accept", value: { path: "report.pdf", copies: 3 } });
+    expect(good.result).toMatchObject({ outcome: "ok" });
+
+    const sly = await run({ path: "../../etc/passwd", copies: "3" });
+    expect(sly.taken.status).toBe(202);
+    expect(heard.shift()).toMatch(/taken by another server instance.*path: no parent directories/);
+    expect(sly.result).toMatchObject({ outcome: "error" });
+  }, 30_000);
+
   it("keeps a cancel that lands while the turn's instance is dead: the turn ends once its lease lapses", async () => {
     const schema = postgres.schema();
     let started = 0;

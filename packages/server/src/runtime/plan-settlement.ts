@@ -163,5 +163,6 @@ async function settleAsked(
       checked.issues,
     );
   }
-  return resolved({ action: "accept", at, value: checked.value, ...reason }, {});
+  // The answer as the person gave it: the asking tool parses it with its schema (see `askResult`).
+  return resolved({ action: "accept", at, value: cause.value, ...reason }, {});
 }

@@ -6,6 +6,7 @@ import {
   type InputResponse,
   type SchemaLike,
   toJsonSchema,
+  validate,
 } from "@hitl-kit/protocol";
 import type { Resolution, SessionRecord, ToolCallRecord, WriteBatch } from "../store/records.js";
 import { StoreUnavailable } from "../store/store-unavailable.js";
@@ -557,8 +558,10 @@ export class TurnDriver {
       const stop = () => settle(() => reject(signal.reason));
       // Whatever settles it (an answer on any instance, expiry, a stopped turn), its
       // `input.resolved` reaches this instance's hub once written.
+      const deliver = (resolution: Omit<Resolution, "at">) =>
+        settle(() => resolve(askResult(resolution, question.schema, requestId)));
       const unsubscribe = core.hub.subscribe(sessionId, (event) => {
-        if (event.type === "input.resolved" && event.requestId === requestId) settle(() => resolve(askResult(event)));
+        if (event.type === "input.resolved" && event.requestId === requestId) deliver(event);
       });
       signal.addEventListener("abort", stop, { once: true });
       // Across instances a notification can be lost: the store is asked now and then as well.
@@ -566,7 +569,7 @@ export class TurnDriver {
         check = setInterval(() => {
           void core.store.getRequest(sessionId, requestId).then(
             (record) => {
-              if (record?.resolution) settle(() => resolve(askResult(record.resolution!)));
+              if (record?.resolution) deliver(record.resolution);
             },
             () => {}, // the store could not be reached: the next look, or the notification, tells
           );
@@ -802,11 +805,28 @@ class ToolsOutlastedStop extends Error {
 /** How often a question waiting across instances reads its request, in case a notification was lost. */
 const ASK_CHECK_MS = 5_000;
 
-/** A settled question as the asking tool receives it. */
-function askResult({ action, value, reason }: Omit<Resolution, "at">): AskResult<unknown> {
+/**
+ * A settled question as the asking tool receives it: an answer parsed by the question's own
+ * schema, here, where the tool waits. The instance that took the answer checked it against
+ * that schema when the question was asked there, else against its JSON Schema, which lacks
+ * refinements and transforms: an answer that passed that but fails the schema itself is
+ * never handed to the tool, whose `ask` throws instead.
+ */
+async function askResult(
+  { action, value, reason }: Omit<Resolution, "at">,
+  schema: SchemaLike,
+  requestId: string,
+): Promise<AskResult<unknown>> {
   const because = reason === undefined ? {} : { reason };
-  if (action === "accept") return { action, value, ...because };
-  return action === "expire" ? { action } : { action, ...because };
+  if (action !== "accept") return action === "expire" ? { action } : { action, ...because };
+  const checked = await validate(schema, value);
+  if (!checked.ok) {
+    const issues = checked.issues.map((issue) => `${issue.path.join(".") || "(answer)"}: ${issue.message}`);
+    throw new Error(
+      `The answer to ${requestId} was taken by another server instance, which could check it against the question's JSON Schema only, and it fails the question's own schema (${issues.join("; ")}).`,
+    );
+  }
+  return { action, value: checked.value, ...because };
 }
 
 function expiryAfter(option: ExpireAfter, call: { toolName: string; input: unknown }) {

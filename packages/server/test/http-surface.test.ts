@@ -270,6 +270,25 @@ describe("what every request must be, on the adapter and the fetch handler", () 
   });
 });
 
+describe("a person's data in transit", () => {
+  it("is kept by no cache and read as nothing but what it is: snapshots, lists, errors and the event stream", async () => {
+    const base = await servedChat();
+    const created = await send(`${base}/sessions`, { method: "POST", headers: json, body: "{}" });
+    const cookie = created.headers["set-cookie"]![0]!.split(";")[0]!;
+    const id = JSON.parse(created.text).sessionId;
+    for (const path of [`/sessions/${id}`, "/sessions", "/sessions/ses_nobody"]) {
+      const answered = await send(`${base}${path}`, { headers: { cookie } });
+      expect([answered.headers["cache-control"], answered.headers["x-content-type-options"]]).toEqual([
+        "no-store",
+        "nosniff",
+      ]);
+    }
+    const stream = await fetch(`${base}/sessions/${id}/events`, { headers: { cookie } });
+    expect(stream.headers.get("cache-control")).toBe("no-store, no-transform");
+    await stream.body?.cancel();
+  });
+});
+
 describe("trustProxy", () => {
   it("takes the scheme and host from X-Forwarded-* only when told to", async () => {
     const forwarded = {
@@ -350,6 +369,40 @@ describe("rate limits", () => {
     const limited = await cancel("ada");
     expect([limited.status, limited.headers.get("retry-after") !== null]).toEqual([429, true]);
     expect((await cancel("bob")).status).toBe(404); // bob has his own budget, and no such session
+  });
+
+  it("counts an IPv6 caller by its /64, and an IPv4 address written as IPv6 as IPv4", async () => {
+    server = startServer(scriptedModel([]));
+    const proxied = createFetchHandler(server.runtime, { trustProxy: true, rateLimit: { maxCreates: 1 } });
+    const create = (from: string) =>
+      proxied(
+        new Request("http://127.0.0.1/api/agent/sessions", {
+          method: "POST",
+          headers: { ...json, "x-forwarded-for": from },
+          body: "{}",
+        }),
+      );
+    expect((await create("2001:db8:1:2::1")).status).toBe(201);
+    expect((await create("2001:db8:1:2:ffff::9")).status).toBe(429); // the same /64
+    expect((await create("2001:db8:1:3::1")).status).toBe(201);
+    expect((await create("192.0.2.7")).status).toBe(201);
+    expect((await create("::ffff:192.0.2.7")).status).toBe(429);
+  });
+
+  it("says once when it cannot tell anonymous callers apart, having no address for them", async () => {
+    server = startServer(scriptedModel([]));
+    const warnings: string[] = [];
+    const handler = createFetchHandler(server.runtime, {
+      rateLimit: { maxCreates: 5 },
+      logger: { warn: (message: string) => warnings.push(message), error: () => {} },
+    });
+    const create = () =>
+      handler(new Request("http://127.0.0.1/api/agent/sessions", { method: "POST", headers: json, body: "{}" }));
+    expect((await create()).status).toBe(201);
+    expect((await create()).status).toBe(201);
+    expect(warnings).toEqual([
+      expect.stringContaining("every caller without an identity shares one rate-limit budget"),
+    ]);
   });
 
   it("stays within its key budget under a flood of unique keys", () => {

@@ -26,3 +26,23 @@ export function clientAddress(request: Request, context: unknown, trustProxy: bo
     (typeof platform.requestIP === "function" ? (platform.requestIP(request)?.address ?? undefined) : undefined)
   );
 }
+
+/**
+ * What a rate limit counts one caller by: an IPv4 address as it is, an IPv6 address by its
+ * /64 (one host or home network holds a whole /64, so counting each address would give it
+ * countless budgets); an IPv4 address written as IPv6 (`::ffff:192.0.2.1`) as IPv4.
+ */
+export function addressBlock(address: string): string {
+  const bare = address.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
+  if (mapped) return mapped[1]!;
+  if (!bare.includes(":")) return bare;
+  const [head = "", tail] = bare.toLowerCase().split("::");
+  const left = head === "" ? [] : head.split(":");
+  const right = tail === undefined || tail === "" ? [] : tail.split(":");
+  const groups = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill("0"), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((group) => Number.parseInt(group || "0", 16).toString(16))
+    .join(":")}::/64`;
+}

@@ -1,7 +1,7 @@
 import { isIdempotencyKey, ProtocolError } from "@hitl-kit/protocol";
 import type { AgentRuntime } from "../runtime/agent-runtime.js";
 import { type Caller, type Identify, identifyCaller, identityCookieHeader } from "./caller.js";
-import { clientAddress } from "./client-address.js";
+import { addressBlock, clientAddress } from "./client-address.js";
 import { CrossOriginPolicy } from "./cross-origin.js";
 import { eventStream } from "./event-stream.js";
 import { errorResponse, FailureLog, json, withHeaders } from "./json-response.js";
@@ -152,7 +152,7 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
         return new Response(body, {
           headers: {
             "content-type": "text/event-stream; charset=utf-8",
-            "cache-control": "no-cache, no-transform",
+            "cache-control": "no-store, no-transform",
             "x-accel-buffering": "no",
           },
         });
@@ -203,9 +203,17 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
     if (!verdict) throw new ProtocolError("forbidden", `Not allowed to ${access.action} here.`);
   }
 
+  let toldNoAddress = false;
   function rateKey(caller: Caller, request: Request, platform: unknown): string {
     if (caller.kind === "identified") return `principal:${caller.principal}`;
-    return `address:${clientAddress(request, platform, trustProxy) ?? "unknown"}`;
+    const address = clientAddress(request, platform, trustProxy);
+    if (address === undefined && !toldNoAddress) {
+      toldNoAddress = true;
+      (options.logger ?? runtime.logger).warn(
+        "hitl-kit: a request came with no client address (the framework passed none), so every caller without an identity shares one rate-limit budget: pass the platform's second argument on (handler(request, env)), or set trustProxy behind a proxy that sets X-Forwarded-For.",
+      );
+    }
+    return `address:${address === undefined ? "unknown" : addressBlock(address)}`;
   }
 
   return async function handle(request, platform) {

@@ -1,9 +1,15 @@
 import { ProtocolError } from "@hitl-kit/protocol";
 import { StoreUnavailable } from "../store/store-unavailable.js";
 
-/** A JSON response. */
+/**
+ * A JSON response: a person's own data, so no cache keeps it (a CDN in front of the API,
+ * a shared proxy) and no browser reads it as anything but JSON.
+ */
 export function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", "cache-control": "no-store", "x-content-type-options": "nosniff" },
+  });
 }
 
 /** The response with `extra` headers added (several `Set-Cookie`s stay several); a host's Response with immutable headers is copied. */

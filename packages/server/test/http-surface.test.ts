@@ -405,6 +405,29 @@ describe("rate limits", () => {
     ]);
   });
 
+  it("caps the event streams one caller holds open, and counts a closed one out", async () => {
+    const base = await servedChat({ rateLimit: { maxStreams: 2 } });
+    const created = await send(`${base}/sessions`, { method: "POST", headers: json, body: "{}" });
+    const cookie = created.headers["set-cookie"]![0]!.split(";")[0]!;
+    const id = JSON.parse(created.text).sessionId;
+    const open = () => fetch(`${base}/sessions/${id}/events`, { headers: { cookie } });
+    const first = await open();
+    const second = await open();
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const third = await open();
+    expect(third.status).toBe(429);
+    expect(third.headers.get("retry-after")).toBe("5");
+    await first.body?.cancel();
+    await expect
+      .poll(async () => {
+        const again = await open();
+        if (again.status === 200) await again.body?.cancel();
+        return again.status;
+      })
+      .toBe(200);
+    await second.body?.cancel();
+  });
+
   it("stays within its key budget under a flood of unique keys", () => {
     const limiter = new RateLimiter({ max: 1, maxKeys: 1000 });
     for (let index = 0; index < 100_000; index += 1) limiter.check("command", `key-${index}`, 1_000);

@@ -18,7 +18,7 @@ export function eventStream(
   runtime: AgentRuntime,
   sessionId: string,
   afterSeq: number,
-  options: { heartbeatMs: number; signal: AbortSignal },
+  options: { heartbeatMs: number; signal: AbortSignal; onClose?: () => void },
 ): ReadableStream<Uint8Array> {
   const encodeFrame = eventFrameEncoder();
   let controller!: ReadableStreamDefaultController<Uint8Array>;
@@ -90,6 +90,7 @@ export function eventStream(
           closed = true;
           unsubscribe();
           clearInterval(heartbeat);
+          options.onClose?.();
         };
         const leave = () => {
           if (closed) return;

@@ -148,7 +148,11 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
         const body =
           request.method === "HEAD"
             ? null
-            : eventStream(runtime, sessionId, after, { heartbeatMs, signal: request.signal });
+            : eventStream(runtime, sessionId, after, {
+                heartbeatMs,
+                signal: request.signal,
+                ...(limiter ? { onClose: limiter.openStream(rateKey(caller, request, platform)) } : {}),
+              });
         return new Response(body, {
           headers: {
             "content-type": "text/event-stream; charset=utf-8",

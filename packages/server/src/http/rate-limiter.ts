@@ -14,6 +14,11 @@ export interface RateLimitOptions {
   windowMs?: number;
   /** The most callers tracked at once (default 10 000); past it, the oldest windows are forgotten first. */
   maxKeys?: number;
+  /**
+   * Event streams one caller may hold open at once on this instance (default 32): each costs
+   * memory and a write per event. One more is answered `429`; the client tries again later.
+   */
+  maxStreams?: number;
 }
 
 /** What a limit counts: session creations, or the other state-changing requests. */
@@ -29,11 +34,39 @@ export class RateLimiter {
   readonly #windowMs: number;
   readonly #maxKeys: number;
   readonly #max: Record<RateBucket, number>;
+  /** Open event streams per caller; a caller with none has no entry, so this holds only the live ones. */
+  readonly #streams = new Map<string, number>();
+  readonly #maxStreams: number;
 
   constructor(options: RateLimitOptions = {}) {
     this.#windowMs = options.windowMs ?? 60_000;
     this.#maxKeys = options.maxKeys ?? 10_000;
     this.#max = { command: options.max ?? 120, create: options.maxCreates ?? 20 };
+    this.#maxStreams = options.maxStreams ?? 32;
+  }
+
+  /**
+   * Counts an event stream the caller opens; call what it returns once the stream ends.
+   * @throws {ProtocolError} `rate_limited` (429) when the caller holds `maxStreams` already
+   */
+  openStream(caller: string): () => void {
+    const open = this.#streams.get(caller) ?? 0;
+    if (open >= this.#maxStreams) {
+      throw new ProtocolError(
+        "rate_limited",
+        `Too many open event streams (${open}) for one caller; close some, or retry in 5 s.`,
+        { retryAfterSeconds: 5 },
+      );
+    }
+    this.#streams.set(caller, open + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.#streams.get(caller) ?? 1) - 1;
+      if (left > 0) this.#streams.set(caller, left);
+      else this.#streams.delete(caller);
+    };
   }
 
   /** How many windows are tracked. */

@@ -49,10 +49,13 @@ function TranscriptView({
 }: TranscriptProps & { agent: AgentView }) {
   const { scrollRef, contentRef } = useStickToBottom<HTMLDivElement>();
   const last = agent.messages.at(-1);
-  // A message still on its way says "Sending…" itself; once the server took it, the model is thinking.
+  // A message still on its way says "Sending…" itself; once the server took it, the model is
+  // thinking — unless a running tool asks the person (`ctx.ask`): then the turn waits for them.
   const thinking =
     (agent.status === "submitting" && !agent.outbox.some((message) => message.status === "sending")) ||
-    (agent.status === "streaming" && (last?.role !== "assistant" || last.status !== "streaming"));
+    (agent.status === "streaming" &&
+      agent.pending.length === 0 &&
+      (last?.role !== "assistant" || last.status !== "streaming"));
   const turnError = agent.error?.source === "turn" ? agent.error : undefined;
   return (
     <div

@@ -1,12 +1,10 @@
 import type { ToolCallState } from "@hitl-kit/client";
-import type { ToolAnswer, ToolInput, ToolName, ToolSet } from "@hitl-kit/protocol";
+import type { ToolInput, ToolName, ToolSet } from "@hitl-kit/protocol";
 import type { ComponentType } from "react";
-import type { WidgetProps } from "./widget-props.js";
+import type { WidgetProps, WidgetPropsFor } from "./widget-props.js";
 
 /** The component type a registry accepts for the tool called `Name`: props typed from its definition. */
-export type WidgetFor<Tools extends ToolSet, Name extends ToolName<Tools>> = ComponentType<
-  WidgetProps<ToolInput<Tools, Name>, ToolAnswer<Tools, Name>>
->;
+export type WidgetFor<Tools extends ToolSet, Name extends ToolName<Tools>> = ComponentType<WidgetPropsFor<Tools, Name>>;
 
 /** A static map from tool names to widgets, typed from the tools' definitions. */
 export type WidgetMap<Tools extends ToolSet> = { [Name in ToolName<Tools>]?: WidgetFor<Tools, Name> };

@@ -1,7 +1,7 @@
 import { defineClientTool, defineTool } from "@hitl-kit/protocol";
 import { describe, expectTypeOf, it } from "vitest";
 import { z } from "zod";
-import { createWidgetRegistry, type WidgetProps } from "../src/index.js";
+import { createWidgetRegistry, type WidgetProps, type WidgetPropsFor } from "../src/index.js";
 
 const tools = {
   pickTemplate: defineClientTool({
@@ -38,6 +38,24 @@ describe("createWidgetRegistry", () => {
   it("accepts a widget whose props fit the tool's definition", () => {
     createWidgetRegistry<Tools>().add("pick_template", TemplatePicker).add("refund_charge", ApprovalWidget);
     createWidgetRegistry<Tools>({ pick_template: TemplatePicker, refund_charge: ApprovalWidget });
+  });
+
+  it("accepts a widget typed with WidgetPropsFor, its tool name narrowed, an optional answer field included", () => {
+    const colours = {
+      pickColour: defineClientTool({
+        name: "pick_colour",
+        description: "d",
+        inputSchema: z.object({ colours: z.array(z.string()) }),
+        answerSchema: z.object({ colour: z.enum(["red", "green"]), note: z.string().optional() }),
+      }),
+    };
+    function ColourPicker(props: WidgetPropsFor<typeof colours, "pick_colour">) {
+      expectTypeOf(props.request.toolName).toEqualTypeOf<"pick_colour">();
+      expectTypeOf(props.respond).parameter(0).toEqualTypeOf<{ colour: "red" | "green"; note?: string | undefined }>();
+      return null;
+    }
+    createWidgetRegistry<typeof colours>().add("pick_colour", ColourPicker);
+    createWidgetRegistry<typeof colours>({ pick_colour: ColourPicker });
   });
 
   it("types an inline widget's props from the definition", () => {

@@ -1,4 +1,5 @@
 import { type InputResponse, ProtocolError, validateJsonSchema } from "@hitl-kit/protocol";
+import { issueSummary } from "@hitl-kit/protocol/internal";
 import type { ApiClient, ApiClientOptions } from "./api-types.js";
 import type { ClientAction } from "./client-action.js";
 import { type ClientState, initialClientState, type OutgoingMessage } from "./client-state.js";
@@ -306,10 +307,9 @@ export class AgentClient {
         ? { ok: false as const, issues: [{ path: [], message: "Required" }] }
         : validateJsonSchema(request.answerSchema, value);
     if (checked.ok) return undefined;
-    const summary = checked.issues.map((issue) => `${issue.path.join(".") || "answer"}: ${issue.message}`).join("; ");
     return {
       code: "invalid_answer",
-      message: `The answer does not fit the answer schema of ${request.toolName} (${summary}).`,
+      message: `The answer does not fit the answer schema of ${request.toolName} (${issueSummary(checked.issues)}).`,
       issues: checked.issues,
     };
   }

@@ -102,7 +102,9 @@ describe("useAgent with the widget registry, against a real server", () => {
     render(<Chat url={live.url} />);
     const picker = await sendAndPark();
     fireEvent.click(screen.getByRole("button", { name: "retired" }));
-    expect((await screen.findByRole("alert")).textContent).toMatch(/does not fit/);
+    expect((await screen.findByRole("alert")).textContent).toMatch(
+      /does not fit the answer schema of pick_template \(templateId: .+\)/,
+    );
     expect(picker.getAttribute("data-state")).toBe("error");
     fireEvent.click(screen.getByRole("button", { name: "calm" }));
     await screen.findByText("Calm it is.");

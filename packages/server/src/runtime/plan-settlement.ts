@@ -7,6 +7,7 @@ import {
   toJsonSchema,
   validate,
 } from "@hitl-kit/protocol";
+import { issueSummary } from "@hitl-kit/protocol/internal";
 import type { RequestRecord, Resolution, ToolCallRecord } from "../store/records.js";
 import { schemaHash } from "./schema-hash.js";
 import type { RegisteredTool } from "./tool-registry.js";
@@ -119,8 +120,8 @@ export async function planSettlement(
     throw new ProtocolError(
       "invalid_answer",
       changed
-        ? `The answer schema of ${record.request.toolName} changed since this request was parked, and the answer does not fit the new one.`
-        : `The answer does not fit the answer schema of ${record.request.toolName}.`,
+        ? `The answer schema of ${record.request.toolName} changed since this request was parked, and the answer does not fit the new one (${issueSummary(checked.issues)}).`
+        : `The answer does not fit the answer schema of ${record.request.toolName} (${issueSummary(checked.issues)}).`,
       checked.issues,
     );
   }
@@ -159,7 +160,7 @@ async function settleAsked(
   if (!checked.ok) {
     throw new ProtocolError(
       "invalid_answer",
-      `The answer does not fit what ${record.request.toolName} asked for.`,
+      `The answer does not fit what ${record.request.toolName} asked for (${issueSummary(checked.issues)}).`,
       checked.issues,
     );
   }

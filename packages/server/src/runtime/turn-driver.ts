@@ -8,6 +8,7 @@ import {
   toJsonSchema,
   validate,
 } from "@hitl-kit/protocol";
+import { issueSummary } from "@hitl-kit/protocol/internal";
 import type { Resolution, SessionRecord, ToolCallRecord, WriteBatch } from "../store/records.js";
 import { StoreUnavailable } from "../store/store-unavailable.js";
 import { LeaseLost } from "./coordination.js";
@@ -821,9 +822,8 @@ async function askResult(
   if (action !== "accept") return action === "expire" ? { action } : { action, ...because };
   const checked = await validate(schema, value);
   if (!checked.ok) {
-    const issues = checked.issues.map((issue) => `${issue.path.join(".") || "(answer)"}: ${issue.message}`);
     throw new Error(
-      `The answer to ${requestId} was taken by another server instance, which could check it against the question's JSON Schema only, and it fails the question's own schema (${issues.join("; ")}).`,
+      `The answer to ${requestId} was taken by another server instance, which could check it against the question's JSON Schema only, and it fails the question's own schema (${issueSummary(checked.issues)}).`,
     );
   }
   return { action, value: checked.value, ...because };

@@ -1,4 +1,5 @@
-import { isIdempotencyKey, type ProtocolEvent } from "@hitl-kit/protocol";
+import { ApiError } from "@hitl-kit/client";
+import { type InputRequest, type InputResponse, isIdempotencyKey, type ProtocolEvent } from "@hitl-kit/protocol";
 import { type ChatTransport, isToolUIPart, type UIMessage, type UIMessageChunk } from "ai";
 import { chunkStream, followEvents, type StreamEnd } from "./chunk-stream.js";
 import { collectResponses } from "./collect-responses.js";
@@ -61,6 +62,8 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
   const loadedParked = new Map<string, number>();
   /** The turn each chat last showed, or the message still being sent whose turn it will be: what Stop stops. */
   const shownTurns = new Map<string, string | Promise<string | undefined>>();
+  /** Per chat, the answers the server last refused: refused again, they are not offered again (no loop with onToolCall). */
+  const refusedAnswers = new Map<string, string>();
   /** Notes the turns a chat's stream shows; passes every event on. */
   const noteTurns =
     (chatId: string) =>
@@ -124,7 +127,19 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
           "Nothing to send: the last message is not a new user message, and no answered tool call matches a request the server still has open (it may have been answered elsewhere). Load the chat again with transport.loadMessages(chatId).",
         );
       }
-      await http.respond(sessionId, responses, extra);
+      try {
+        await http.respond(sessionId, responses, extra);
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.code !== "invalid_answer") throw error;
+        const answers = JSON.stringify(responses);
+        if (refusedAnswers.get(chatId) === answers) throw error;
+        refusedAnswers.set(chatId, answers);
+        return chunkStream(async (emit) => {
+          for (const chunk of reopenedChunks(responses, snapshot.pending)) emit(chunk);
+          emit({ type: "error", errorText: error.message });
+        }, abortSignal);
+      }
+      refusedAnswers.delete(chatId);
       const toolCallIds = (last?.parts ?? []).flatMap((part) => (isToolUIPart(part) ? [part.toolCallId] : []));
       const requests = [...snapshot.pending, ...snapshot.resolved.map((resolved) => resolved.request)];
       const chunker = new EventChunker({ toolCallIds, requests });
@@ -222,3 +237,20 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
  * session that cannot exist.
  */
 const SESSION_ID = /^ses_[\w-]{22}$/;
+
+/**
+ * The chunks that put the tool parts of refused answers back as they were before the person
+ * answered: the server refused the whole batch (`422`) and took none of it, so each request
+ * is still open. `useChat` had shown each answer as given; now the person can answer again.
+ */
+function reopenedChunks(responses: readonly InputResponse[], pending: readonly InputRequest[]): UIMessageChunk[] {
+  const open = new Map(pending.map((request) => [request.requestId, request]));
+  return responses.flatMap((response): UIMessageChunk[] => {
+    const request = open.get(response.requestId);
+    if (!request) return [];
+    const { requestId, toolCallId, toolName, input } = request;
+    return request.kind === "approval"
+      ? [{ type: "tool-approval-request", approvalId: requestId, toolCallId }]
+      : [{ type: "tool-input-available", toolCallId, toolName, input }];
+  });
+}

@@ -33,6 +33,34 @@ describe.each(setups)("turns through the transport ($name)", (setup) => {
     expect(app.log.refused).toEqual([]);
   });
 
+  it("an answer the server refuses puts the request back, answerable, with the server's reason", async () => {
+    await start([{ text: "Pick one.", toolCalls: [pick] }, { text: "Picked." }]);
+    const sessions = memorySessionMap();
+    const chat = app.chat({ transport: app.transport(sessions) });
+    await chat.sendMessage({ text: "make me a poster" });
+    const [part] = toolParts(chat.lastMessage);
+    await chat.addToolOutput({ tool: "pick_template", toolCallId: part!.toolCallId, output: { templateId: "" } });
+    await vi.waitFor(() => expect(chat.status).toBe("error"));
+    expect(chat.error?.message).toMatch(/does not fit the answer schema of pick_template \(templateId: /);
+    await vi.waitFor(() =>
+      expect(toolParts(chat.lastMessage)).toMatchObject([{ state: "input-available", input: pick.input }]),
+    );
+    expect(toolParts(chat.lastMessage)[0]).not.toHaveProperty("output", expect.anything());
+    // The same answer refused again is not put back once more: an onToolCall that gives it would loop.
+    await chat.addToolOutput({ tool: "pick_template", toolCallId: part!.toolCallId, output: { templateId: "" } });
+    await vi.waitFor(() => expect(toolParts(chat.lastMessage)).toMatchObject([{ state: "output-available" }]));
+    await vi.waitFor(() => expect(chat.status).toBe("error"));
+
+    await chat.addToolOutput({ tool: "pick_template", toolCallId: part!.toolCallId, output: { templateId: "a" } });
+    await vi.waitFor(() => expect(chat.lastMessage?.parts.at(-1)).toMatchObject({ text: "Picked." }));
+    await vi.waitFor(() => expect(chat.status).toBe("ready"));
+    const sessionId = (await app.transport(sessions).sessionIdOf(chat.id))!;
+    const { events, problems } = await app.events(sessionId);
+    expect(problems).toEqual([]);
+    expect(events.filter((event) => event.type === "tool.result")).toMatchObject([{ outcome: "ok" }]);
+    expect(app.log.refused).toEqual([]);
+  });
+
   it("a message sent while a request is open cancels it with one result, and the new reply streams", async () => {
     await start([{ text: "Pick one.", toolCalls: [pick] }, { text: "Sure, something else." }]);
     const sessions = memorySessionMap();

@@ -1,15 +1,20 @@
 import type { InputRequest } from "@hitl-kit/protocol";
 
-/** The part of `useChat()`'s helpers (or a `Chat`) that answers tool calls. */
+/**
+ * The part of `useChat()`'s helpers (or a `Chat`) that answers tool calls. The verbs are
+ * methods, so a chat whose tool parts are typed (`UIMessage<…, …, MyTools>`, its
+ * `addToolOutput` taking only its tools' outputs) fits too: the widget sends each tool the
+ * answer its schema checked.
+ */
 export interface ChatAnswers {
   /** Answers an input request: the answer as `output`, a decline or cancel as an `output-error`. */
-  addToolOutput: (
+  addToolOutput(
     options:
       | { tool: never; toolCallId: string; output: unknown; state?: "output-available" }
       | { tool: never; toolCallId: string; state: "output-error"; errorText: string },
-  ) => unknown;
+  ): unknown;
   /** Answers an approval; `id` is the request's id, which the transport uses as the approval id. */
-  addToolApprovalResponse: (options: { id: string; approved: boolean; reason?: string }) => unknown;
+  addToolApprovalResponse(options: { id: string; approved: boolean; reason?: string }): unknown;
   /** The chat's status and error: an answer the server refused shows on its widget. */
   status?: string;
   /** The chat's last error, such as the server's refusal of an answer. */

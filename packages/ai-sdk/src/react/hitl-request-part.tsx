@@ -1,4 +1,5 @@
 import { type ValidationIssue, validate } from "@hitl-kit/protocol";
+import { issueSummary } from "@hitl-kit/protocol/internal";
 import { FallbackWidget, type WidgetProps, type WidgetRegistry } from "@hitl-kit/react";
 import type { UIMessage } from "ai";
 import { type ComponentType, memo, useMemo, useState } from "react";
@@ -52,7 +53,7 @@ export const HitlRequestPart = memo(function HitlRequestPart({
           if (!checked.ok) {
             setError({
               code: "invalid_answer",
-              message: "The answer does not fit the request.",
+              message: `The answer does not fit the answer schema of ${data.request.toolName} (${issueSummary(checked.issues)}).`,
               issues: checked.issues,
             });
             return;

@@ -1,10 +1,16 @@
 import { ApiError } from "@hitl-kit/client";
-import { type InputRequest, type InputResponse, isIdempotencyKey, type ProtocolEvent } from "@hitl-kit/protocol";
+import {
+  type InputRequest,
+  type InputResponse,
+  isIdempotencyKey,
+  type ProtocolEvent,
+  type ValidationIssue,
+} from "@hitl-kit/protocol";
 import { type ChatTransport, isToolUIPart, type UIMessage, type UIMessageChunk } from "ai";
 import { chunkStream, followEvents, type StreamEnd } from "./chunk-stream.js";
 import { collectResponses } from "./collect-responses.js";
 import { EventChunker } from "./event-chunker.js";
-import { replyIdOf } from "./request-part.js";
+import { type HitlRequestData, REQUEST_PART, replyIdOf } from "./request-part.js";
 import { SessionHttp, type SessionHttpOptions } from "./session-http.js";
 import { type SessionMap, storedSessionMap } from "./session-map.js";
 import { exchangesOf, replyChunks, replyIdOfExchange, snapshotToUIMessages } from "./snapshot-chunks.js";
@@ -135,7 +141,7 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
         if (refusedAnswers.get(chatId) === answers) throw error;
         refusedAnswers.set(chatId, answers);
         return chunkStream(async (emit) => {
-          for (const chunk of reopenedChunks(responses, snapshot.pending)) emit(chunk);
+          for (const chunk of reopenedChunks(responses, snapshot.pending, refusalOf(error))) emit(chunk);
           emit({ type: "error", errorText: error.message });
         }, abortSignal);
       }
@@ -241,16 +247,31 @@ const SESSION_ID = /^ses_[\w-]{22}$/;
 /**
  * The chunks that put the tool parts of refused answers back as they were before the person
  * answered: the server refused the whole batch (`422`) and took none of it, so each request
- * is still open. `useChat` had shown each answer as given; now the person can answer again.
+ * is still open. `useChat` had shown each answer as given; now the person can answer again,
+ * and each request's data part says why (`<HitlRequestPart>` shows it on the widget).
  */
-function reopenedChunks(responses: readonly InputResponse[], pending: readonly InputRequest[]): UIMessageChunk[] {
+function reopenedChunks(
+  responses: readonly InputResponse[],
+  pending: readonly InputRequest[],
+  refused: NonNullable<Extract<HitlRequestData, { state: "open" }>["refused"]>,
+): UIMessageChunk[] {
   const open = new Map(pending.map((request) => [request.requestId, request]));
   return responses.flatMap((response): UIMessageChunk[] => {
     const request = open.get(response.requestId);
     if (!request) return [];
     const { requestId, toolCallId, toolName, input } = request;
-    return request.kind === "approval"
-      ? [{ type: "tool-approval-request", approvalId: requestId, toolCallId }]
-      : [{ type: "tool-input-available", toolCallId, toolName, input }];
+    const data: HitlRequestData = { request, state: "open", refused };
+    return [
+      { type: `data-${REQUEST_PART}`, id: requestId, data },
+      request.kind === "approval"
+        ? { type: "tool-approval-request", approvalId: requestId, toolCallId }
+        : { type: "tool-input-available", toolCallId, toolName, input },
+    ];
   });
+}
+
+/** The server's refusal, as a request part carries it: its code, message and, for a `422`, each issue. */
+function refusalOf(error: ApiError): { code: string; message: string; issues?: ValidationIssue[] } {
+  const issues = Array.isArray(error.details) ? (error.details as ValidationIssue[]) : undefined;
+  return { code: error.code, message: error.message, ...(issues ? { issues } : {}) };
 }

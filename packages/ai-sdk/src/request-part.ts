@@ -1,4 +1,4 @@
-import type { InputRequest, ResolutionAction } from "@hitl-kit/protocol";
+import type { InputRequest, ResolutionAction, ValidationIssue } from "@hitl-kit/protocol";
 
 /** The name of the data part that carries a parked request: parts of type `data-hitl-request`. */
 export const REQUEST_PART = "hitl-request";
@@ -8,7 +8,13 @@ export const REQUEST_PART = "hitl-request";
  * schema, as the server sent it) and whether it is still open. Its part id is the request id.
  */
 export type HitlRequestData =
-  | { request: InputRequest; state: "open"; resolution?: never }
+  | {
+      request: InputRequest;
+      state: "open";
+      resolution?: never;
+      /** Why the server refused the person's last answer (`422`): the request is open, to answer again. */
+      refused?: { code: string; message: string; issues?: ValidationIssue[] };
+    }
   | {
       request: InputRequest;
       state: "settled";

@@ -68,10 +68,15 @@ export const HitlRequestPart = memo(function HitlRequestPart({
     [data.request, verbs],
   );
   const Widget = widgets?.get(data.request.toolName) ?? fallback;
-  // The server refused the answer (the chat's request failed while this one was on its way): answerable again.
+  // The server refused the answer: the transport put the request back open, saying why (or,
+  // from another transport, the chat's request failed while this answer was on its way).
   const refused: RequestError | undefined =
-    view.status === "submitting" && chat.status === "error" && chat.error ? refusalOf(chat.error) : undefined;
-  const shown = refused ?? (view.status === "pending" ? error : undefined);
+    view.status === "pending" && data.state === "open" && data.refused
+      ? data.refused
+      : view.status === "submitting" && chat.status === "error" && chat.error
+        ? refusalOf(chat.error)
+        : undefined;
+  const shown = (view.status === "pending" ? error : undefined) ?? refused;
   const state = shown ? { request: data.request, status: "error" as const, error: shown } : view;
   return <Widget {...state} {...props} />;
 });

@@ -253,7 +253,7 @@ const SESSION_ID = /^ses_[\w-]{22}$/;
 function reopenedChunks(
   responses: readonly InputResponse[],
   pending: readonly InputRequest[],
-  refused: NonNullable<Extract<HitlRequestData, { state: "open" }>["refused"]>,
+  refused: Refusal,
 ): UIMessageChunk[] {
   const open = new Map(pending.map((request) => [request.requestId, request]));
   return responses.flatMap((response): UIMessageChunk[] => {
@@ -270,8 +270,11 @@ function reopenedChunks(
   });
 }
 
+/** The server's refusal of an answer, as its request's data part carries it. */
+type Refusal = NonNullable<Extract<HitlRequestData, { state: "open" }>["refused"]>;
+
 /** The server's refusal, as a request part carries it: its code, message and, for a `422`, each issue. */
-function refusalOf(error: ApiError): { code: string; message: string; issues?: ValidationIssue[] } {
+function refusalOf(error: ApiError): Refusal {
   const issues = Array.isArray(error.details) ? (error.details as ValidationIssue[]) : undefined;
   return { code: error.code, message: error.message, ...(issues ? { issues } : {}) };
 }

@@ -405,18 +405,25 @@ describe("rate limits", () => {
     ]);
   });
 
-  it("caps the event streams one caller holds open, and counts a closed one out", async () => {
+  it("caps the event streams one principal holds open, not one address, and counts a closed one out", async () => {
     const base = await servedChat({ rateLimit: { maxStreams: 2 } });
-    const created = await send(`${base}/sessions`, { method: "POST", headers: json, body: "{}" });
-    const cookie = created.headers["set-cookie"]![0]!.split(";")[0]!;
-    const id = JSON.parse(created.text).sessionId;
-    const open = () => fetch(`${base}/sessions/${id}/events`, { headers: { cookie } });
+    const person = async () => {
+      const created = await send(`${base}/sessions`, { method: "POST", headers: json, body: "{}" });
+      const cookie = created.headers["set-cookie"]![0]!.split(";")[0]!;
+      const id = JSON.parse(created.text).sessionId;
+      return () => fetch(`${base}/sessions/${id}/events`, { headers: { cookie } });
+    };
+    const open = await person();
     const first = await open();
     const second = await open();
     expect([first.status, second.status]).toEqual([200, 200]);
     const third = await open();
     expect(third.status).toBe(429);
     expect(third.headers.get("retry-after")).toBe("5");
+    // Another person from the same address has a budget of their own.
+    const neighbour = await (await person())();
+    expect(neighbour.status).toBe(200);
+    await neighbour.body?.cancel();
     await first.body?.cancel();
     await expect
       .poll(async () => {

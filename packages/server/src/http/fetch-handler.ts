@@ -151,7 +151,9 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
             : eventStream(runtime, sessionId, after, {
                 heartbeatMs,
                 signal: request.signal,
-                ...(limiter ? { onClose: limiter.openStream(rateKey(caller, request, platform)) } : {}),
+                // Per principal, even an anonymous one: an address may be a whole office behind
+                // one NAT, and a principal streams only sessions it owns, which it creates within its limit.
+                ...(limiter ? { onClose: limiter.openStream(`principal:${caller.principal}`) } : {}),
               });
         return new Response(body, {
           headers: {

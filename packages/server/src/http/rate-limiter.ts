@@ -15,8 +15,9 @@ export interface RateLimitOptions {
   /** The most callers tracked at once (default 10 000); past it, the oldest windows are forgotten first. */
   maxKeys?: number;
   /**
-   * Event streams one caller may hold open at once on this instance (default 32): each costs
-   * memory and a write per event. One more is answered `429`; the client tries again later.
+   * Event streams one principal (a person, or an anonymous cookie) may hold open at once on
+   * this instance (default 32): each costs memory and a write per event. One more is
+   * answered `429`; the client tries again later.
    */
   maxStreams?: number;
 }

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cleanEnv } from "./prepare-consumer.js";
 
-/** The README's server, compiled in the consumer app and running under plain `node`. */
+/** A README's server, compiled in the consumer app and running under plain `node`. */
 export interface ConsumerServer {
   /** The protocol base it printed, such as `http://127.0.0.1:39211/api/agent`. */
   api: string;
@@ -13,13 +13,13 @@ export interface ConsumerServer {
 }
 
 /**
- * Starts the consumer app's `dist/server.js` on a free port, in a fresh working folder of its
- * own: its SQLite file (`.data/hitl.sqlite`, relative to it) is one process's, so servers
- * started at once (two test workers) do not share one.
+ * Starts one of the consumer app's compiled servers (`dist/server.js` unless named) on a free
+ * port, in a fresh working folder of its own: its SQLite file (`.data/hitl.sqlite`, relative
+ * to it) is one process's, so servers started at once (two test workers) do not share one.
  */
-export async function startConsumerServer(app: string): Promise<ConsumerServer> {
+export async function startConsumerServer(app: string, script = "dist/server.js"): Promise<ConsumerServer> {
   const folder = mkdtempSync(join(tmpdir(), "hitl-kit-consumer-server-"));
-  const child = spawn(process.execPath, [join(app, "dist/server.js")], {
+  const child = spawn(process.execPath, [join(app, script)], {
     cwd: folder,
     env: { ...cleanEnv(), PORT: "0" },
     stdio: ["ignore", "pipe", "pipe"],

@@ -131,6 +131,24 @@ describe("the packed packages, installed in a new project outside the workspace"
     expect(text).toContain('"refunded":1500');
   });
 
+  it("run the README's Express app with plain node: hitl-kit's routes beside the app's own", async () => {
+    const express = await startConsumerServer(consumer.app, "dist/express-server.js");
+    try {
+      const api = apiWithCookies(express.api);
+      const { sessionId: id } = await api.createSession();
+      await api.sendMessage(id, "hello");
+      const done = await until(
+        () => api.getSnapshot(id),
+        (s) => s.status === "idle" && s.messages.length === 2,
+      );
+      expect(JSON.stringify(done.messages)).toContain("Hello from Express.");
+      const health = await fetch(new URL("/health", express.api));
+      expect(await health.json()).toEqual({ ok: true });
+    } finally {
+      await express.stop();
+    }
+  });
+
   it("build the README's app with Vite: useAgent, a custom widget, the default widgets and their CSS", () => {
     const assets = readdirSync(join(consumer.app, "web/assets"));
     const css = assets.filter((file) => file.endsWith(".css")).map((file) => readFile(`web/assets/${file}`));

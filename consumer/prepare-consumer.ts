@@ -132,6 +132,7 @@ export function prepareConsumer(log: (line: string) => void = () => {}): Consume
         "ai",
         "@ai-sdk/react",
         "@modelcontextprotocol/sdk",
+        "express",
       ),
     },
     devDependencies: pinned(
@@ -141,6 +142,7 @@ export function prepareConsumer(log: (line: string) => void = () => {}): Consume
       "@types/react",
       "@types/react-dom",
       "@types/node",
+      "@types/express",
     ),
   });
   log("installing the app's dependencies (npm install)");

@@ -3,7 +3,7 @@ import { createServer as createHttpsServer, type ServerOptions as HttpsServerOpt
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { ProtocolError } from "@hitl-kit/protocol";
-import { getRequestListener } from "@hono/node-server";
+import { toNodeHandler } from "./node-handler.js";
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
@@ -39,20 +39,7 @@ export async function serve(
   handler: (request: Request, platform?: unknown) => Promise<Response>,
   options: ServeOptions = {},
 ): Promise<Served> {
-  const listener = getRequestListener(handler, {
-    overrideGlobalObjects: false,
-    errorHandler: (error) => {
-      const malformed = error instanceof Error && error.name === "RequestError";
-      if (!malformed) console.error("hitl-kit: unexpected error", error);
-      const body = malformed
-        ? new ProtocolError("bad_request", `The request is malformed: ${(error as Error).message}.`)
-        : new ProtocolError("internal", "The server failed to handle this request.");
-      return new Response(JSON.stringify(body.toBody()), {
-        status: body.status,
-        headers: { "content-type": "application/json" },
-      });
-    },
-  });
+  const listener = toNodeHandler(handler);
   const server = options.tls ? createHttpsServer(options.tls, listener) : createServer(listener);
   // What Node's HTTP parser refuses never reaches the handler: answer it in JSON too.
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {

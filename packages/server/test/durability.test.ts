@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { emptySnapshot, type Message, reduceSession, type SessionSnapshot } from "@hitl-kit/protocol";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { sqliteStore } from "../src/store/sqlite-store.js";
 import { checkOneResultPerCall, readSse, tempDir } from "./harness.js";
 
 const children: ChildProcess[] = [];
@@ -233,4 +235,27 @@ describe("one SQLite file, one process", () => {
     const second = await startProcess(db);
     expect((await second.api("GET", `/sessions/${body.sessionId}`)).body.sessionId).toBe(body.sessionId);
   }, 30_000);
+
+  it("tells a second store in the same process so at once, and lets one in once the first is closed", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const db = join(dir.path, "hitl.sqlite");
+    const first = sqliteStore(db);
+    // A dev server that runs the module again opens the same file through another path.
+    expect(() => sqliteStore(join(dir.path, ".", "hitl.sqlite"))).toThrow(
+      /this process already has a sqliteStore open on .*hitl\.sqlite: close that store first/,
+    );
+    await first.close();
+    await sqliteStore(db).close();
+  });
+
+  it("leaves a file it could not open unclaimed", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const db = join(dir.path, "hitl.sqlite");
+    writeFileSync(db, "not a database, but long enough for SQLite to read its header and refuse it".repeat(4));
+    expect(() => sqliteStore(db)).toThrow(/not a database/);
+    writeFileSync(db, "");
+    await sqliteStore(db).close();
+  });
 });

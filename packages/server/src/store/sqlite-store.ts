@@ -4,8 +4,8 @@
  * `postgresStore` instead. Needs `better-sqlite3` 12 (Node 20) or 13 (Node 22, 24).
  * @packageDocumentation
  */
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { mkdirSync, realpathSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import type { ProtocolEvent } from "@hitl-kit/protocol";
 import Database from "better-sqlite3";
@@ -167,16 +167,25 @@ function migrate(db: Database.Database): void {
  * process dies). A second process, or a second store on the same file, fails here, at
  * start, rather than giving one tool call two results; several instances share one
  * Postgres database instead. The database itself stays open to a second connection of
- * this store's: the one that checkpoints its WAL in a worker thread.
+ * this store's: the one that checkpoints its WAL in a worker thread. Returns the release.
  */
-function claim(path: string): Database.Database {
+function claim(path: string): () => void {
+  // A second store in this process is told so at once: the lock file would make it wait,
+  // then blame another process.
+  const file = join(realpathSync(dirname(path)), basename(path));
+  const held = heldFiles();
+  if (held.has(file)) {
+    throw new Error(
+      `this process already has a sqliteStore open on ${path}: close that store first, or keep one ` +
+        "runtime for the process (under a dev server that runs modules again, keep it on globalThis)",
+    );
+  }
   const lock = new Database(`${path}.lock`);
   try {
     lock.pragma("locking_mode = EXCLUSIVE");
     // A process that is just exiting (a restart) gets a moment to let go.
     lock.pragma("busy_timeout = 2000");
     lock.exec("BEGIN EXCLUSIVE; COMMIT");
-    return lock;
   } catch (error) {
     lock.close();
     if ((error as { code?: string }).code === "SQLITE_BUSY") {
@@ -184,6 +193,19 @@ function claim(path: string): Database.Database {
     }
     throw error;
   }
+  held.add(file);
+  return () => {
+    if (lock.open) lock.close();
+    held.delete(file);
+  };
+}
+
+/** The files this process's stores hold, shared by every copy of this module a dev server may have loaded. */
+function heldFiles(): Set<string> {
+  const key = Symbol.for("hitl-kit.sqlite-files");
+  const global = globalThis as { [key]?: Set<string> };
+  global[key] ??= new Set();
+  return global[key];
 }
 
 type SessionRow = {
@@ -202,6 +224,23 @@ type StateRow = SessionRow & {
   record?: SessionRecord;
 };
 
+/** Opens the file in WAL mode with the store's settings, its schema created or brought up to date. */
+function openDatabase(path: string, options: SqliteStoreOptions): Database.Database {
+  const db = new Database(path);
+  try {
+    db.pragma("journal_mode = WAL");
+    db.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
+    db.pragma("busy_timeout = 5000");
+    db.pragma("temp_store = MEMORY");
+    db.exec(schema);
+    migrate(db);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
 /**
  * The embedded default store: one SQLite file in WAL mode, one transaction per write
  * batch, so a settlement and its events land together or not at all. One process owns
@@ -211,12 +250,15 @@ type StateRow = SessionRow & {
  */
 export function sqliteStore(path: string, options: SqliteStoreOptions = {}): SessionStore {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-  const lock = path === ":memory:" ? undefined : claim(path);
-  const db = new Database(path);
-  db.pragma("journal_mode = WAL");
-  db.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
-  db.pragma("busy_timeout = 5000");
-  db.pragma("temp_store = MEMORY");
+  const release = path === ":memory:" ? undefined : claim(path);
+  let db: Database.Database;
+  try {
+    db = openDatabase(path, options);
+  } catch (error) {
+    // A file that cannot be opened (not a database, say) is left unclaimed.
+    release?.();
+    throw error;
+  }
   // Checkpoints run in a worker thread (see wal-checkpointer.ts), not inside this thread's
   // commits; while the worker finishes one (`paused`), writes wait in the queue, and
   // creating or deleting a session waits too, so this thread never waits on the file's lock.
@@ -246,8 +288,6 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     // A WAL grown past the bound (commits outran the disk) is cut back to it when it starts over.
     db.pragma(`journal_size_limit = ${HARD_WAL_BYTES}`);
   }
-  db.exec(schema);
-  migrate(db);
   const sessionColumns = "body, last_seq, owner, updated_at, transcript_len";
 
   const q = {
@@ -590,7 +630,7 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
       // A checkpoint under way ends first: it holds the writes that wait until it has.
       if (checkpointer) await checkpointer.close(closeConnection);
       else closeConnection();
-      if (lock?.open) lock.close();
+      release?.();
     },
   };
 }

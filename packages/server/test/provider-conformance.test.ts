@@ -7,6 +7,7 @@ import { sqliteStore } from "../src/store/sqlite-store.js";
 import { checkOneResultPerCall, quiet, startServer, tempDir } from "./harness.js";
 import { startFakeAnthropic } from "./providers/fake-anthropic.js";
 import { startFakeOpenAI } from "./providers/fake-openai.js";
+import { startFakeOpenAIResponses } from "./providers/fake-openai-responses.js";
 import type { FakeProvider, FakeReply } from "./providers/fake-reply.js";
 import { serverTools } from "./tools.js";
 
@@ -26,6 +27,12 @@ const providers = [
     start: startFakeOpenAI,
     model: (baseURL: string) => createOpenAI({ baseURL, apiKey: "test" }).chat("gpt-test"),
   },
+  // What `openai(modelId)` is. A reasoning model's reasoning must go back with what followed it.
+  ...["gpt-5", "gpt-4.1"].map((modelId) => ({
+    name: `OpenAI Responses API, ${modelId} (@ai-sdk/openai)`,
+    start: startFakeOpenAIResponses,
+    model: (baseURL: string) => createOpenAI({ baseURL, apiKey: "test" }).responses(modelId),
+  })),
 ];
 
 const pick = { name: "pick_template", input: { templates: ["a", "b"] } };

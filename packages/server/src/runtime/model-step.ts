@@ -208,7 +208,11 @@ async function readParts(
   for (const block of blocks.values()) {
     if (block.metadata) Object.assign(block.part, { providerOptions: block.metadata });
   }
-  const content = parts.filter((part) => !("text" in part) || part.text !== "" || part.type === "reasoning");
+  // Empty text goes, as the AI SDK drops it, unless the provider tied it to an item of its own
+  // (OpenAI's `itemId`: its reasoning must be sent back followed by that message item).
+  const content = parts.filter(
+    (part) => !("text" in part) || part.text !== "" || part.type === "reasoning" || part.providerOptions !== undefined,
+  );
   return { ...(messageId ? { messageId } : {}), message: { role: "assistant", content }, toolCalls };
 }
 

@@ -4,6 +4,7 @@ import type { SessionRecord, SessionStore, ToolCallRecord, WriteBatch, WriteResu
 import { StoreUnavailable } from "../store/store-unavailable.js";
 import { type Coordination, localCoordination, type SessionLocker } from "./coordination.js";
 import type { EventHub } from "./event-hub.js";
+import { type ModelCallOptions, modelCallOptions } from "./model-call-options.js";
 import { type PlanSettlementInput, planSettlement, type Settlement } from "./plan-settlement.js";
 import { type RegisteredTool, type RuntimeTool, registerTools } from "./tool-registry.js";
 import { toolResultMessage } from "./transcript.js";
@@ -67,7 +68,11 @@ export interface AgentRuntimeOptions {
   deleteIdleAfter?: number;
   /** The most sessions one owner may have; creating one more fails with `session_limit` (409). Default: no cap. */
   maxSessionsPerOwner?: number;
-  /** Extra model call options (temperature, maxOutputTokens, providerOptions, …). */
+  /**
+   * Extra model call options (temperature, maxOutputTokens, providerOptions, …). Unless
+   * `providerOptions.openai.store` is set, OpenAI is asked not to keep responses
+   * (`store: false`): the session keeps its transcript, and does not depend on OpenAI's.
+   */
   callOptions?: Omit<LanguageModelV4CallOptions, "prompt" | "tools" | "abortSignal">;
   /** Where the runtime reports what it cannot answer to anyone (default: console). */
   logger?: Pick<Console, "warn" | "error">;
@@ -87,6 +92,8 @@ export class RuntimeCore {
   readonly asks = new Map<string, PendingAsk>();
   readonly tools: Map<string, RegisteredTool>;
   readonly modelTools: LanguageModelV4FunctionTool[];
+  /** What every model call gets besides its prompt, tools and signal (see {@link modelCallOptions}). */
+  readonly callOptions: ModelCallOptions;
   readonly store: SessionStore;
   readonly logger: Pick<Console, "warn" | "error">;
 
@@ -115,6 +122,7 @@ export class RuntimeCore {
     this.lock = this.coordination.lock;
     this.logger = options.logger ?? console;
     this.tools = registerTools(options.tools ?? []);
+    this.callOptions = modelCallOptions(options.callOptions);
     this.modelTools = [...this.tools.values()].map(({ definition }) => ({
       type: "function",
       name: definition.name,

@@ -657,7 +657,7 @@ export class TurnDriver {
       core.logger.error(`hitl-kit: session ${sessionId}: ${error.message}`);
       return "stop";
     }
-    const { system, callOptions } = core.options;
+    const { system } = core.options;
     const prompt: LanguageModelV4Message[] = [
       ...(system ? [{ role: "system" as const, content: system }] : []),
       ...transcript,
@@ -672,7 +672,7 @@ export class TurnDriver {
       try {
         streamed = await streamModelStep({
           model: core.options.model,
-          callOptions: { ...callOptions, prompt, tools: core.modelTools, abortSignal: signal },
+          callOptions: { ...core.callOptions, prompt, tools: core.modelTools, abortSignal: signal },
           stallMs: core.options.modelStallMs ?? DEFAULT_MODEL_STALL_MS,
           emit: (events) => {
             emitted = true;

@@ -33,15 +33,12 @@ export function startFakeOpenAI(options: FakeProviderOptions): Promise<FakeProvi
   return startFakeProviderServer(openAIDialect, options);
 }
 
-const ERROR_TYPES: Record<number, string> = { 500: "server_error" };
-
-const openAIDialect: ProviderDialect = {
-  name: "startFakeOpenAI",
-  path: "/v1/chat/completions",
+/** How OpenAI's APIs answer an error (`{ error: { message, type, param, code } }`) and a missing key: both fakes' own. */
+export const openAIErrors: Pick<ProviderDialect, "errorBody" | "authenticate"> = {
   errorBody: (rejection: Rejection) => ({
     error: {
       message: rejection.message,
-      type: ERROR_TYPES[rejection.status] ?? "invalid_request_error",
+      type: rejection.status >= 500 ? "server_error" : "invalid_request_error",
       param: rejection.param ?? null,
       code: rejection.code ?? null,
     },
@@ -54,6 +51,12 @@ const openAIDialect: ProviderDialect = {
           message:
             "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
         },
+};
+
+const openAIDialect: ProviderDialect = {
+  name: "startFakeOpenAI",
+  path: "/v1/chat/completions",
+  ...openAIErrors,
   validate: (body: unknown) => {
     const error = checkOpenAIRequest(body);
     return error === null ? null : { status: 400, ...error };

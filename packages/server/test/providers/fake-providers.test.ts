@@ -1,17 +1,11 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
-import {
-  APICallError,
-  type LanguageModelV4,
-  type LanguageModelV4CallOptions,
-  type LanguageModelV4FunctionTool,
-  type LanguageModelV4Message,
-  type LanguageModelV4StreamPart,
-} from "@ai-sdk/provider";
+import type { LanguageModelV4Message, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeAnthropic, validateAnthropicMessages } from "./fake-anthropic.js";
 import { checkOpenAIRequest, startFakeOpenAI, validateOpenAIMessages } from "./fake-openai.js";
 import type { FakeProvider, FakeReplies } from "./fake-reply.js";
+import { failure, say, stream, weather } from "./model-calls.js";
 
 const running: FakeProvider[] = [];
 afterEach(async () => {
@@ -30,14 +24,6 @@ async function openai(replies: FakeReplies) {
   return { fake, model: createOpenAI({ baseURL: fake.baseURL, apiKey: "test" }).chat("gpt-x") };
 }
 
-const weather: LanguageModelV4FunctionTool = {
-  type: "function",
-  name: "weather",
-  description: "Current weather in a city.",
-  inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-};
-
-const say = (text: string): LanguageModelV4Message => ({ role: "user", content: [{ type: "text", text }] });
 const call = (...toolCallIds: string[]): LanguageModelV4Message => ({
   role: "assistant",
   content: toolCallIds.map((toolCallId) => ({
@@ -52,30 +38,8 @@ const result = (toolCallId: string): LanguageModelV4Message => ({
   content: [{ type: "tool-result", toolCallId, toolName: "weather", output: { type: "json", value: { celsius: 21 } } }],
 });
 
-/** Runs doStream and reads every part. */
-async function stream(
-  model: LanguageModelV4,
-  prompt: LanguageModelV4Message[],
-  options: Partial<LanguageModelV4CallOptions> = {},
-): Promise<LanguageModelV4StreamPart[]> {
-  const reader = (await model.doStream({ prompt, tools: [weather], ...options })).stream.getReader();
-  const parts: LanguageModelV4StreamPart[] = [];
-  for (let next = await reader.read(); !next.done; next = await reader.read()) parts.push(next.value);
-  return parts;
-}
-
 function partsOf<T extends LanguageModelV4StreamPart["type"]>(parts: LanguageModelV4StreamPart[], type: T) {
   return parts.filter((part): part is Extract<LanguageModelV4StreamPart, { type: T }> => part.type === type);
-}
-
-/** The APICallError a doStream call fails with. */
-async function failure(promise: Promise<unknown>): Promise<APICallError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!APICallError.isInstance(error)) throw new Error(`expected an APICallError, got ${String(error)}`);
-  return error;
 }
 
 describe("fake Anthropic Messages API", () => {

@@ -168,7 +168,7 @@ test("a reload while a message is on its way: one the server took shows once in 
   await page.unrouteAll({ behavior: "ignoreErrors" });
   await page.reload();
   const unsent = chat.conversation.getByRole("alert");
-  await expect(unsent).toContainText("Not sent: It had not gone out when this chat was closed.");
+  await expect(unsent).toContainText("Not sent: The chat closed before the server confirmed it.");
   await expect(mine.last()).toContainText("refund 300");
   await chat.conversation.getByRole("button", { name: "Send again" }).click();
   await expect(unsent).toHaveCount(0);
@@ -198,7 +198,7 @@ test("a message taken back after leaving its chat mid-send and coming back is no
   await expect(back).toContainText("Not sent");
   await back.click();
   const unsent = chat.conversation.getByRole("alert");
-  await expect(unsent).toContainText("Not sent: It had not gone out when this chat was closed.");
+  await expect(unsent).toContainText("Not sent: The chat closed before the server confirmed it.");
 
   // The person takes it back to edit it; the network comes back meanwhile.
   await chat.conversation.getByRole("button", { name: "Edit" }).click();

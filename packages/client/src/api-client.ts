@@ -211,7 +211,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         answer,
         (body) => typeof body.turnId === "string",
       );
-      return { turnId };
+      return { turnId, repeated: answer.status === 200 };
     },
     respond,
     cancelRequest: (sessionId, requestId, call) => respond(sessionId, [{ requestId, action: "cancel" }], call),

@@ -141,9 +141,15 @@ export interface ApiClient {
    * `POST /sessions/:id/messages`: starts a turn. Sent with `key` as its `Idempotency-Key`
    * (a fresh one when absent; one in `options.headers` wins), so resending it after a
    * transient failure starts no second turn; pass the same `key` to send it again yourself.
+   * `repeated` is true when the server had taken a message with this key before (`200`):
+   * `turnId` is then the turn it started back then.
    * @throws `turn_running`, `not_found`, `bad_request`
    */
-  sendMessage(sessionId: string, text: string, options?: CallOptions & { key?: string }): Promise<{ turnId: string }>;
+  sendMessage(
+    sessionId: string,
+    text: string,
+    options?: CallOptions & { key?: string },
+  ): Promise<{ turnId: string; repeated: boolean }>;
   /**
    * `POST /sessions/:id/responses`: answers requests (1 to 100, each a different one).
    * Sending the same response again is safe: it answers `200` with the first resolution.

@@ -147,10 +147,14 @@ function restore(state: ClientState, messages: readonly UnsentMessage[]): readon
   return restored.length === 0 ? state.outbox : [...restored, ...state.outbox];
 }
 
-/** Why a restored message that had not failed yet (it was on its way) shows as not sent. */
+/**
+ * Why a restored message that had not failed yet (it was on its way) shows as not sent: it
+ * may have gone out; a page older than the history loaded cannot tell. Sent again, the
+ * server takes it once.
+ */
 const NOT_SENT_BEFORE_CLOSING = {
   code: "interrupted",
-  message: "It had not gone out when this chat was closed.",
+  message: "The chat closed before the server confirmed it.",
 };
 
 /** Puts an earlier page of messages before those shown, with the settled requests of their tool calls. */

@@ -20,14 +20,13 @@ export function sseTransport(options: SseTransportOptions): Transport {
     async send(sessionId, command, { signal } = {}) {
       const call = signal ? { signal } : {};
       switch (command.type) {
-        case "message":
-          return {
-            status: 202,
-            body: await api.sendMessage(sessionId, command.text, {
-              ...call,
-              ...(command.key === undefined ? {} : { key: command.key }),
-            }),
-          };
+        case "message": {
+          const { turnId, repeated } = await api.sendMessage(sessionId, command.text, {
+            ...call,
+            ...(command.key === undefined ? {} : { key: command.key }),
+          });
+          return { status: repeated ? 200 : 202, body: { turnId } };
+        }
         case "responses": {
           const { status, resolutions } = await api.respond(sessionId, command.responses, call);
           return { status, body: { resolutions } };

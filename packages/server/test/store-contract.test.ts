@@ -129,6 +129,27 @@ describe.each(implementations)("%s", (_name, create) => {
     expect((await store.getSession("s1"))?.lastSeq).toBe(3);
   });
 
+  it("finds the turn a keyed message started, however many turns ago, in its session only", async () => {
+    const store = open();
+    await store.createSession(session("s1"));
+    await store.createSession(session("s2"));
+    const started = (turnId: string, idempotencyKey?: string) => ({
+      type: "turn.started" as const,
+      turnId,
+      cause: "message" as const,
+      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+    });
+    await store.write("s1", { events: [started("t0", "key-0")] });
+    for (let turn = 1; turn <= 20; turn++) {
+      await store.write("s1", { events: [started(`t${turn}`, turn % 2 ? `key-${turn}` : undefined)] });
+    }
+    expect(await store.findKeyedTurn("s1", "key-0")).toBe("t0");
+    expect(await store.findKeyedTurn("s1", "key-19")).toBe("t19");
+    expect(await store.findKeyedTurn("s1", "key-2")).toBeUndefined();
+    expect(await store.findKeyedTurn("s2", "key-0")).toBeUndefined();
+    expect(await store.findKeyedTurn("nope", "key-0")).toBeUndefined();
+  });
+
   it("keeps sessions apart and lists them newest first", async () => {
     const store = open();
     await store.createSession(session("a", "2026-11-22T10:00:00.000Z"));

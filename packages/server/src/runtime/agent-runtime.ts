@@ -452,6 +452,9 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           }
           return { turnId: known.turnId, repeated: true };
         }
+        // Older than the keys the session remembers with their text: still the same message.
+        const earlier = key === undefined ? undefined : await store.findKeyedTurn(sessionId, key);
+        if (earlier !== undefined) return { turnId: earlier, repeated: true };
         if (closing) throw shuttingDown();
         if (session.status === "running" || session.status === "resuming") {
           throw new ProtocolError(

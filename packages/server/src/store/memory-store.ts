@@ -24,6 +24,8 @@ interface MemorySession {
   messages: ProjectedMessage[];
   /** Each message's position. */
   positions: Map<string, number>;
+  /** The turn each keyed message started, by its key. */
+  keyedTurns: Map<string, string>;
 }
 
 /** Where the message at `index` is in messages ordered by position (binary search), or -1. */
@@ -98,6 +100,7 @@ export function memoryStore(): SessionStore {
         projection: emptyProjection,
         messages: [],
         positions: new Map(),
+        keyedTurns: new Map(),
       });
     },
     async getSession(sessionId) {
@@ -165,6 +168,9 @@ export function memoryStore(): SessionStore {
       const requests = [...(sessions.get(sessionId)?.requests.values() ?? [])];
       return clone(requests.filter((request) => request.state === "open"));
     },
+    async findKeyedTurn(sessionId, key) {
+      return sessions.get(sessionId)?.keyedTurns.get(key);
+    },
     async listSessionsToRecover() {
       return [...sessions.values()]
         .filter(({ record }) => record.status === "running" || record.status === "resuming")
@@ -200,6 +206,10 @@ export function memoryStore(): SessionStore {
       const at = new Date().toISOString();
       const events = stampEvents(sessionId, session.record.lastSeq, at, batch.events);
       session.events.push(...events);
+      for (const event of events) {
+        if (event.type === "turn.started" && event.idempotencyKey)
+          session.keyedTurns.set(event.idempotencyKey, event.turnId);
+      }
       if (batch.transcript) session.transcript.push(...clone(batch.transcript));
       session.record = {
         ...session.record,

@@ -56,6 +56,9 @@ function migrations(s: string): string[] {
      CREATE TABLE ${s}.turn_leases (
        session_id text PRIMARY KEY, holder text NOT NULL, token bigint NOT NULL, expires_at timestamptz NOT NULL);`,
     lockSessionFunction(s),
+    // The turn each keyed message started, found by its key however old it is.
+    `CREATE INDEX events_by_message_key ON ${s}.events (session_id, ((body::jsonb) ->> 'idempotencyKey'))
+     WHERE (body::jsonb) ->> 'type' = 'turn.started'`,
   ];
 }
 

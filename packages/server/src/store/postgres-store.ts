@@ -130,6 +130,11 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     ),
     request: named("request", `SELECT body FROM ${s}.requests WHERE session_id = $1 AND request_id = $2`),
     openRequests: named("open_requests", `SELECT body FROM ${s}.requests WHERE session_id = $1 AND state = 'open'`),
+    keyedTurn: named(
+      "keyed_turn",
+      `SELECT (body::jsonb) ->> 'turnId' AS turn_id FROM ${s}.events WHERE session_id = $1
+       AND (body::jsonb) ->> 'type' = 'turn.started' AND (body::jsonb) ->> 'idempotencyKey' = $2 LIMIT 1`,
+    ),
   };
 
   const readEvents = async (sessionId: string, afterSeq: number, limit?: number) =>
@@ -537,6 +542,10 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       if (locked) return locked;
       const rows = await query<{ body: string }>(statements.openRequests, [sessionId]);
       return rows.map((row) => JSON.parse(row.body) as RequestRecord);
+    },
+    async findKeyedTurn(sessionId, key) {
+      const [row] = await query<{ turn_id: string }>(statements.keyedTurn, [sessionId, key]);
+      return row?.turn_id;
     },
     async listSessionsToRecover() {
       // A turn another instance holds a live lease on is that instance's, not a leftover.

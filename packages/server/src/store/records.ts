@@ -262,6 +262,12 @@ export interface SessionStore {
   getRequest(sessionId: string, requestId: string): Promise<RequestRecord | undefined>;
   /** The session's requests still waiting for an answer (none for an unknown session). */
   getOpenRequests(sessionId: string): Promise<RequestRecord[]>;
+  /**
+   * The turn a message sent with this `Idempotency-Key` started in the session, however long
+   * ago (`undefined` when none did): what makes a message sent again under its key a repeat,
+   * not a second turn, after the session has moved on.
+   */
+  findKeyedTurn(sessionId: string, key: string): Promise<string | undefined>;
   /** Sessions a restarted runtime must continue (`running` or `resuming`). */
   listSessionsToRecover(): Promise<string[]>;
   /** Open requests whose `expiresAt` is at or before `now`, at most `limit`. */

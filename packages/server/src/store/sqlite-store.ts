@@ -131,6 +131,9 @@ const migrations = [
         "CREATE UNIQUE INDEX messages_by_id ON messages(session_id, message_id)",
       ],
     ),
+  // 4. The turn each keyed message started, found by its key however old it is.
+  `CREATE INDEX events_by_message_key ON events(session_id, json_extract(body, '$.idempotencyKey'))
+   WHERE json_extract(body, '$.type') = 'turn.started';`,
 ];
 
 /**
@@ -322,6 +325,10 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
       "SELECT session_id FROM sessions WHERE status IN ('running', 'resuming')",
     ),
     insertEvent: db.prepare("INSERT INTO events (session_id, seq, body) VALUES (?, ?, ?)"),
+    keyedTurn: db.prepare<[string, string], { turn_id: string }>(
+      `SELECT json_extract(body, '$.turnId') AS turn_id FROM events WHERE session_id = ?
+       AND json_extract(body, '$.type') = 'turn.started' AND json_extract(body, '$.idempotencyKey') = ? LIMIT 1`,
+    ),
     readEvents: db.prepare<[string, number, number], { body: string }>(
       "SELECT body FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
     ),
@@ -607,6 +614,9 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     },
     async getOpenRequests(sessionId) {
       return q.openRequests.all(sessionId).map((row) => JSON.parse(row.body) as RequestRecord);
+    },
+    async findKeyedTurn(sessionId, key) {
+      return q.keyedTurn.get(sessionId, key)?.turn_id;
     },
     async listSessionsToRecover() {
       return q.recover.all().map((row) => row.session_id);

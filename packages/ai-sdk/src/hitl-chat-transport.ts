@@ -28,8 +28,8 @@ export interface HitlChatTransportOptions extends SessionHttpOptions {
 /** The transport, plus what loads a chat's starting messages from the server. */
 export interface HitlChatTransport<Message extends UIMessage = UIMessage> extends ChatTransport<Message> {
   /**
-   * The chat's messages as the server holds them, for `useChat({ messages })` after a
-   * reload; an empty list when the chat has no session yet.
+   * The chat's messages as the server holds them, all of them (read a request per 200), for
+   * `useChat({ messages })` after a reload; an empty list when the chat has no session yet.
    */
   loadMessages(chatId: string): Promise<Message[]>;
   /** The hitl-kit session id of a chat, once it has one. */
@@ -187,7 +187,7 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
       if (!session) return [];
       if (session.snapshot.status === "waiting") loadedParked.set(chatId, session.snapshot.lastSeq);
       else loadedParked.delete(chatId);
-      return snapshotToUIMessages<Message>(session.snapshot);
+      return snapshotToUIMessages<Message>(await http.wholeHistory(session.snapshot));
     },
 
     async sessionIdOf(chatId) {

@@ -61,6 +61,24 @@ export class SessionHttp {
     }
   }
 
+  /**
+   * The snapshot with every earlier page of its session's messages before its own (and
+   * their settled requests): the whole conversation, read a request per 200 messages.
+   */
+  async wholeHistory(snapshot: SessionSnapshot, headers?: HeadersInit): Promise<SessionSnapshot> {
+    let { before, ...whole } = snapshot;
+    while (before !== undefined) {
+      const page = await this.#api.getSnapshot(snapshot.sessionId, { ...call(headers), before, limit: 200 });
+      whole = {
+        ...whole,
+        messages: [...page.messages, ...whole.messages],
+        resolved: [...page.resolved, ...whole.resolved],
+      };
+      before = page.before;
+    }
+    return whole;
+  }
+
   /** Sends a message with `key` as its `Idempotency-Key`, so sending it again starts no second turn; answers its turn. */
   async sendMessage(sessionId: string, text: string, key: string | undefined, headers?: HeadersInit): Promise<string> {
     const sent = await this.#api.sendMessage(sessionId, text, {

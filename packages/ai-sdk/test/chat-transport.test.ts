@@ -226,3 +226,38 @@ describe.each(setups)("useChat's Chat on hitl-kit ($name)", (setup) => {
     expectCleanRun();
   });
 });
+
+describe("loadMessages on a long session", () => {
+  let app: Awaited<ReturnType<typeof startApp>> | undefined;
+  afterEach(async () => {
+    await app?.close();
+  });
+
+  it("gives the whole conversation, every page of it, starting with its first message", async () => {
+    // 130 exchanges (260 messages: the server's newest page holds 50), a parked picker in the first.
+    const replies: Reply[] = [{ text: "Pick one.", toolCalls: [pick] }];
+    for (let turn = 1; turn <= 130; turn++) replies.push({ text: `Reply ${turn}.` });
+    app = await startApp(setups[0]!, replies);
+    const { sessionId } = await app.runtime.createSession({ owner: "ada" });
+    await app.runtime.sendMessage(sessionId, "make me a poster");
+    await app.runtime.idle();
+    const [request] = (await app.runtime.getSnapshot(sessionId)).pending;
+    await app.runtime.respond(sessionId, [
+      { requestId: request!.requestId, action: "accept", value: { templateId: "a" } },
+    ]);
+    await app.runtime.idle();
+    for (let turn = 2; turn <= 130; turn++) {
+      await app.runtime.sendMessage(sessionId, `message ${turn}`);
+      await app.runtime.idle();
+    }
+
+    const loaded = await app.transport().loadMessages(sessionId);
+    expect(loaded).toHaveLength(260);
+    expect(loaded.map((message) => message.role)).toEqual(
+      Array.from({ length: 260 }, (_, index) => (index % 2 ? "assistant" : "user")),
+    );
+    expect(loaded[0]!.parts).toMatchObject([{ type: "text", text: "make me a poster" }]);
+    expect(toolParts(loaded[1])).toMatchObject([{ state: "output-available", output: { templateId: "a" } }]);
+    expect(loaded.at(-2)!.parts).toMatchObject([{ type: "text", text: "message 130" }]);
+  });
+});

@@ -1,14 +1,21 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
+import { createGoogle } from "@ai-sdk/google";
+import { createMistral } from "@ai-sdk/mistral";
 import { createOpenAI } from "@ai-sdk/openai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createAgentRuntime } from "../src/index.js";
+import { toolCallId } from "../src/runtime/ids.js";
 import { sqliteStore } from "../src/store/sqlite-store.js";
 import { checkOneResultPerCall, quiet, startServer, tempDir } from "./harness.js";
 import { startFakeAnthropic } from "./providers/fake-anthropic.js";
+import { startFakeGoogle } from "./providers/fake-google.js";
+import { startFakeMistral } from "./providers/fake-mistral.js";
 import { startFakeOpenAI } from "./providers/fake-openai.js";
+import { startFakeOpenAICompatible } from "./providers/fake-openai-compatible.js";
 import { startFakeOpenAIResponses } from "./providers/fake-openai-responses.js";
-import type { FakeProvider, FakeReply } from "./providers/fake-reply.js";
+import type { FakeProvider, FakeProviderOptions, FakeReply } from "./providers/fake-reply.js";
 import { serverTools } from "./tools.js";
 
 /**
@@ -16,7 +23,13 @@ import { serverTools } from "./tools.js";
  * tool-call/result pairing the way the providers' APIs do: any request they would reject
  * fails the test. Each scenario is a way a parked request can end.
  */
-const providers = [
+const providers: {
+  name: string;
+  start: (options: FakeProviderOptions) => Promise<FakeProvider>;
+  model: (baseURL: string) => LanguageModelV4;
+  /** An id the provider's own calls could have, for the model that repeats one. */
+  dupId?: string;
+}[] = [
   {
     name: "Anthropic Messages API (@ai-sdk/anthropic)",
     start: startFakeAnthropic,
@@ -33,13 +46,44 @@ const providers = [
     start: startFakeOpenAIResponses,
     model: (baseURL: string) => createOpenAI({ baseURL, apiKey: "test" }).responses(modelId),
   })),
+  // Gemini: roles alternate, and Gemini 3's function calls go back with their thought signatures.
+  ...["gemini-3-pro-preview", "gemini-2.5-flash"].map((modelId) => ({
+    name: `Google Gemini, ${modelId} (@ai-sdk/google)`,
+    start: (options: FakeProviderOptions) => startFakeGoogle({ ...options, model: modelId }),
+    model: (baseURL: string) => createGoogle({ baseURL, apiKey: "test" })(modelId),
+  })),
+  // Mistral: no user message right after tool results, and tool call ids of exactly 9 letters
+  // and digits (the provider package renames a repeated id itself, with `generateId`).
+  {
+    name: "Mistral (@ai-sdk/mistral)",
+    start: startFakeMistral,
+    model: (baseURL: string) =>
+      createMistral({ baseURL, apiKey: "test", generateId: toolCallId })("mistral-large-latest"),
+    dupId: "dup000001",
+  },
+  // Local servers (vLLM, Ollama, LM Studio), each streaming tool calls its own way.
+  ...(
+    [
+      ["as OpenAI does", {}],
+      ["without tool call ids", { ids: "missing" }],
+      [
+        "with ids counted from call_0 in each reply, whole calls without index (Ollama)",
+        { ids: "numbered", arguments: "whole-no-index", reasoningContent: true },
+      ],
+      ["with every id call_0", { ids: "constant", arguments: "whole" }],
+    ] as const
+  ).map(([how, quirks]) => ({
+    name: `OpenAI-compatible server streaming ${how} (@ai-sdk/openai-compatible)`,
+    start: (options: FakeProviderOptions) => startFakeOpenAICompatible({ ...options, quirks }),
+    model: (baseURL: string) => createOpenAICompatible({ name: "local", baseURL }).chatModel("local-model"),
+  })),
 ];
 
 const pick = { name: "pick_template", input: { templates: ["a", "b"] } };
 const weather = { name: "lookup_weather", input: { city: "Oslo" } };
 const publish = { name: "publish_poster", input: { title: "Spring" } };
 
-describe.each(providers)("$name", ({ start, model: modelFor }) => {
+describe.each(providers)("$name", ({ start, model: modelFor, dupId = "dup_1" }) => {
   let fake: FakeProvider;
   let server: ReturnType<typeof startServer>;
   afterEach(async () => {
@@ -135,11 +179,11 @@ describe.each(providers)("$name", ({ start, model: modelFor }) => {
     const { id, pending } = await begin([
       {
         toolCalls: [
-          { ...weather, id: "dup_1" },
-          { ...pick, id: "dup_1" },
+          { ...weather, id: dupId },
+          { ...pick, id: dupId },
         ],
       },
-      { toolCalls: [{ ...weather, id: "dup_1" }] },
+      { toolCalls: [{ ...weather, id: dupId }] },
       { text: "Done." },
     ]);
     expect(pending.map((request) => request.toolName)).toEqual(["pick_template"]);
@@ -147,7 +191,7 @@ describe.each(providers)("$name", ({ start, model: modelFor }) => {
     await expectAccepted(id, 3);
     const called = (await server.events(id)).flatMap((event) => (event.type === "tool.called" ? [event] : []));
     expect(called.map((event) => event.toolName)).toEqual(["lookup_weather", "pick_template", "lookup_weather"]);
-    expect(called[0]?.toolCallId).toBe("dup_1");
+    expect(called[0]?.toolCallId).toBe(dupId);
     expect(new Set(called.map((event) => event.toolCallId)).size).toBe(3);
   });
 

@@ -5,6 +5,7 @@ import type {
   LanguageModelV4StreamPart,
 } from "@ai-sdk/provider";
 import { randomId } from "../runtime/ids.js";
+import { isTurnBreak } from "../runtime/transcript.js";
 
 /** One reply of a scripted model: text, reasoning and tool calls, streamed in that order. */
 export interface ScriptedReply {
@@ -23,7 +24,10 @@ export interface ScriptedReply {
 export interface ScriptContext {
   /** The full prompt of this model call, as the runtime sent it (tool results included). */
   prompt: LanguageModelV4Message[];
-  /** How many assistant messages the prompt holds: the index of this step in the session. */
+  /**
+   * How many assistant messages the prompt holds (not counting the runtime's "(Stopped
+   * here.)" after a turn that ended on tool results): the index of this step in the session.
+   */
   step: number;
   /** The text of the newest user message. */
   lastUserText: string;
@@ -127,7 +131,7 @@ function chunks(text: string, wordsPerChunk: number): string[] {
 
 function contextOf(prompt: LanguageModelV4Message[]): ScriptContext {
   let step = 0;
-  for (const message of prompt) if (message.role === "assistant") step += 1;
+  for (const message of prompt) if (message.role === "assistant" && !isTurnBreak(message)) step += 1;
   // The newest user message, and the newest tool message after it: read from the end.
   let lastUserText = "";
   let lastResults: ScriptContext["lastResults"] | undefined;

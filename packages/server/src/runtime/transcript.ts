@@ -100,3 +100,34 @@ function toModelOutput(call: ToolCallRecord): LanguageModelV4ToolResultOutput {
       return { type: "error-text", value: output?.message ?? "The tool failed." };
   }
 }
+
+/**
+ * What the model is sent as its own words where a turn ended on tool results (see
+ * {@link withTurnBreaks}), marked so the scripted model does not count it as a step.
+ */
+const TURN_BREAK: LanguageModelV4Message = {
+  role: "assistant",
+  content: [{ type: "text", text: "(Stopped here.)" }],
+  providerOptions: { hitlKit: { turnBreak: true } },
+};
+
+/** Whether a prompt's message is the runtime's own (see {@link withTurnBreaks}), not the model's. */
+export function isTurnBreak(message: LanguageModelV4Message): boolean {
+  return message.providerOptions?.hitlKit?.turnBreak === true;
+}
+
+/**
+ * The transcript as sent to the model: where a person's message follows tool results
+ * directly (they wrote instead of answering, or stopped the turn before the model went on),
+ * a short assistant message between them. Gemini refuses two user turns in a row, which
+ * tool results and a message are to it, and Mistral a user message right after tool results.
+ * Only what is sent changes; the stored transcript stays as it happened.
+ */
+export function withTurnBreaks(messages: readonly LanguageModelV4Message[]): LanguageModelV4Message[] {
+  const sent: LanguageModelV4Message[] = [];
+  for (const [index, message] of messages.entries()) {
+    sent.push(message);
+    if (message.role === "tool" && messages[index + 1]?.role === "user") sent.push(TURN_BREAK);
+  }
+  return sent;
+}

@@ -13,14 +13,14 @@ import type { Resolution, SessionRecord, ToolCallRecord, WriteBatch } from "../s
 import { StoreUnavailable } from "../store/store-unavailable.js";
 import { LeaseLost } from "./coordination.js";
 import { eventCoalescer } from "./event-coalescer.js";
-import { randomId } from "./ids.js";
+import { randomId, toolCallId } from "./ids.js";
 import type { AskOptions, AskResult } from "./implement.js";
 import { DEFAULT_MODEL_RETRIES, DEFAULT_MODEL_RETRY_DELAY_MS, delay, modelRetryDelay } from "./model-retry.js";
 import { MAX_TIMER_MS, ModelStalled, type StepOutput, streamModelStep } from "./model-step.js";
 import { planStep } from "./plan-step.js";
 import type { RuntimeCore } from "./runtime-core.js";
 import { schemaHash } from "./schema-hash.js";
-import { continueTranscriptCheck, unansweredCalls } from "./transcript.js";
+import { continueTranscriptCheck, unansweredCalls, withTurnBreaks } from "./transcript.js";
 import { TranscriptCache } from "./transcript-cache.js";
 import { uniqueToolCallIds } from "./unique-tool-call-ids.js";
 
@@ -660,7 +660,7 @@ export class TurnDriver {
     const { system } = core.options;
     const prompt: LanguageModelV4Message[] = [
       ...(system ? [{ role: "system" as const, content: system }] : []),
-      ...transcript,
+      ...withTurnBreaks(transcript),
     ];
     // Streamed text reaches the store in batches (a few ms apart), not a transaction per token;
     // what waits when the model is done is written with the step.
@@ -702,7 +702,7 @@ export class TurnDriver {
       }
     }
     const streamedEvents = await coalescer.drain();
-    const { output, renamed } = uniqueToolCallIds(streamed, check.called, () => randomId("call"));
+    const { output, renamed } = uniqueToolCallIds(streamed, check.called, toolCallId);
     for (const call of renamed) {
       core.logger.warn(
         `hitl-kit: session ${sessionId}: the model gave a ${call.toolName} call the id "${call.modelId}", ` +

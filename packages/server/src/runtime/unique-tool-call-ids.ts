@@ -29,7 +29,8 @@ export function uniqueToolCallIds(
       used.add(call.toolCallId);
       return call;
     }
-    const id = newId();
+    let id = newId();
+    while (taken.has(id) || used.has(id)) id = newId();
     used.add(id);
     renamed.push({ toolName: call.toolName, modelId: call.toolCallId, id });
     return { ...call, toolCallId: id };

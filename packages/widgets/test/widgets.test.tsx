@@ -26,6 +26,12 @@ describe("ApprovalCard", () => {
     expect(props.decline).toHaveBeenCalledWith("Too much");
   });
 
+  it("takes focus on the card itself when it appears, so its question is read first", () => {
+    const props = requestProps<typeof input, ApprovalAnswer>(input, { prompt: "Refund 1200?" });
+    render(<ApprovalCard {...props} />);
+    expect(document.activeElement).toBe(screen.getByRole("region", { name: "Refund 1200?" }));
+  });
+
   it("shows Sending… with disabled controls while submitting", () => {
     render(
       <ApprovalCard

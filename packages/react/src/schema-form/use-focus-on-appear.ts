@@ -12,9 +12,10 @@ function isTextEntry(element: Element): boolean {
 }
 
 /**
- * Moves focus into a widget when it mounts: to its `[data-hitl-autofocus]` element, else
- * its first control, else the root. It leaves focus alone when the person is typing in a
- * text field or is already inside another widget (the first of parallel requests keeps it).
+ * Moves focus into a widget when it mounts: to its `[data-hitl-autofocus]` element (the root
+ * itself when it carries the marker), else its first control, else the root. It leaves focus
+ * alone when the person is typing in a text field or is already inside another widget (the
+ * first of parallel requests keeps it).
  * @param enabled read once, on mount; pass `false` for a widget that is already settled.
  */
 export function useFocusOnAppear(ref: RefObject<HTMLElement | null>, enabled: boolean): void {
@@ -26,8 +27,10 @@ export function useFocusOnAppear(ref: RefObject<HTMLElement | null>, enabled: bo
     if (active && active !== root.ownerDocument.body) {
       if (isTextEntry(active) || active.closest("[data-hitl-widget]")) return;
     }
-    const target =
-      root.querySelector<HTMLElement>("[data-hitl-autofocus]") ?? root.querySelector<HTMLElement>(focusable) ?? root;
+    const marked = root.matches("[data-hitl-autofocus]")
+      ? root
+      : root.querySelector<HTMLElement>("[data-hitl-autofocus]");
+    const target = marked ?? root.querySelector<HTMLElement>(focusable) ?? root;
     target.focus({ preventScroll: false });
   }, []);
 }

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/a11y/noStaticElementInteractions: the roles (radio or checkbox) are chosen at run time, which the linter cannot read
 // biome-ignore-all lint/a11y/useAriaPropsSupportedByRole: the roles (radio or checkbox) are chosen at run time, which the linter cannot read
-// biome-ignore-all lint/a11y/useKeyWithClickEvents: the group handles the keyboard for all its options (roving tabindex)
+// biome-ignore-all lint/a11y/useKeyWithClickEvents: the group handles the keyboard for all its options
 import { type KeyboardEvent, useId, useRef, useState } from "react";
 import type { ChoiceOption, RenderVisual } from "./choice-option.js";
 
@@ -49,9 +49,9 @@ function columnsOf(items: HTMLElement[]): number {
 }
 
 /**
- * A group of options, single (`radiogroup` of `radio`s) or multiple (`group` of
- * `checkbox`es), with a roving tabindex: Tab enters at the chosen option, the arrow keys
- * move (and, for radios, choose), Home/End jump, Space chooses, Enter submits.
+ * A group of options, single (`radiogroup` of `radio`s, with a roving tabindex: Tab enters at
+ * the chosen option) or multiple (`group` of `checkbox`es, each its own Tab stop). The arrow
+ * keys move (and, for radios, choose), Home/End jump, Space chooses, Enter submits.
  */
 export function ChoiceGroup<Value>(props: ChoiceGroupProps<Value>) {
   const { options, multiple, selected, onPick, disabled = false, layout = "list" } = props;
@@ -63,6 +63,11 @@ export function ChoiceGroup<Value>(props: ChoiceGroupProps<Value>) {
   const listRef = useRef<HTMLDivElement>(null);
   const idBase = useId();
   const current = active < options.length ? active : firstEnabled;
+
+  // Radios share one Tab stop (the chosen or last focused one); checkboxes are each their own.
+  function tabStop(index: number): boolean {
+    return multiple ? !options[index]?.disabled : index === current;
+  }
 
   function moveTo(index: number) {
     setActive(index);
@@ -110,7 +115,7 @@ export function ChoiceGroup<Value>(props: ChoiceGroupProps<Value>) {
             aria-disabled={disabled || option.disabled || undefined}
             aria-labelledby={`${id}-label`}
             aria-describedby={option.description ? `${id}-desc` : undefined}
-            tabIndex={index === current ? 0 : -1}
+            tabIndex={tabStop(index) ? 0 : -1}
             data-index={index}
             className="hitl-option"
             data-checked={checked || undefined}

@@ -73,6 +73,24 @@ describe("MultiChoicePicker", () => {
     fireEvent.keyDown(group, { key: "Enter" });
     expect(props.respond).toHaveBeenCalledWith({ answers: ["Ham", "Basil"] });
   });
+
+  it("puts every checkbox in the tab order, and the arrow keys still move between them", () => {
+    render(<MultiChoicePicker {...requestProps(input)} />);
+    const boxes = screen.getAllByRole("checkbox");
+    expect(boxes.map((box) => box.tabIndex)).toEqual([0, 0, 0, 0]);
+    fireEvent.keyDown(screen.getByRole("group", { name: "Which colour?" }), { key: "ArrowDown" });
+    expect(document.activeElement).toBe(screen.getByRole("checkbox", { name: "Olives" }));
+    expect(boxes.map((box) => box.tabIndex)).toEqual([0, 0, 0, 0]);
+  });
+
+  it("leaves a disabled checkbox out of the tab order", () => {
+    const options = [
+      { label: "Ham", value: "ham" },
+      { label: "Olives", value: "olives", disabled: true },
+    ];
+    render(<MultiChoicePicker {...requestProps(input)} options={options} />);
+    expect(screen.getAllByRole("checkbox").map((box) => box.tabIndex)).toEqual([0, -1]);
+  });
 });
 
 describe("FreeformAnswer", () => {

@@ -1,5 +1,5 @@
 import { WidgetFrame, type WidgetProps } from "@hitl-kit/react";
-import { type FormEvent, type KeyboardEvent, useId, useState } from "react";
+import { type FormEvent, type KeyboardEvent, useId, useRef, useState } from "react";
 
 /** Props of {@link FreeformAnswer}. */
 export type FreeformAnswerProps<Input = unknown, Answer = unknown> = WidgetProps<Input, Answer> & {
@@ -24,7 +24,8 @@ export function textTarget(schema: Schema): { key?: string; schema: Schema } {
 
 /**
  * A free-text answer, with the length limits of the answer schema and a character count.
- * Ctrl+Enter (⌘+Enter) or the button sends it.
+ * Ctrl+Enter (⌘+Enter) or the button sends it; text that is too short is not sent: the
+ * error is announced and focus goes back to the text box.
  * @example
  * widgets.add("ask_question", FreeformAnswer);
  */
@@ -34,6 +35,7 @@ export function FreeformAnswer<Input = unknown, Answer = unknown>(props: Freefor
   const id = useId();
   const [text, setText] = useState("");
   const [message, setMessage] = useState<string>();
+  const boxRef = useRef<HTMLTextAreaElement>(null);
   const target = textTarget(request.answerSchema);
   const min = typeof target.schema.minLength === "number" ? target.schema.minLength : 1;
   const max = typeof target.schema.maxLength === "number" ? target.schema.maxLength : undefined;
@@ -44,6 +46,7 @@ export function FreeformAnswer<Input = unknown, Answer = unknown>(props: Freefor
     const value = text.trim();
     if (value.length < min) {
       setMessage(min <= 1 ? "Write an answer first." : `Write at least ${min} characters.`);
+      boxRef.current?.focus();
       return;
     }
     const answer = props.toAnswer ? props.toAnswer(value) : target.key ? { [target.key]: value } : value;
@@ -69,6 +72,7 @@ export function FreeformAnswer<Input = unknown, Answer = unknown>(props: Freefor
             {props.label ?? "Your answer"}
           </label>
           <textarea
+            ref={boxRef}
             id={`${id}-text`}
             className="hitl-textarea"
             rows={3}
@@ -89,7 +93,7 @@ export function FreeformAnswer<Input = unknown, Answer = unknown>(props: Freefor
             {max ? `${text.length} / ${max} characters` : `${text.length} characters`} · Ctrl+Enter to send
           </p>
           {message ? (
-            <p className="hitl-field__error" id={`${id}-error`}>
+            <p className="hitl-field__error" id={`${id}-error`} role="alert">
               {message}
             </p>
           ) : null}

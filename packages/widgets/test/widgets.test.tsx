@@ -109,4 +109,18 @@ describe("FreeformAnswer", () => {
     fireEvent.keyDown(box, { key: "Enter", ctrlKey: true });
     expect(props.respond).toHaveBeenCalledWith({ answer: "Because" });
   });
+
+  it("announces its own error and takes the person back to the text box", () => {
+    const props = requestProps({ question: "Why?" });
+    render(<FreeformAnswer {...props} />);
+    const send = screen.getByRole("button", { name: "Send" });
+    send.focus();
+    fireEvent.click(send);
+    const box = screen.getByRole("textbox", { name: "Your answer" });
+    expect(screen.getByRole("alert").textContent).toBe("Write an answer first.");
+    expect(document.activeElement).toBe(box);
+    expect(box.getAttribute("aria-invalid")).toBe("true");
+    expect(box.getAttribute("aria-describedby")).toContain(screen.getByRole("alert").id);
+    expect(props.respond).not.toHaveBeenCalled();
+  });
 });

@@ -106,4 +106,12 @@ describe("ChoicePicker keyboard", () => {
     expect(screen.getByText("Green")).toBeTruthy();
     expect(screen.queryByRole("radiogroup")).toBeNull();
   });
+
+  it("keeps focus in the widget, on its frame, once the answer replaces the controls", () => {
+    const props = requestProps(input);
+    const { rerender } = render(<ChoicePicker {...props} />);
+    screen.getByRole("button", { name: "Choose" }).focus();
+    rerender(<ChoicePicker {...props} status="resolved" resolution={{ action: "accept", value: { answer: "Red" } }} />);
+    expect(document.activeElement).toBe(screen.getByRole("region", { name: "Which colour?" }));
+  });
 });

@@ -2,6 +2,7 @@ import { plainErrorMessage, type RequestState, type RequestStatus, type TypedInp
 import { type ReactNode, useId, useRef } from "react";
 import { labelOf } from "./schema-node.js";
 import { useFocusOnAppear } from "./use-focus-on-appear.js";
+import { useKeepFocus } from "./use-keep-focus.js";
 import { ValueView } from "./value-view.js";
 
 /** The words a widget shows for each status, in its badge. */
@@ -47,7 +48,9 @@ function isOpen(status: RequestStatus): boolean {
 /**
  * The frame every hitl-kit widget shares: the tool and the question, a status badge,
  * the error of a refused answer, the controls while the request is open and the outcome
- * once it is settled. It sets `data-state={status}` and moves focus in when it appears.
+ * once it is settled. It sets `data-state={status}` and moves focus in when it appears;
+ * when a new status takes away the control that had focus, focus goes to the frame itself
+ * rather than falling to the page.
  * Use it to build a custom widget that looks and behaves like the built-in ones.
  * @example
  * <WidgetFrame {...props}>
@@ -61,9 +64,12 @@ export function WidgetFrame(props: WidgetFrameProps) {
   const open = isOpen(status);
   const label = labels?.[status] ?? defaultStatusLabels[status];
   useFocusOnAppear(rootRef, open && autoFocus !== false);
+  const keepFocus = useKeepFocus(rootRef, status);
   return (
     <section
       ref={rootRef}
+      onFocus={keepFocus.onFocus}
+      onBlur={keepFocus.onBlur}
       className={["hitl-widget", props.className].filter(Boolean).join(" ")}
       data-state={status}
       data-hitl-widget=""

@@ -55,10 +55,23 @@ describe("SchemaForm validation", () => {
     expect(document.activeElement).toBe(seats);
   });
 
-  it("disables every control while disabled", () => {
-    render(<SchemaForm schema={schema} disabled submitLabel="Sending…" onSubmit={() => {}} />);
+  it("disables every field while disabled, and keeps the submit button focusable but inert", () => {
+    const onSubmit = vi.fn();
+    render(
+      <SchemaForm
+        schema={schema}
+        defaultValue={{ name: "Ada", seats: 2 }}
+        disabled
+        submitLabel="Sending…"
+        onSubmit={onSubmit}
+      />,
+    );
     expect(screen.getByLabelText(/Name/).matches(":disabled")).toBe(true);
-    expect(screen.getByRole("button", { name: "Sending…" })).toHaveProperty("disabled", true);
+    const submit = screen.getByRole("button", { name: "Sending…" });
+    expect(submit.matches(":disabled")).toBe(false);
+    expect(submit.getAttribute("aria-disabled")).toBe("true");
+    fireEvent.click(submit);
+    expect(onSubmit).not.toHaveBeenCalled();
   });
 
   it("renders extra buttons after the submit button", () => {

@@ -1,5 +1,5 @@
 import type { ApprovalAnswer } from "@hitl-kit/protocol";
-import { ValueView, WidgetFrame, type WidgetProps } from "@hitl-kit/react";
+import { busyButtonProps, ValueView, WidgetFrame, type WidgetProps } from "@hitl-kit/react";
 import { useId, useState } from "react";
 
 /** Props of {@link ApprovalCard}. */
@@ -50,7 +50,8 @@ export function ApprovalCard<Input = unknown>(props: ApprovalCardProps<Input>) {
           rows={2}
           maxLength={10_000}
           value={reason}
-          disabled={busy}
+          readOnly={busy}
+          aria-disabled={busy || undefined}
           onChange={(event) => setReason(event.currentTarget.value)}
         />
       </div>
@@ -58,16 +59,14 @@ export function ApprovalCard<Input = unknown>(props: ApprovalCardProps<Input>) {
         <button
           type="button"
           className="hitl-button hitl-button--primary"
-          disabled={busy}
-          onClick={() => respond(trimmed ? { reason: trimmed } : {})}
+          {...busyButtonProps(busy, () => respond(trimmed ? { reason: trimmed } : {}))}
         >
           {busy ? "Sending…" : (props.approveLabel ?? "Approve")}
         </button>
         <button
           type="button"
           className="hitl-button hitl-button--danger"
-          disabled={busy}
-          onClick={() => decline(trimmed || undefined)}
+          {...busyButtonProps(busy, () => decline(trimmed || undefined))}
         >
           {props.denyLabel ?? "Deny"}
         </button>

@@ -1,5 +1,5 @@
 import type { JsonSchema } from "@hitl-kit/protocol";
-import { SchemaForm, ValueView, WidgetFrame, type WidgetProps } from "@hitl-kit/react";
+import { busyButtonProps, SchemaForm, ValueView, WidgetFrame, type WidgetProps } from "@hitl-kit/react";
 
 /** Props of {@link FormWidget}. */
 export type FormWidgetProps<Input = unknown, Answer = unknown> = WidgetProps<Input, Answer> & {
@@ -35,7 +35,7 @@ export function FormWidget<Input = unknown, Answer = unknown>(props: FormWidgetP
         disabled={busy}
         submitLabel={busy ? "Sending…" : (props.submitLabel ?? "Submit")}
       >
-        <button type="button" className="hitl-button" disabled={busy} onClick={() => props.decline()}>
+        <button type="button" className="hitl-button" {...busyButtonProps(busy, () => props.decline())}>
           Decline
         </button>
       </SchemaForm>

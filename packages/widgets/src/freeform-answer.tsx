@@ -1,4 +1,4 @@
-import { WidgetFrame, type WidgetProps } from "@hitl-kit/react";
+import { busyButtonProps, WidgetFrame, type WidgetProps } from "@hitl-kit/react";
 import { type FormEvent, type KeyboardEvent, useId, useRef, useState } from "react";
 
 /** Props of {@link FreeformAnswer}. */
@@ -79,7 +79,8 @@ export function FreeformAnswer<Input = unknown, Answer = unknown>(props: Freefor
             value={text}
             maxLength={max}
             placeholder={props.placeholder}
-            disabled={busy}
+            readOnly={busy}
+            aria-disabled={busy || undefined}
             required
             aria-invalid={message ? true : undefined}
             aria-describedby={describedBy}
@@ -99,10 +100,10 @@ export function FreeformAnswer<Input = unknown, Answer = unknown>(props: Freefor
           ) : null}
         </div>
         <div className="hitl-actions">
-          <button type="submit" className="hitl-button hitl-button--primary" disabled={busy}>
+          <button type="submit" className="hitl-button hitl-button--primary" {...busyButtonProps(busy)}>
             {busy ? "Sending…" : (props.submitLabel ?? "Send")}
           </button>
-          <button type="button" className="hitl-button" disabled={busy} onClick={() => props.decline()}>
+          <button type="button" className="hitl-button" {...busyButtonProps(busy, () => props.decline())}>
             Decline
           </button>
         </div>

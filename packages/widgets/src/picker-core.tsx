@@ -1,4 +1,4 @@
-import { WidgetFrame, type WidgetProps } from "@hitl-kit/react";
+import { busyButtonProps, WidgetFrame, type WidgetProps } from "@hitl-kit/react";
 import { type FormEvent, useId, useState } from "react";
 import { ChoiceGroup } from "./choice-group.js";
 import { type ChoiceOption, chosenOptions, type RenderVisual } from "./choice-option.js";
@@ -115,10 +115,10 @@ export function PickerCore<Value>(props: PickerCoreProps<Value>) {
           </p>
         ) : null}
         <div className="hitl-actions">
-          <button type="submit" className="hitl-button hitl-button--primary" disabled={busy}>
+          <button type="submit" className="hitl-button hitl-button--primary" {...busyButtonProps(busy)}>
             {busy ? "Sending…" : props.submitLabel}
           </button>
-          <button type="button" className="hitl-button" disabled={busy} onClick={() => props.decline()}>
+          <button type="button" className="hitl-button" {...busyButtonProps(busy, () => props.decline())}>
             Decline
           </button>
         </div>

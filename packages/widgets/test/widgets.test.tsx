@@ -31,18 +31,6 @@ describe("ApprovalCard", () => {
     render(<ApprovalCard {...props} />);
     expect(document.activeElement).toBe(screen.getByRole("region", { name: "Refund 1200?" }));
   });
-
-  it("shows Sending… with disabled controls while submitting", () => {
-    render(
-      <ApprovalCard
-        {...requestProps<typeof input, ApprovalAnswer>(input)}
-        status="submitting"
-        sent={{ action: "accept", value: {} }}
-      />,
-    );
-    expect(screen.getByRole("button", { name: "Sending…" })).toHaveProperty("disabled", true);
-    expect(screen.getByRole("button", { name: "Deny" })).toHaveProperty("disabled", true);
-  });
 });
 
 describe("MultiChoicePicker", () => {

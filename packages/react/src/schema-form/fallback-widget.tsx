@@ -1,4 +1,5 @@
 import type { WidgetProps } from "../widget-props.js";
+import { busyButtonProps } from "./busy-button-props.js";
 import { SchemaForm } from "./schema-form.js";
 import { ValueView } from "./value-view.js";
 import { WidgetFrame } from "./widget-frame.js";
@@ -29,10 +30,10 @@ export function FallbackWidget(props: WidgetProps & { className?: string }) {
         disabled={busy}
         submitLabel={busy ? "Sending…" : approval ? "Approve" : "Submit"}
       >
-        <button type="button" className="hitl-button" disabled={busy} onClick={() => decline()}>
+        <button type="button" className="hitl-button" {...busyButtonProps(busy, () => decline())}>
           {approval ? "Deny" : "Decline"}
         </button>
-        <button type="button" className="hitl-button hitl-button--quiet" disabled={busy} onClick={cancel}>
+        <button type="button" className="hitl-button hitl-button--quiet" {...busyButtonProps(busy, cancel)}>
           Cancel
         </button>
       </SchemaForm>

@@ -1,3 +1,4 @@
+export { type BusyButtonProps, busyButtonProps } from "./busy-button-props.js";
 export { FallbackWidget } from "./fallback-widget.js";
 export { SchemaForm, type SchemaFormProps } from "./schema-form.js";
 export { useFocusOnAppear } from "./use-focus-on-appear.js";

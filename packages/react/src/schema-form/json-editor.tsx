@@ -1,5 +1,6 @@
 import { type ValidationIssue, validateJsonSchema } from "@hitl-kit/protocol";
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import { busyButtonProps } from "./busy-button-props.js";
 import type { SchemaFormProps } from "./schema-form.js";
 import { descriptionOf, labelOf } from "./schema-node.js";
 
@@ -88,7 +89,7 @@ export function JsonEditor<Value>(props: SchemaFormProps<Value>) {
         </div>
       </fieldset>
       <div className="hitl-actions">
-        <button type="submit" className="hitl-button hitl-button--primary" disabled={disabled}>
+        <button type="submit" className="hitl-button hitl-button--primary" {...busyButtonProps(disabled)}>
           {submitLabel}
         </button>
         {children}

@@ -1,5 +1,6 @@
 import { type JsonSchema, type ValidationIssue, validateJsonSchema } from "@hitl-kit/protocol";
 import { type FormEvent, type ReactNode, useCallback, useEffect, useId, useMemo, useRef, useState } from "react";
+import { busyButtonProps } from "./busy-button-props.js";
 import { focusFirstInvalid } from "./focus-first-invalid.js";
 import { FormContext, type FormContextValue } from "./form-context.js";
 import { type Draft, draftToValue, initialDraft, setDraftAt } from "./form-draft.js";
@@ -18,7 +19,10 @@ export interface SchemaFormProps<Value = unknown> {
   onSubmit: (value: Value) => void;
   /** Issues from elsewhere (the server's 422) to show next to their fields. */
   issues?: readonly ValidationIssue[];
-  /** Disables every control, for example while an answer is being sent. */
+  /**
+   * Disables every field, for example while an answer is being sent. The submit button stays
+   * focusable (`aria-disabled`, so focus is not lost) and a submit is ignored.
+   */
   disabled?: boolean;
   /** The submit button's text; "Submit" by default. */
   submitLabel?: string;
@@ -80,7 +84,7 @@ function NodeForm<Value>(props: SchemaFormProps<Value> & { node: FormNode }) {
     return byField;
   }, [shown, nodes]);
 
-  // Server issues arrive after the submit button was disabled: move focus to the first one.
+  // Server issues arrive after the answer was sent: move focus to the first one.
   // Issues present on mount are only shown; where focus goes then is the widget's call.
   const mounted = useRef(false);
   useEffect(() => {
@@ -119,7 +123,7 @@ function NodeForm<Value>(props: SchemaFormProps<Value> & { node: FormNode }) {
         </fieldset>
       </FormContext.Provider>
       <div className="hitl-actions">
-        <button type="submit" className="hitl-button hitl-button--primary" disabled={disabled}>
+        <button type="submit" className="hitl-button hitl-button--primary" {...busyButtonProps(disabled)}>
           {submitLabel}
         </button>
         {children}

@@ -45,6 +45,13 @@ export interface MessageTextProps {
   text: string;
   /** The class of the element around the blocks. */
   className?: string;
+  /**
+   * Whether the message is still being written (`message.status === "streaming"`). While it
+   * is, the text is marked `aria-busy`, so a screen reader in a live region around it waits
+   * for the finished text instead of re-reading the reply from the start at every delta.
+   * `false` by default.
+   */
+  streaming?: boolean;
 }
 
 const FinishedBlock = memo(function FinishedBlock({ text }: { text: string }) {
@@ -68,17 +75,18 @@ const FinishedBlocks = memo(function FinishedBlocks({ blocks }: { blocks: readon
  * at blank lines, each its own block element. A finished block is memoized and keeps its DOM
  * node, so a new delta changes only the tail's text node and the browser lays out only the
  * tail, not the whole message. The text is shown as text (never HTML); style the element
- * with `white-space: pre-wrap` to keep the line breaks.
+ * with `white-space: pre-wrap` to keep the line breaks. Pass `streaming` while the message
+ * is being written: the text is `aria-busy` until it is complete.
  * @example
- * <MessageText className="chat-message__text" text={part.text} />
+ * <MessageText className="chat-message__text" text={part.text} streaming={message.status === "streaming"} />
  */
-export const MessageText = memo(function MessageText({ text, className }: MessageTextProps) {
+export const MessageText = memo(function MessageText({ text, className, streaming = false }: MessageTextProps) {
   const blocks = useRef<TextBlocks>(emptyBlocks);
   // A render thrown away by React leaves a ref ahead of the text: splitTextBlocks checks it.
   const current = splitTextBlocks(text, blocks.current);
   blocks.current = current;
   return (
-    <div className={className}>
+    <div className={className} aria-busy={streaming || undefined}>
       <FinishedBlocks blocks={current.finished} />
       <div data-block="tail">{text.slice(current.tailStart)}</div>
     </div>

@@ -66,8 +66,10 @@ function Transcript() {
   const messages = useAgent((agent) => agent.messages);
   return messages.map((message) =>
     message.parts.map((part, index) =>
-      // biome-ignore lint/suspicious/noArrayIndexKey: parts only grow at the end
-      part.type === "text" ? <MessageText key={index} className="text" text={part.text} /> : null,
+      part.type === "text" ? (
+        // biome-ignore lint/suspicious/noArrayIndexKey: parts only grow at the end
+        <MessageText key={index} className="text" text={part.text} streaming={message.status === "streaming"} />
+      ) : null,
     ),
   );
 }
@@ -149,6 +151,39 @@ describe("streaming render", () => {
 });
 
 describe("MessageText", () => {
+  it("is busy while its message streams, so a live region around it waits, and not once it is complete", async () => {
+    const { client, opened, write, drained } = streamingClient();
+    const view = render(
+      <AgentProvider client={client}>
+        <Transcript />
+      </AgentProvider>,
+    );
+    await act(() => opened);
+    const text = () => view.container.querySelector(".text");
+    const show = async (event: EventInput) => {
+      write(frame(event));
+      await settle();
+      await act(async () => runFrame());
+      await drained();
+    };
+    await show({ type: "message.started", messageId: "m", role: "assistant" });
+    let written = "";
+    for (const delta of ["The reply ", "grows", ".\n\nAnd goes on"]) {
+      await show({ type: "text.delta", messageId: "m", delta });
+      written += delta;
+      expect(text()?.textContent).toBe(written);
+      expect(text()?.getAttribute("aria-busy")).toBe("true");
+    }
+    await show({ type: "message.completed", messageId: "m" });
+    expect(text()?.textContent).toBe(written);
+    expect(text()?.hasAttribute("aria-busy")).toBe(false);
+  });
+
+  it("is not busy when nothing says it streams (a stored or a finished text)", () => {
+    const view = render(<MessageText className="text" text="Done." />);
+    expect(view.container.querySelector(".text")?.hasAttribute("aria-busy")).toBe(false);
+  });
+
   it("keeps the DOM nodes of finished blocks while the tail grows", () => {
     let text = "First paragraph.\n\nSecond";
     const view = render(<MessageText className="text" text={text} />);

@@ -3,6 +3,7 @@ import { type AgentView, MessageText, useAgent, type WidgetRegistry } from "@hit
 import { type ReactNode, useState } from "react";
 import { isReplying } from "./composer.js";
 import { MessageItem } from "./message-item.js";
+import { useKeepReadingPlace } from "./use-keep-reading-place.js";
 import { useStickToBottom } from "./use-stick-to-bottom.js";
 
 /** Props of {@link Transcript}. */
@@ -48,6 +49,7 @@ function TranscriptView({
   className,
 }: TranscriptProps & { agent: AgentView }) {
   const { scrollRef, contentRef } = useStickToBottom<HTMLDivElement>();
+  const holdPlace = useKeepReadingPlace(scrollRef, agent.messages[0]?.id);
   const last = agent.messages.at(-1);
   // A message still on its way says "Sending…" itself; once the server took it, the model is
   // thinking — unless a running tool asks the person (`ctx.ask`): then the turn waits for them.
@@ -68,7 +70,7 @@ function TranscriptView({
       data-state={agent.status}
     >
       <div ref={contentRef} className="chat-transcript__content">
-        {agent.session.before === undefined ? null : <EarlierMessages agent={agent} />}
+        {agent.session.before === undefined ? null : <EarlierMessages agent={agent} beforeLoad={holdPlace} />}
         {agent.messages.length === 0 && agent.outbox.length === 0 && agent.hydrated && !thinking ? empty : null}
         {agent.messages.map((message) => (
           <MessageItem key={message.id} message={message} client={agent.client} widgets={widgets} />
@@ -150,10 +152,14 @@ function OutgoingItem({
   );
 }
 
-/** A long session opens at its newest messages; this loads the page before those shown. */
-function EarlierMessages({ agent }: { agent: AgentView }) {
+/**
+ * A long session opens at its newest messages; this loads the page before those shown.
+ * `beforeLoad` runs first (to keep the reading place).
+ */
+function EarlierMessages({ agent, beforeLoad }: { agent: AgentView; beforeLoad: () => void }) {
   const [state, setState] = useState<"ready" | "loading" | "failed">("ready");
   const load = async () => {
+    beforeLoad();
     setState("loading");
     setState((await agent.loadEarlier()).ok ? "ready" : "failed");
   };

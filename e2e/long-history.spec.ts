@@ -1,0 +1,51 @@
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures.js";
+
+// A reply a word every 0 ms, so 40 turns of history take a moment to build over HTTP.
+test.use({ demoEnv: { HITL_SCRIPTED_DELAY_MS: "0" } });
+
+/** Sends messages the way the page does (its cookie, its origin), each after the last turn ended. */
+async function buildHistory(page: Page, url: string, sessionId: string, turns: number) {
+  const api = `${url}/api/agent/sessions/${sessionId}`;
+  for (let turn = 0; turn < turns; turn++) {
+    const sent = await page.request.post(`${api}/messages`, {
+      data: { text: `hello ${turn}` },
+      headers: { origin: url },
+    });
+    expect(sent.status()).toBe(202);
+    await expect.poll(async () => (await (await page.request.get(api)).json()).status).toBe("idle");
+  }
+}
+
+/** A chat of 82 messages, reloaded: it opens at the newest 50, with "Show earlier messages" above them. */
+async function openLongSession(page: Page, url: string) {
+  await page.getByRole("textbox", { name: "Message" }).fill("hello");
+  await page.getByRole("button", { name: "Send", exact: true }).click();
+  await expect(messages(page)).toHaveCount(2);
+  const sessionId = /session=([^&]+)/.exec(new URL(page.url()).hash)![1]!;
+  await buildHistory(page, url, sessionId, 40);
+  await page.reload();
+  await expect(page.getByRole("button", { name: "Show earlier messages" })).toBeVisible();
+}
+
+const messages = (page: Page) => page.getByRole("log", { name: "Conversation" }).getByRole("article");
+
+/** Scrolls the conversation to its top with the mouse wheel, as a person reaching for the button does. */
+async function wheelToTop(page: Page) {
+  const log = page.getByRole("log", { name: "Conversation" });
+  await page.mouse.move(640, 400);
+  for (let step = 0; step < 10; step++) await page.mouse.wheel(0, -1000);
+  await expect.poll(() => log.evaluate((element) => element.scrollTop)).toBe(0);
+}
+
+test("loading earlier messages keeps the message the person was reading in place", async ({ page, demo, chat }) => {
+  await openLongSession(page, demo.url);
+  await wheelToTop(page);
+  const before = (await messages(page).first().boundingBox())!.y;
+  await page.getByRole("button", { name: "Show earlier messages" }).click();
+  await expect(messages(page)).toHaveCount(82);
+  // The 32 loaded messages went above it: the one that was first is the 33rd now.
+  const after = (await messages(page).nth(32).boundingBox())!.y;
+  expect(Math.abs(after - before)).toBeLessThan(2);
+  await chat.screenshot("long-history-earlier-loaded");
+});

@@ -49,3 +49,30 @@ test("loading earlier messages keeps the message the person was reading in place
   expect(Math.abs(after - before)).toBeLessThan(2);
   await chat.screenshot("long-history-earlier-loaded");
 });
+
+test("by keyboard, Show earlier messages keeps focus while more pages are left, then hands it to the first message", async ({
+  page,
+  demo,
+  chat,
+}) => {
+  // Pages of 16: the 32 messages above the newest 50 take two loads.
+  await page.route(
+    (url) => url.searchParams.has("before"),
+    (route) => {
+      const url = new URL(route.request().url());
+      url.searchParams.set("limit", "16");
+      return route.continue({ url: url.href });
+    },
+  );
+  await openLongSession(page, demo.url);
+  const earlier = page.getByRole("button", { name: "Show earlier messages" });
+  await earlier.focus();
+  await page.keyboard.press("Enter");
+  await expect(messages(page)).toHaveCount(66);
+  await expect(earlier).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(messages(page)).toHaveCount(82);
+  await expect(earlier).toHaveCount(0);
+  await expect(messages(page).first()).toBeFocused();
+  await chat.screenshot("long-history-keyboard");
+});

@@ -22,7 +22,14 @@ export interface MessageItemProps {
 export const MessageItem = memo(function MessageItem({ message, client, widgets }: MessageItemProps) {
   const author = message.role === "user" ? "You" : "Assistant";
   return (
-    <article className="chat-message" data-role={message.role} data-state={message.status} aria-label={author}>
+    // Focusable from code (not by Tab): focus moves to the first message when "Show earlier messages" goes away.
+    <article
+      className="chat-message"
+      data-role={message.role}
+      data-state={message.status}
+      aria-label={author}
+      tabIndex={-1}
+    >
       {message.role === "user" ? null : (
         <div className="chat-message__avatar" aria-hidden="true">
           AI

@@ -154,18 +154,26 @@ function OutgoingItem({
 
 /**
  * A long session opens at its newest messages; this loads the page before those shown.
- * `beforeLoad` runs first (to keep the reading place).
+ * `beforeLoad` runs first (to keep the reading place). While a page loads, the button keeps
+ * focus and ignores presses.
  */
 function EarlierMessages({ agent, beforeLoad }: { agent: AgentView; beforeLoad: () => void }) {
   const [state, setState] = useState<"ready" | "loading" | "failed">("ready");
   const load = async () => {
+    if (state === "loading") return;
     beforeLoad();
     setState("loading");
     setState((await agent.loadEarlier()).ok ? "ready" : "failed");
   };
   return (
     <p className="chat-earlier">
-      <button type="button" className="chat-button" disabled={state === "loading"} onClick={() => void load()}>
+      {/* aria-disabled, not disabled: a disabled button loses focus, and a keyboard user's next Enter would go nowhere. */}
+      <button
+        type="button"
+        className="chat-button"
+        aria-disabled={state === "loading" || undefined}
+        onClick={() => void load()}
+      >
         {state === "loading" ? "Loading…" : "Show earlier messages"}
       </button>
       {state === "failed" ? <span role="alert"> Could not load them; try again.</span> : null}

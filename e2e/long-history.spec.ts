@@ -76,3 +76,21 @@ test("by keyboard, Show earlier messages keeps focus while more pages are left, 
   await expect(messages(page).first()).toBeFocused();
   await chat.screenshot("long-history-keyboard");
 });
+
+test("a message sent while reading older messages comes into view, and so does its reply", async ({
+  page,
+  demo,
+  chat,
+}) => {
+  await openLongSession(page, demo.url);
+  await wheelToTop(page);
+  await page.getByRole("textbox", { name: "Message" }).fill("refund 250");
+  await page.keyboard.press("Enter");
+  const log = page.getByRole("log", { name: "Conversation" });
+  await expect(log.getByRole("article", { name: "You" }).filter({ hasText: "refund 250" })).toBeInViewport();
+  await expect(chat.conversation).toContainText("Refunded 250.00");
+  await chat.idle();
+  await expect(messages(page).last()).toContainText("Refunded 250.00");
+  await expect(messages(page).last()).toBeInViewport();
+  await chat.screenshot("long-history-sent-while-reading");
+});

@@ -1,6 +1,6 @@
 import { type OutgoingMessage, plainErrorMessage } from "@hitl-kit/client";
 import { type AgentView, MessageText, useAgent, type WidgetRegistry } from "@hitl-kit/react";
-import { type ReactNode, useState } from "react";
+import { type ReactNode, useLayoutEffect, useState } from "react";
 import { isReplying } from "./composer.js";
 import { MessageItem } from "./message-item.js";
 import { useKeepReadingPlace } from "./use-keep-reading-place.js";
@@ -27,7 +27,8 @@ export interface TranscriptProps {
  * when `onEdit` is given, else "Discard"), a typing indicator while the model has not
  * written yet, and a failed turn's error under the last message. It is a
  * `role="log"` region (named "Conversation") that keeps itself scrolled to the newest
- * message unless the person scrolled up; `data-state` mirrors the session's status.
+ * message unless the person scrolled up (sending a message scrolls it down again);
+ * `data-state` mirrors the session's status.
  * @example
  * <Transcript agent={useAgent({ url: "/api/agent", sessionId })} widgets={chatWidgets} />
  * // or, inside <AgentProvider>: <Transcript widgets={chatWidgets} />
@@ -48,8 +49,14 @@ function TranscriptView({
   onResend,
   className,
 }: TranscriptProps & { agent: AgentView }) {
-  const { scrollRef, contentRef } = useStickToBottom<HTMLDivElement>();
+  const { scrollRef, contentRef, follow } = useStickToBottom<HTMLDivElement>();
   const holdPlace = useKeepReadingPlace(scrollRef, agent.messages[0]?.id);
+  // Sending (the composer, a suggestion, "Send again") is a clear intent to follow: the newest
+  // message on its way brings the bottom into view and sticks there again.
+  const sending = agent.outbox.findLast((message) => message.status === "sending")?.key;
+  useLayoutEffect(() => {
+    if (sending !== undefined) follow();
+  }, [sending, follow]);
   const last = agent.messages.at(-1);
   // A message still on its way says "Sending…" itself; once the server took it, the model is
   // thinking — unless a running tool asks the person (`ctx.ask`): then the turn waits for them.

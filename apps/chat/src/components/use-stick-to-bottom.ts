@@ -1,28 +1,30 @@
-import { useEffect, useRef } from "react";
+import { useCallback, useEffect, useRef } from "react";
 
 /**
  * Keeps a scroll container at its bottom while its content grows (streamed text, a
  * widget that loads), unless the person scrolled up to read; back at the bottom, it sticks
- * again. Attach `scrollRef` to the scrolling element and `contentRef` to what grows.
+ * again, and so does `follow()` (call it when the person sends a message: they mean to
+ * follow the conversation). Attach `scrollRef` to the scrolling element and `contentRef`
+ * to what grows.
  */
 export function useStickToBottom<T extends HTMLElement>() {
   const scrollRef = useRef<T>(null);
   const contentRef = useRef<HTMLDivElement>(null);
+  const stuck = useRef(true);
   useEffect(() => {
     const scroller = scrollRef.current;
     const content = contentRef.current;
     if (!scroller || !content || typeof ResizeObserver === "undefined") return;
-    let stuck = true;
     let lastTop = scroller.scrollTop;
     // Only scrolling up unsticks: our own scrolls go down, even when the content grew meanwhile.
     const onScroll = () => {
       const top = scroller.scrollTop;
-      if (scroller.scrollHeight - top - scroller.clientHeight < 48) stuck = true;
-      else if (top < lastTop - 1) stuck = false;
+      if (scroller.scrollHeight - top - scroller.clientHeight < 48) stuck.current = true;
+      else if (top < lastTop - 1) stuck.current = false;
       lastTop = top;
     };
     const observer = new ResizeObserver(() => {
-      if (stuck) scroller.scrollTop = scroller.scrollHeight;
+      if (stuck.current) scroller.scrollTop = scroller.scrollHeight;
     });
     scroller.addEventListener("scroll", onScroll, { passive: true });
     observer.observe(content);
@@ -32,5 +34,10 @@ export function useStickToBottom<T extends HTMLElement>() {
       observer.disconnect();
     };
   }, []);
-  return { scrollRef, contentRef };
+  const follow = useCallback(() => {
+    stuck.current = true;
+    const scroller = scrollRef.current;
+    if (scroller) scroller.scrollTop = scroller.scrollHeight;
+  }, []);
+  return { scrollRef, contentRef, follow };
 }

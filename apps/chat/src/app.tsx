@@ -55,7 +55,7 @@ export function App() {
             onNew={newChat}
             title={title}
             notice={notice}
-            empty={<Welcome />}
+            empty={(focusComposer) => <Welcome onSend={focusComposer} />}
             headerStart={
               <button
                 type="button"

@@ -19,7 +19,8 @@ export interface ChatPanelProps {
   title?: string;
   /** A note above the transcript (why this chat was started in place of a bad link). */
   notice?: string;
-  empty?: ReactNode;
+  /** What an empty chat shows, given a function that moves focus to the composer (for buttons that go away once pressed). */
+  empty?: (focusComposer: () => void) => ReactNode;
 }
 
 /**
@@ -31,7 +32,8 @@ export function ChatPanel({ api, widgets, onNew, headerStart, title, notice, emp
   const agent = useAgent();
   const [draft, setDraft] = useKeptDraft(agent.sessionId);
   const input = useRef<HTMLTextAreaElement>(null);
-  // The buttons of a message not sent go with it: focus moves to the text box.
+  // Buttons that go away once pressed (those of a message not sent, Stop, the welcome's
+  // suggestions) would drop focus to the page: it moves to the text box.
   const focusInput = () => input.current?.focus();
   useSessionHistoryRefresh(api, agent);
   const missing = agent.error?.source === "connection" && agent.error.code === "not_found";
@@ -65,14 +67,14 @@ export function ChatPanel({ api, widgets, onNew, headerStart, title, notice, emp
           <Transcript
             agent={agent}
             widgets={widgets}
-            empty={empty}
+            empty={empty?.(focusInput)}
             onEdit={(text) => {
               setDraft(text);
               focusInput();
             }}
             onResend={focusInput}
           />
-          <Composer agent={agent} draft={draft} onDraftChange={setDraft} inputRef={input} />
+          <Composer agent={agent} draft={draft} onDraftChange={setDraft} inputRef={input} onStop={focusInput} />
         </>
       )}
     </main>

@@ -24,6 +24,8 @@ export interface ComposerProps {
   onDraftChange: (text: string) => void;
   /** The text box, for the parent to move focus to it. */
   inputRef?: Ref<HTMLTextAreaElement>;
+  /** Called after Stop, which turns into "Stopping…" and then Send, both disabled: to move focus to the text box, say. */
+  onStop?: () => void;
   placeholder?: string;
 }
 
@@ -45,6 +47,7 @@ export function Composer({
   draft: text,
   onDraftChange: setText,
   inputRef,
+  onStop,
   placeholder = "Ask for a poster, a refund or the details form…",
 }: ComposerProps) {
   const id = useId();
@@ -102,6 +105,7 @@ export function Composer({
               // (a click, a tap or a key press that is not part of one stops at once).
               if (event.detail > 1) return;
               void agent.cancelTurn();
+              onStop?.();
             }}
           >
             {agent.stopping ? "Stopping…" : "Stop"}

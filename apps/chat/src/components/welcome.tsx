@@ -8,11 +8,17 @@ export const suggestions = [
   { text: "Details", hint: "a form with validation" },
 ];
 
+/** Props of {@link Welcome}. */
+export interface WelcomeProps {
+  /** Called after a suggestion is sent (the welcome goes away with its buttons): to move focus to the composer, say. */
+  onSend?: () => void;
+}
+
 /**
  * What an empty chat shows: a short introduction and suggestion buttons that send their
  * text. Renders inside `<AgentProvider>`.
  */
-export function Welcome() {
+export function Welcome({ onSend }: WelcomeProps) {
   const send = useAgent((agent) => agent.send);
   return (
     <section className="chat-welcome" aria-labelledby="chat-welcome-title">
@@ -24,7 +30,14 @@ export function Welcome() {
       <ul className="chat-welcome__list">
         {suggestions.map((suggestion) => (
           <li key={suggestion.text}>
-            <button type="button" className="chat-suggestion" onClick={() => void send(suggestion.text)}>
+            <button
+              type="button"
+              className="chat-suggestion"
+              onClick={() => {
+                void send(suggestion.text);
+                onSend?.();
+              }}
+            >
               <span className="chat-suggestion__text">{suggestion.text}</span>
               <span className="chat-suggestion__hint">{suggestion.hint}</span>
             </button>

@@ -31,3 +31,27 @@ test.describe("with the scripted model's words 150 ms apart", () => {
     await expect(box).toHaveValue("hello");
   });
 });
+
+test.describe("on a narrow screen (200% zoom)", () => {
+  test.use({ viewport: { width: 640, height: 820 } });
+
+  test("the chats drawer takes focus, keeps Tab inside it, and Escape closes it back to ☰", async ({ chat, page }) => {
+    await chat.send("hello");
+    await expect(chat.conversation).toContainText("scripted demo model");
+    const menu = page.getByRole("button", { name: "Chats" });
+    await menu.focus();
+    await page.keyboard.press("Enter");
+    const drawer = page.getByRole("navigation", { name: "Chats" });
+    await expect(drawer.getByRole("button", { name: "New chat" })).toBeFocused();
+    // Tab goes through the drawer, never into the chat hidden behind it.
+    for (let step = 0; step < 4; step++) {
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate(() => document.activeElement?.closest("main") ?? null)).toBeNull();
+    }
+    await chat.screenshot("narrow-drawer-open");
+    await page.keyboard.press("Escape");
+    await expect(drawer).toBeHidden();
+    await expect(menu).toBeFocused();
+    await expect(menu).toHaveAttribute("aria-expanded", "false");
+  });
+});

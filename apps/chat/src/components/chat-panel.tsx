@@ -21,6 +21,8 @@ export interface ChatPanelProps {
   notice?: string;
   /** What an empty chat shows, given a function that moves focus to the composer (for buttons that go away once pressed). */
   empty?: (focusComposer: () => void) => ReactNode;
+  /** Takes no focus and no clicks (behind the open chats drawer). */
+  inert?: boolean;
 }
 
 /**
@@ -28,7 +30,7 @@ export interface ChatPanelProps {
  * transcript and the composer. It refreshes the session history when the session's
  * status changes or a message is sent (`useSessionHistoryRefresh`).
  */
-export function ChatPanel({ api, widgets, onNew, headerStart, title, notice, empty }: ChatPanelProps) {
+export function ChatPanel({ api, widgets, onNew, headerStart, title, notice, empty, inert }: ChatPanelProps) {
   const agent = useAgent();
   const [draft, setDraft] = useKeptDraft(agent.sessionId);
   const input = useRef<HTMLTextAreaElement>(null);
@@ -39,7 +41,7 @@ export function ChatPanel({ api, widgets, onNew, headerStart, title, notice, emp
   const missing = agent.error?.source === "connection" && agent.error.code === "not_found";
 
   return (
-    <main className="chat-panel" aria-label="Chat">
+    <main className="chat-panel" aria-label="Chat" inert={inert}>
       <header className="chat-panel__header">
         {headerStart}
         <h1 className="chat-panel__title">{title ?? "New chat"}</h1>

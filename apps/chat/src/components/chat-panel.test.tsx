@@ -108,6 +108,23 @@ describe("ChatPanel and the session list", () => {
     expect(link().getAttribute("data-status")).toBe("idle");
   });
 
+  it("keeps the log busy while a reply streams, so a screen reader reads it once, whole", async () => {
+    const events = await recordRefund();
+    const { replay } = await renderChat(events);
+    fireEvent.change(screen.getByRole("textbox", { name: "Message" }), { target: { value: "refund 1500" } });
+    fireEvent.click(screen.getByRole("button", { name: "Send" }));
+    const reply = events.filter((event) => event.type === "text.delta").at(-3)!;
+    replay.stepTo(reply.seq);
+    const log = screen.getByRole("log");
+    await waitFor(() => expect(log.getAttribute("aria-busy")).toBe("true"));
+    expect(log.querySelector('[data-state="streaming"] [aria-busy="true"]')).not.toBeNull();
+
+    replay.playAll();
+    await waitFor(() => expect(log.textContent).toContain("Refunded 1500.00"));
+    await waitFor(() => expect(log.hasAttribute("aria-busy")).toBe(false));
+    expect(log.querySelector('[aria-busy="true"]')).toBeNull();
+  });
+
   it("shows a message at once, keeps one that was not sent in place to send again or edit, and shows it once", async () => {
     const events = await recordRefund();
     let refusals = 2;

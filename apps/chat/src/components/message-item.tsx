@@ -39,7 +39,14 @@ export const MessageItem = memo(function MessageItem({ message, client, widgets 
         {message.parts.map((part, index) => {
           const key = part.type === "tool" ? part.toolCallId : `${part.type}-${index}`;
           if (part.type === "text") {
-            return <MessageText className="chat-message__text" key={key} text={part.text} />;
+            return (
+              <MessageText
+                className="chat-message__text"
+                key={key}
+                text={part.text}
+                streaming={message.status === "streaming"}
+              />
+            );
           }
           if (part.type === "reasoning") {
             return (

@@ -65,6 +65,9 @@ function TranscriptView({
     (agent.status === "streaming" &&
       agent.pending.length === 0 &&
       (last?.role !== "assistant" || last.status !== "streaming"));
+  // While a reply streams, the log waits to be read until the reply is whole: a screen reader
+  // would otherwise read the growing paragraph again from its start at every delta.
+  const replying = last?.role === "assistant" && last.status === "streaming";
   const turnError = agent.error?.source === "turn" ? agent.error : undefined;
   return (
     <div
@@ -73,7 +76,7 @@ function TranscriptView({
       role="log"
       aria-live="polite"
       aria-label="Conversation"
-      aria-busy={thinking || undefined}
+      aria-busy={thinking || replying || undefined}
       data-state={agent.status}
     >
       <div ref={contentRef} className="chat-transcript__content">

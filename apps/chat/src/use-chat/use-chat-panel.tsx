@@ -44,7 +44,13 @@ export function UseChatPanel({ id, messages: initial, transport }: UseChatPanelP
           hitl-kit client
         </a>
       </header>
-      <div className="chat-transcript" role="log" aria-label="Conversation">
+      {/* Read once a reply is whole, not again from its start at every delta. */}
+      <div
+        className="chat-transcript"
+        role="log"
+        aria-label="Conversation"
+        aria-busy={chat.status === "streaming" || undefined}
+      >
         <div className="chat-transcript__content">
           {chat.messages.map((message) => (
             <article

@@ -133,6 +133,7 @@ export function prepareConsumer(log: (line: string) => void = () => {}): Consume
         "@ai-sdk/react",
         "@modelcontextprotocol/sdk",
         "express",
+        "fastify",
       ),
     },
     devDependencies: pinned(

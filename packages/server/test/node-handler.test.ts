@@ -2,6 +2,7 @@ import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import compression from "compression";
 import express from "express";
+import Fastify from "fastify";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   type AgentRuntime,
@@ -144,6 +145,36 @@ describe("toNodeHandler", () => {
     expect(await broken.json()).toMatchObject({ error: { code: "bad_request" } });
     const form = await ada.call("POST", "/sessions", "a=1", "application/x-www-form-urlencoded");
     expect(form.status).toBe(415);
+  });
+
+  it("works in Fastify, in a scope whose parser leaves the body to hitl-kit", async () => {
+    const hitl = hitlHandler();
+    const app = Fastify();
+    await app.register(async (scope) => {
+      scope.removeAllContentTypeParsers();
+      scope.addContentTypeParser("*", (_request, _payload, done) => done(null));
+      scope.all("/api/agent/*", async (request, reply) => {
+        reply.hijack();
+        await hitl(request.raw, reply.raw);
+      });
+    });
+    app.post("/echo", async (request) => request.body);
+    const origin = await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const { events } = await parkAndAnswer(origin);
+      expect(events.at(-1)).toMatchObject({ type: "turn.completed" });
+      const broken = await person(origin).call("POST", "/sessions", "{ not json");
+      expect(await broken.json()).toMatchObject({ error: { code: "bad_request" } });
+      // The app's own routes keep Fastify's parser.
+      const echo = await fetch(`${origin}/echo`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ a: 1 }),
+      });
+      expect(await echo.json()).toEqual({ a: 1 });
+    } finally {
+      await app.close();
+    }
   });
 
   it("says what to move when middleware read the body and kept nothing of it", async () => {

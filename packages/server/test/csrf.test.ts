@@ -121,6 +121,22 @@ describe("cross-site request forgery", () => {
       expect(listed.status).toBe(404); // past the origin check: the request is unknown
     }
   });
+
+  it("accepts the same origin by the Host header its browser sent when the framework rebuilt the URL (Next.js)", async () => {
+    const session = await victim();
+    // A Next.js route handler gets http://localhost:<port>/… whatever host the browser asked for.
+    const post = (origin: string) =>
+      server.handler(
+        new Request("http://localhost:3000/api/agent/sessions", {
+          method: "POST",
+          headers: { "content-type": "application/json", host: "App.Example.com", origin },
+          body: "{}",
+        }),
+      );
+    expect((await post("https://app.example.com")).status).toBe(201);
+    expect((await post("https://evil.example")).status).toBe(403);
+    await session.unchanged();
+  });
 });
 
 describe("allowedOrigins, for a UI on another origin", () => {

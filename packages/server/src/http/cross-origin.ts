@@ -6,7 +6,8 @@ const allowedMethods = "GET, HEAD, POST, DELETE";
  * Which origins may call the handler from a browser, and the CORS answers for them.
  * Same-origin calls always pass; `allowedOrigins` adds others (a UI on another origin).
  * The check follows the Fetch Metadata approach (as Go's `CrossOriginProtection`):
- * `Sec-Fetch-Site` when the browser sends it, else `Origin` against the request's host;
+ * `Sec-Fetch-Site` when the browser sends it, else `Origin` against the request's host
+ * (its URL's or its `Host` header's);
  * a request with neither comes from no browser, so it cannot be a cross-site forgery.
  */
 export class CrossOriginPolicy {
@@ -35,7 +36,7 @@ export class CrossOriginPolicy {
       throw crossSite(origin ?? `a ${site} page`);
     }
     if (origin === null) return;
-    if (origin !== "null" && hostOf(origin) === url.host) return;
+    if (sameHost(origin, request, url)) return;
     throw crossSite(origin);
   }
 
@@ -53,7 +54,7 @@ export class CrossOriginPolicy {
   preflight(request: Request, url: URL): Response {
     const origin = request.headers.get("origin");
     const allowed = this.allowedOrigin(request);
-    if (origin !== null && !allowed && hostOf(origin) !== url.host) throw crossSite(origin);
+    if (origin !== null && !allowed && !sameHost(origin, request, url)) throw crossSite(origin);
     const headers: Record<string, string> = { allow: allowedMethods };
     if (allowed) {
       Object.assign(headers, {
@@ -82,12 +83,20 @@ function normalizeOrigin(origin: string): string {
   return url.origin;
 }
 
-function hostOf(origin: string): string | undefined {
+/**
+ * Whether a page's origin names the host its request was sent to: the request URL's, or
+ * the `Host` header the browser sent (as Go's `CrossOriginProtection` checks), since a
+ * framework may build the URL with a host of its own (Next.js gives route handlers
+ * `http://localhost:<port>/…` whatever the browser asked for).
+ */
+function sameHost(origin: string, request: Request, url: URL): boolean {
+  let host: string;
   try {
-    return new URL(origin).host;
+    host = new URL(origin).host;
   } catch {
-    return undefined;
+    return false;
   }
+  return origin !== "null" && (host === url.host || host === request.headers.get("host")?.toLowerCase());
 }
 
 function crossSite(origin: string): ProtocolError {

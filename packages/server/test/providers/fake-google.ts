@@ -14,8 +14,6 @@ import {
 } from "./fake-reply.js";
 import { SKIP_THOUGHT_SIGNATURE, validateGoogleContents } from "./validate-google-contents.js";
 
-export { SKIP_THOUGHT_SIGNATURE, validateGoogleContents } from "./validate-google-contents.js";
-
 /** Options of `startFakeGoogle`: the model id the URL names decides thinking and signature rules. */
 export type FakeGoogleOptions = FakeProviderOptions & {
   /** `gemini-3-…` requires signatures back; `gemini-2.5-…` issues them but does not require them. Default `gemini-3-pro-preview`. */
@@ -24,9 +22,10 @@ export type FakeGoogleOptions = FakeProviderOptions & {
 
 /** A running fake Gemini API, with what it knows of thought signatures. */
 export type FakeGoogle = FakeProvider & {
-  /** Every thought signature issued, in order. */
-  signatures: string[];
-  /** How many function calls came back with Google's skip value instead of their signature. */
+  /**
+   * How many function calls came back with Google's skip value instead of their signature:
+   * what `@ai-sdk/google` sends when a stored transcript lost one, and Gemini accepts.
+   */
   skippedSignatures: number;
 };
 
@@ -45,11 +44,10 @@ export type FakeGoogle = FakeProvider & {
 export async function startFakeGoogle(options: FakeGoogleOptions): Promise<FakeGoogle> {
   const model = options.model ?? "gemini-3-pro-preview";
   const issued = new Set<string>();
-  const state = { signatures: [] as string[], skippedSignatures: 0 };
+  let skippedSignatures = 0;
   const sign = () => {
     const signature = randomBytes(48).toString("base64");
     issued.add(signature);
-    state.signatures.push(signature);
     return signature;
   };
   const dialect: ProviderDialect = {
@@ -68,7 +66,7 @@ export async function startFakeGoogle(options: FakeGoogleOptions): Promise<FakeG
           },
     validate: (body) => {
       const message = validateGoogleContents(body, { requireSignatures: model.startsWith("gemini-3"), issued });
-      if (message === null) state.skippedSignatures += countSkipped(body);
+      if (message === null) skippedSignatures += countSkipped(body);
       return message === null ? null : { status: 400, message };
     },
     respond: async (body, reply, response) => {
@@ -76,14 +74,12 @@ export async function startFakeGoogle(options: FakeGoogleOptions): Promise<FakeG
     },
   };
   const fake = await startFakeProviderServer(dialect, options);
-  return Object.assign(fake, {
-    get signatures() {
-      return state.signatures;
-    },
+  return {
+    ...fake,
     get skippedSignatures() {
-      return state.skippedSignatures;
+      return skippedSignatures;
     },
-  }) as FakeGoogle;
+  };
 }
 
 const STATUS: Record<number, string> = {

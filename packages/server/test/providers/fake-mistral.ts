@@ -14,8 +14,6 @@ import {
 } from "./fake-reply.js";
 import { checkMistralRequest } from "./validate-mistral-messages.js";
 
-export { checkMistralRequest } from "./validate-mistral-messages.js";
-
 /**
  * Starts a local server that behaves like Mistral's chat completions
  * (`POST /v1/chat/completions`, streamed). It refuses what the real API refuses, with its 400

@@ -6,15 +6,7 @@ import { estimateTokens, type FakeProvider, type FakeReply, splitIntoDeltas } fr
 import {
   checkResponsesRequest,
   encryptReasoning,
-  type InputItem,
   type OutputItem,
-  type ResponsesStorage,
-  responsesStorage,
-} from "./validate-openai-responses.js";
-
-export {
-  checkResponsesRequest,
-  encryptReasoning,
   type ResponsesStorage,
   responsesStorage,
 } from "./validate-openai-responses.js";
@@ -23,16 +15,12 @@ export {
 export type ResponsesReply = FakeReply & {
   /** Streams this many frames, then `response.failed` with a `server_error`, and ends. */
   failAfter?: number;
-  /** Streams this many frames, then an `error` event (as the API sends for an overload), and ends. */
-  errorAfter?: number;
   /** Ends with `response.incomplete` (`max_output_tokens`) instead of `response.completed`. */
   incomplete?: boolean;
 };
 
 export type FakeResponsesOptions = {
   replies: ResponsesReply[] | ((body: unknown, index: number) => ResponsesReply);
-  /** OpenAI's side of the conversation; share it between fakes to model one organisation. */
-  storage?: ResponsesStorage;
   /**
    * Whether the model reasons (emits a reasoning item before its output, as gpt-5 and the
    * o-series do). By default, when the model id starts with `gpt-5` or `o`.
@@ -45,8 +33,8 @@ export type FakeResponses = FakeProvider & { storage: ResponsesStorage };
 
 /**
  * Starts a local server that behaves like the OpenAI Responses API (`POST /v1/responses`),
- * streamed or not. It keeps what the API keeps (stored items, for `item_reference` and
- * `previous_response_id`) and refuses what the API refuses, with its 400 body, before
+ * streamed or not. It keeps what the API keeps (stored items, for `item_reference`) and
+ * refuses what the API refuses, with its 400 body, before
  * replying. A reasoning model's reply opens with a reasoning item: its summary (the reply's
  * `reasoning`) is streamed only when the request asks for one (`reasoning.summary`), and its
  * `encrypted_content` is sent only when asked for (`include: ["reasoning.encrypted_content"]`).
@@ -58,17 +46,14 @@ export type FakeResponses = FakeProvider & { storage: ResponsesStorage };
  * await fake.close();
  */
 export async function startFakeOpenAIResponses(options: FakeResponsesOptions): Promise<FakeResponses> {
-  const storage = options.storage ?? responsesStorage();
-  const contexts = new WeakMap<object, InputItem[]>();
+  const storage = responsesStorage();
   const dialect: ProviderDialect = {
     name: "startFakeOpenAIResponses",
     path: "/v1/responses",
     ...openAIErrors,
     validate: (body: unknown) => {
       const checked = checkResponsesRequest(body, storage);
-      if ("error" in checked) return { status: checked.error.status ?? 400, ...checked.error };
-      contexts.set(body as object, checked.context);
-      return null;
+      return checked && { status: checked.error.status ?? 400, ...checked.error };
     },
     respond: async (body, reply, response) => {
       const declared = new Set(
@@ -82,7 +67,7 @@ export async function startFakeOpenAIResponses(options: FakeResponsesOptions): P
         }
       }
       const reasons = options.reasoning ?? /^(gpt-5|o\d)/.test(String(body.model));
-      await answer(body, reply as ResponsesReply, response, storage, contexts.get(body) ?? [], reasons);
+      await answer(body, reply as ResponsesReply, response, storage, reasons);
     },
   };
   const fake = await startFakeProviderServer(dialect, {
@@ -96,7 +81,6 @@ async function answer(
   reply: ResponsesReply,
   response: ServerResponse,
   storage: ResponsesStorage,
-  context: InputItem[],
   reasons: boolean,
 ) {
   const responseId = openAIId("resp_", 48);
@@ -164,7 +148,7 @@ async function answer(
     incomplete_details: null,
   };
   const record = (item: OutputItem, index: number) => storage.items.set(item.id, { item, responseId, index, stored });
-  storage.responses.set(responseId, { id: responseId, stored, context, output });
+  storage.responses.set(responseId, { id: responseId, stored, output });
 
   if (body.stream !== true) {
     output.forEach(record);
@@ -264,14 +248,6 @@ async function answer(
             "An error occurred while processing your request. You can retry your request, or contact us through our help center at help.openai.com if the error persists.",
         },
       },
-    });
-  } else if (reply.errorAfter !== undefined) {
-    cut = reply.errorAfter;
-    frames.splice(cut, frames.length - cut);
-    event("error", {
-      code: "server_error",
-      message: "The server had an error while processing your request. Sorry about that!",
-      param: null,
     });
   }
   // Streamed like writeEventStream, but each item is kept as its output_item.done is sent, as the API does.

@@ -2,14 +2,13 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 
 /**
  * What the OpenAI Responses API keeps on its side: every output item of a response made with
- * `store: true` (the default), for `item_reference` and `previous_response_id`. It belongs to
- * the organisation, not to a client: pass one to several fakes (or to a fake started after a
- * client restart) and they share it, as every instance of a server shares the real API's.
+ * `store: true` (the default), for `item_reference`, and each response's items in order, for
+ * what must follow a reasoning item.
  */
 export type ResponsesStorage = {
   /** Items by id (`rs_…`, `msg_…`, `fc_…`), stored or not: `stored` says whether a reference may name it. */
   items: Map<string, StoredItem>;
-  /** Responses by id, for `previous_response_id`. */
+  /** Responses by id. */
   responses: Map<string, StoredResponse>;
 };
 
@@ -20,8 +19,6 @@ export type StoredItem = { item: OutputItem; responseId: string; index: number; 
 export type StoredResponse = {
   id: string;
   stored: boolean;
-  /** The context the response answered (its input with its previous response's), then its output. */
-  context: InputItem[];
   output: OutputItem[];
 };
 
@@ -70,11 +67,10 @@ const invalid = (message: string, param: string | null = "input", code: string |
 /**
  * Checks a Responses API request body (`POST /v1/responses`) the way the API does before it
  * replies, against what `storage` holds, and returns the error it would answer (400 unless
- * `status` says otherwise) with the resolved context on success.
+ * `status` says otherwise), or `null` when it would accept it.
  *
- * It covers: the required fields; tool names; `previous_response_id` (the response must be
- * stored); `item_reference`s (the item must exist and have been stored, not made with
- * `store: false`); duplicate item ids; `encrypted_content` (must verify); reasoning items,
+ * It covers: the required fields; tool names; `item_reference`s (the item must exist and have
+ * been stored, not made with `store: false`); duplicate item ids; `encrypted_content` (must verify); reasoning items,
  * which must be followed by the item that followed them in their response; items with an id
  * (`fc_…`, `msg_…`) whose response had a reasoning item before them, which must come with it;
  * and tool calls and outputs: every `function_call` needs a `function_call_output` with its
@@ -83,7 +79,7 @@ const invalid = (message: string, param: string | null = "input", code: string |
 export function checkResponsesRequest(
   body: unknown,
   storage: ResponsesStorage,
-): { error: ResponsesRequestError } | { context: InputItem[] } {
+): { error: ResponsesRequestError } | null {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     return { error: invalid("We could not parse the JSON body of your request.", null) };
   }
@@ -106,36 +102,12 @@ export function checkResponsesRequest(
       };
     }
   }
-  let context: InputItem[] = [];
-  if (request.previous_response_id !== undefined && request.previous_response_id !== null) {
-    const previous = storage.responses.get(String(request.previous_response_id));
-    if (!previous?.stored) {
-      return {
-        error: {
-          ...invalid(
-            `Previous response with id '${String(request.previous_response_id)}' not found.`,
-            "previous_response_id",
-            "previous_response_not_found",
-          ),
-          status: 400,
-        },
-      };
-    }
-    context = [...previous.context, ...previous.output.map((item) => ({ ...item }) as InputItem)];
-  }
-
   const raw = typeof request.input === "string" ? [{ role: "user", content: request.input }] : request.input;
   if (!Array.isArray(raw)) return { error: invalid("Invalid type for 'input': expected a string or an array.") };
 
   // Resolve references and check each item on its own.
   const seenIds = new Map<string, number>();
-  const resolved: { item: InputItem; origin?: StoredItem; at: number; byReference?: boolean }[] = context.map(
-    (item) => ({
-      item,
-      origin: item.id ? storage.items.get(item.id) : undefined,
-      at: -1,
-    }),
-  );
+  const resolved: { item: InputItem; origin?: StoredItem; at: number; byReference?: boolean }[] = [];
   for (const [i, entry] of raw.entries()) {
     if (typeof entry !== "object" || entry === null) return { error: invalid(`Invalid 'input[${i}]'.`, `input[${i}]`) };
     const item = entry as Record<string, unknown>;
@@ -333,5 +305,5 @@ export function checkResponsesRequest(
   for (const id of calls.keys()) {
     if (!answered.has(id)) return { error: invalid(`No tool output found for function call ${id}.`) };
   }
-  return { context: resolved.map(({ item }) => item) };
+  return null;
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ProtocolError } from "@hitl-kit/protocol";
 import { getRequestListener } from "@hono/node-server";
+import { json } from "./json-response.js";
 
 /** A Node `(req, res)` listener: what `http.createServer`, Express and Connect take. */
 export type NodeHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
@@ -36,11 +37,10 @@ export function toNodeHandler(handler: (request: Request, platform?: unknown) =>
     errorHandler: (error) => {
       const malformed = error instanceof Error && error.name === "RequestError";
       if (!malformed) console.error("hitl-kit: unexpected error", error);
-      return errorJson(
-        malformed
-          ? new ProtocolError("bad_request", `The request is malformed: ${(error as Error).message}.`)
-          : new ProtocolError("internal", "The server failed to handle this request."),
-      );
+      const refusal = malformed
+        ? new ProtocolError("bad_request", `The request is malformed: ${(error as Error).message}.`)
+        : new ProtocolError("internal", "The server failed to handle this request.");
+      return json(refusal.status, refusal.toBody());
     },
   });
   return async (request: FrameworkRequest, response) => {
@@ -74,11 +74,4 @@ function sendBodyAlreadyRead(response: ServerResponse): void {
   bodyWarned = true;
   const body = new ProtocolError("internal", message);
   response.writeHead(body.status, { "content-type": "application/json" }).end(JSON.stringify(body.toBody()));
-}
-
-function errorJson(error: ProtocolError): Response {
-  return new Response(JSON.stringify(error.toBody()), {
-    status: error.status,
-    headers: { "content-type": "application/json" },
-  });
 }

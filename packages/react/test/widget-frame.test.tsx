@@ -1,5 +1,5 @@
 import { cleanup, render, screen } from "@testing-library/react";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { WidgetFrame, type WidgetFrameState } from "../src/index.js";
 
 afterEach(cleanup);
@@ -13,10 +13,10 @@ const states: Record<"pending" | "resolved" | "declined" | "expired", WidgetFram
   expired: { status: "expired", resolution: { action: "expire" } },
 };
 
-function Frame({ state }: { state: WidgetFrameState }) {
+function Frame({ state, autoFocus = false }: { state: WidgetFrameState; autoFocus?: "control" | false }) {
   return (
     <>
-      <WidgetFrame {...state} request={request} autoFocus={false}>
+      <WidgetFrame {...state} request={request} autoFocus={autoFocus}>
         <button type="button">Red</button>
       </WidgetFrame>
       <button type="button">Elsewhere</button>
@@ -56,5 +56,68 @@ describe("WidgetFrame focus", () => {
     const { rerender } = render(<Frame state={states.pending} />);
     rerender(<Frame state={states.resolved} />);
     expect(document.activeElement).toBe(document.body);
+  });
+});
+
+describe("WidgetFrame focus when it appears", () => {
+  // happy-dom lays nothing out: the widget is placed by hand, `widgetTop` px down the window.
+  let widgetTop = 0;
+  const layout = vi.spyOn(HTMLElement.prototype, "getBoundingClientRect");
+  beforeEach(() => {
+    layout.mockImplementation(function (this: HTMLElement) {
+      return this.hasAttribute("data-hitl-widget") ? new DOMRect(0, widgetTop, 600, 200) : new DOMRect();
+    });
+  });
+  afterAll(() => layout.mockRestore());
+
+  function scrollTo(top: number) {
+    widgetTop = top;
+    document.body.dispatchEvent(new Event("scroll"));
+  }
+
+  const red = () => screen.getByRole("button", { name: "Red" });
+
+  it("takes focus, scrolling it into view, when it appears at the end of what the person sees", () => {
+    widgetTop = window.innerHeight + 20; // just below the fold: the chat has not followed it yet
+    const focus = vi.spyOn(HTMLElement.prototype, "focus");
+    render(<Frame state={states.pending} autoFocus="control" />);
+    expect(document.activeElement).toBe(red());
+    expect(focus).toHaveBeenCalledWith({ preventScroll: false });
+    focus.mockRestore();
+  });
+
+  it("waits, without scrolling, while the person reads earlier messages, and takes focus once they come to it", () => {
+    widgetTop = window.innerHeight + 2000;
+    const focus = vi.spyOn(HTMLElement.prototype, "focus");
+    render(<Frame state={states.pending} autoFocus="control" />);
+    expect(document.activeElement).toBe(document.body);
+    expect(focus).not.toHaveBeenCalled();
+    scrollTo(window.innerHeight - 50); // its top edge shows: not yet looked at
+    expect(document.activeElement).toBe(document.body);
+    scrollTo(window.innerHeight - 300);
+    expect(document.activeElement).toBe(red());
+    expect(focus).toHaveBeenCalledWith({ preventScroll: true });
+    focus.mockRestore();
+  });
+
+  it("does not take focus when it comes on screen already settled, or while the person types elsewhere", () => {
+    widgetTop = window.innerHeight + 2000;
+    const { rerender } = render(<Frame state={states.pending} autoFocus="control" />);
+    rerender(<Frame state={states.resolved} autoFocus="control" />);
+    scrollTo(100);
+    expect(document.activeElement).toBe(document.body);
+    cleanup();
+
+    widgetTop = window.innerHeight + 2000;
+    render(
+      <>
+        <input aria-label="Message" />
+        <Frame state={states.pending} autoFocus="control" />
+      </>,
+    );
+    const message = screen.getByRole("textbox", { name: "Message" });
+    message.focus();
+    scrollTo(100);
+    expect(document.activeElement).toBe(message);
   });
 });

@@ -1,9 +1,16 @@
-import { type RefObject, useEffect } from "react";
+import { type RefObject, useEffect, useRef } from "react";
 
 const focusable =
   'input:not([disabled]):not([type="hidden"]), textarea:not([disabled]), select:not([disabled]), button:not([disabled]), [tabindex="0"]';
 
 const nonTextInputs = new Set(["button", "checkbox", "radio", "submit", "reset", "image", "range", "color", "file"]);
+
+/** How far below the end of what the person sees a new widget may start and still count as "at the end". */
+const AT_THE_END_PX = 64;
+/** How much of a widget must be on screen (all of a shorter one) before it takes focus there. */
+const SEEN_PX = 120;
+
+const clipping = new Set(["auto", "scroll", "hidden", "clip", "overlay"]);
 
 function isTextEntry(element: Element): boolean {
   if (element instanceof HTMLTextAreaElement || element instanceof HTMLSelectElement) return true;
@@ -11,26 +18,85 @@ function isTextEntry(element: Element): boolean {
   return element instanceof HTMLElement && element.isContentEditable;
 }
 
+/** The part of the window the element can show through: the viewport, cut by every ancestor that clips (a scrolling chat log). */
+function clipOf(element: HTMLElement): { top: number; bottom: number } {
+  const view = element.ownerDocument.defaultView;
+  let top = 0;
+  let bottom = view?.innerHeight ?? Number.POSITIVE_INFINITY;
+  for (let parent = element.parentElement; parent && view; parent = parent.parentElement) {
+    if (!clipping.has(view.getComputedStyle(parent).overflowY)) continue;
+    const box = parent.getBoundingClientRect();
+    top = Math.max(top, box.top);
+    bottom = Math.min(bottom, box.bottom);
+  }
+  return { top, bottom };
+}
+
+/** The widget starts on screen or just below its end: the person is at the end of the chat, where it appeared. */
+function atTheEnd(root: HTMLElement): boolean {
+  const rect = root.getBoundingClientRect();
+  const clip = clipOf(root);
+  return rect.top <= clip.bottom + AT_THE_END_PX && rect.bottom >= clip.top;
+}
+
+/** Enough of the widget is on screen for the person to be looking at it. */
+function seen(root: HTMLElement): boolean {
+  const rect = root.getBoundingClientRect();
+  const clip = clipOf(root);
+  const shown = Math.min(rect.bottom, clip.bottom) - Math.max(rect.top, clip.top);
+  return shown >= Math.min(rect.height, SEEN_PX) - 1;
+}
+
+function focusInto(root: HTMLElement, preventScroll: boolean): void {
+  const active = root.ownerDocument.activeElement;
+  if (active && active !== root.ownerDocument.body) {
+    if (isTextEntry(active) || active.closest("[data-hitl-widget]")) return;
+  }
+  const marked = root.matches("[data-hitl-autofocus]")
+    ? root
+    : root.querySelector<HTMLElement>("[data-hitl-autofocus]");
+  const target = marked ?? root.querySelector<HTMLElement>(focusable) ?? root;
+  target.focus({ preventScroll });
+}
+
 /**
- * Moves focus into a widget when it mounts: to its `[data-hitl-autofocus]` element (the root
- * itself when it carries the marker), else its first control, else the root. It leaves focus
- * alone when the person is typing in a text field or is already inside another widget (the
- * first of parallel requests keeps it).
- * @param enabled read once, on mount; pass `false` for a widget that is already settled.
+ * Moves focus into a widget when it appears: to its `[data-hitl-autofocus]` element (the
+ * root itself when it carries the marker), else its first control, else the root. It
+ * leaves focus alone when the person is typing in a text field or is already inside
+ * another widget (the first of parallel requests keeps it).
+ *
+ * A widget that appears while the person has scrolled away from the end of the chat
+ * (reading earlier messages) neither scrolls them nor takes focus then: it takes focus,
+ * without scrolling, once the person (or the app following the conversation) brings it on
+ * screen, if it is still open.
+ * @param enabled whether the widget is open; focus moves at most once, and not after it settles.
  */
 export function useFocusOnAppear(ref: RefObject<HTMLElement | null>, enabled: boolean): void {
-  // biome-ignore lint/correctness/useExhaustiveDependencies: focus moves only when the widget appears
+  const moved = useRef(false);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the frame's element is the same for its whole life
   useEffect(() => {
     const root = ref.current;
-    if (!enabled || !root) return;
-    const active = root.ownerDocument.activeElement;
-    if (active && active !== root.ownerDocument.body) {
-      if (isTextEntry(active) || active.closest("[data-hitl-widget]")) return;
+    if (!enabled || !root || moved.current) return;
+    if (atTheEnd(root)) {
+      moved.current = true;
+      focusInto(root, false);
+      return;
     }
-    const marked = root.matches("[data-hitl-autofocus]")
-      ? root
-      : root.querySelector<HTMLElement>("[data-hitl-autofocus]");
-    const target = marked ?? root.querySelector<HTMLElement>(focusable) ?? root;
-    target.focus({ preventScroll: false });
-  }, []);
+    const document = root.ownerDocument;
+    const view = document.defaultView;
+    const stop = () => {
+      document.removeEventListener("scroll", onMove, true);
+      view?.removeEventListener("resize", onMove);
+    };
+    const onMove = () => {
+      if (!seen(root)) return;
+      moved.current = true;
+      stop();
+      focusInto(root, true);
+    };
+    // Scroll events do not bubble; a capturing listener on the document hears every scroller's.
+    document.addEventListener("scroll", onMove, { capture: true, passive: true });
+    view?.addEventListener("resize", onMove, { passive: true });
+    return stop;
+  }, [enabled]);
 }

@@ -1,4 +1,7 @@
+import { getEventListeners } from "node:events";
 import { join } from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { defineTool } from "@hitl-kit/protocol";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
@@ -254,6 +257,41 @@ describe("a server tool that asks while it runs (ctx.ask)", () => {
       responses: [{ requestId: second.requestId, action: "decline" }],
     });
     expect(late.status).toBe(409);
+  });
+
+  it("lets go of the asker's signal and promise once a question settles, though they live on", async () => {
+    // One shutdown signal for every question, and a webhook's promise that never comes.
+    const shutdown = new AbortController();
+    const never = new Promise<{ value: { seats: number } }>(() => {});
+    // Collected schemas, by round (not WeakRefs: a deref keeps its target until the job ends).
+    const collected: number[] = [];
+    const watch = new FinalizationRegistry<number>((round) => collected.push(round));
+    let asked = 0;
+    const asker = implement(book, async (_input, ctx) => {
+      const schema = z.object({ seats: z.number() });
+      watch.register(schema, ++asked);
+      const answer = await ctx.ask({ schema, signal: shutdown.signal, answeredElsewhere: never });
+      heard.push(answer);
+      return { booked: answer.action === "accept" };
+    });
+    server = startServer(recordingModel([...script, ...script, ...script]).model, { tools: [asker] });
+    const id = await server.session();
+    for (let round = 1; round <= 3; round++) {
+      await server.call("POST", `/sessions/${id}/messages`, { text: "book Nora" });
+      const pending = await openQuestion(id, round);
+      await server.call("POST", `/sessions/${id}/responses`, {
+        responses: [{ requestId: pending.requestId, action: "accept", value: { seats: round } }],
+      });
+      await server.runtime.idle();
+    }
+    expect(heard).toHaveLength(3);
+    expect(getEventListeners(shutdown.signal, "abort")).toHaveLength(0);
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    await vi.waitFor(() => {
+      gc();
+      expect(collected.sort()).toEqual([1, 2, 3]);
+    });
   });
 
   it("settles the question and the call once when the person stops the turn", async () => {

@@ -597,20 +597,30 @@ export class TurnDriver {
         events: [{ type: "input.requested", requests: [request] }],
       }),
     );
-    const withdraw = (abort: AbortSignal) =>
-      this.#settleAsked(sessionId, requestId, { requestId, action: "cancel", reason: withdrawnReason(abort.reason) });
-    question.signal?.addEventListener("abort", () => void withdraw(question.signal!), { once: true });
-    if (question.signal?.aborted) await withdraw(question.signal);
-    question.answeredElsewhere?.then(
-      ({ value, reason }) =>
-        this.#settleAsked(sessionId, requestId, {
-          requestId,
-          action: "accept",
-          value,
-          ...(reason === undefined ? {} : { reason }),
-        }),
-      () => {},
+    // The asker's signal and promise may outlive the question (one shutdown signal for every
+    // question, a webhook's promise that never comes): they let go of it once it settles.
+    const { signal: withdrawal, answeredElsewhere } = question;
+    const withdraw = () =>
+      this.#settleAsked(sessionId, requestId, {
+        requestId,
+        action: "cancel",
+        reason: withdrawnReason(withdrawal?.reason),
+      });
+    if (withdrawal?.aborted) await withdraw();
+    else withdrawal?.addEventListener("abort", withdraw, { once: true });
+    const stopWaiting = whileWanted(answeredElsewhere, ({ value, reason }) =>
+      this.#settleAsked(sessionId, requestId, {
+        requestId,
+        action: "accept",
+        value,
+        ...(reason === undefined ? {} : { reason }),
+      }),
     );
+    const letGo = () => {
+      withdrawal?.removeEventListener("abort", withdraw);
+      stopWaiting();
+    };
+    answered.then(letGo, letGo);
     return answered;
   }
 
@@ -827,6 +837,20 @@ async function askResult(
     );
   }
   return { action, value: checked.value, ...because };
+}
+
+/**
+ * Calls `act` with what `promise` resolves to, until the returned function is called. The
+ * promise holds only a small holder, emptied then, so one that never settles keeps nothing
+ * of the caller's.
+ */
+function whileWanted<T>(promise: PromiseLike<T> | undefined, act: (value: T) => unknown): () => void {
+  const holder: { act?: (value: T) => unknown } = { act };
+  promise?.then(
+    (value) => void holder.act?.(value),
+    () => {},
+  );
+  return () => delete holder.act;
 }
 
 function expiryAfter(option: ExpireAfter, call: { toolName: string; input: unknown }) {

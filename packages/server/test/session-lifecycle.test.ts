@@ -1,3 +1,5 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import type { ProtocolEvent } from "@hitl-kit/protocol";
 import { defineTool } from "@hitl-kit/protocol";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -101,6 +103,35 @@ describe("deleting a session", () => {
     expect(seen.events.at(-1)).toMatchObject({ type: "turn.cancelled" });
     expect(seen.ended).toBe(true);
     expect(await rt.getSessionInfo(sessionId)).toBeUndefined();
+  });
+
+  it("lets go of the session's transcript, which the runtime kept for its next turn", async () => {
+    // The messages each model call was given, as read from the store: collected once nothing holds them.
+    const collected: number[] = [];
+    const watchFree = new FinalizationRegistry<number>((index) => collected.push(index));
+    let read = 0;
+    const store = memoryStore();
+    const readTranscript = store.readTranscript.bind(store);
+    store.readTranscript = async (sessionId, from) => {
+      const messages = structuredClone(await readTranscript(sessionId, from));
+      for (const message of messages) watchFree.register(message, read++);
+      return messages;
+    };
+    const rt = start([{ text: "one" }, { text: "two" }], { store });
+    const { sessionId } = await rt.createSession();
+    await rt.sendMessage(sessionId, "first");
+    await rt.idle();
+    await rt.sendMessage(sessionId, "second");
+    await rt.idle();
+    expect(read).toBeGreaterThan(0);
+
+    await rt.deleteSession(sessionId);
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    await vi.waitFor(() => {
+      gc();
+      expect(collected).toHaveLength(read);
+    });
   });
 });
 

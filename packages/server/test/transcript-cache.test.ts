@@ -37,8 +37,9 @@ describe("TranscriptCache", () => {
     expect(reads).toEqual([0, 2, 0]);
   });
 
-  it("holds at most maxMessages, dropping the least recently used sessions", async () => {
-    const cache = new TranscriptCache(3);
+  it("holds at most maxSize characters of JSON, dropping the least recently used sessions", async () => {
+    const size = JSON.stringify(message("a0")).length;
+    const cache = new TranscriptCache(3 * size);
     const reads: string[] = [];
     const reader = (id: string, count: number) => async (from: number) => {
       reads.push(`${id}@${from}`);
@@ -51,6 +52,19 @@ describe("TranscriptCache", () => {
     await cache.get("a", 2, reader("a", 2));
     await cache.get("b", 1, reader("b", 1));
     expect(reads).toEqual(["a@0", "b@0", "c@0", "b@0"]);
+  });
+
+  it("weighs a message by what it holds: one long reply counts for more than many short ones", async () => {
+    const cache = new TranscriptCache(10_000);
+    const reads: string[] = [];
+    const reader = (id: string, text: string) => async () => {
+      reads.push(id);
+      return [message(text)];
+    };
+    await cache.get("short", 1, reader("short", "hi"));
+    await cache.get("long", 1, reader("long", "x".repeat(9_990))); // over the bound with it: short goes
+    await cache.get("short", 1, reader("short", "hi"));
+    expect(reads).toEqual(["short", "long", "short"]);
   });
 
   it("hands out copies: a caller adding to one changes nothing cached", async () => {

@@ -299,6 +299,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         await core.mustCommit(sessionId, await core.endTurnBatch(ending, { type: "turn.cancelled" }, deletedReason));
       }
       await store.deleteSession(sessionId);
+      driver.forget(sessionId);
       core.hub.end(sessionId);
       return {};
     });

@@ -120,6 +120,11 @@ export class TurnDriver {
     await this.#running.get(sessionId)?.done;
   }
 
+  /** Forgets what it keeps of a deleted session between turns (its transcript). */
+  forget(sessionId: string): void {
+    this.#transcripts.forget(sessionId);
+  }
+
   /** Resolves when no session is being driven. */
   async idle(): Promise<void> {
     while (this.#running.size > 0) await Promise.all([...this.#running.values()].map((entry) => entry.done));

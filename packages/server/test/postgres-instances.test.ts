@@ -85,13 +85,17 @@ function gate() {
 }
 
 /** An instance: its own store (pool, listener) on the schema, and a runtime. */
-async function instance(schema: string, options: { tools?: Parameters<typeof createAgentRuntime>[0]["tools"] } = {}) {
+async function instance(
+  schema: string,
+  options: Pick<Partial<Parameters<typeof createAgentRuntime>[0]>, "tools" | "maxSessionsPerOwner"> = {},
+) {
   const store = postgresStore(postgres.url(), { schema, leaseMs: 400, poolSize: 4 });
   const runtime = createAgentRuntime({
     model: scriptedModel([{ toolCalls: [{ toolName: "slow_job", input: {} }] }, { text: "Done." }]),
     tools: options.tools ?? [pickTemplate],
     store,
     logger: process.env.HITL_DEBUG ? console : quiet,
+    ...(options.maxSessionsPerOwner === undefined ? {} : { maxSessionsPerOwner: options.maxSessionsPerOwner }),
   });
   const made = { runtime, store };
   opened.push(made);
@@ -186,6 +190,23 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
       "message.completed",
     ]);
   }, 20_000);
+
+  it("caps an owner's sessions across instances, with requests racing on both", async () => {
+    const schema = postgres.schema();
+    const a = await instance(schema, { maxSessionsPerOwner: 2 });
+    const b = await instance(schema, { maxSessionsPerOwner: 2 });
+    const results = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, index) => (index % 2 ? a : b).runtime.createSession({ owner: "alice" })),
+    );
+    expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(2);
+    expect(results.filter((result) => result.status === "rejected").map((result) => result.reason.code)).toEqual([
+      "session_limit",
+      "session_limit",
+      "session_limit",
+      "session_limit",
+    ]);
+    expect(await a.runtime.listSessions({ owner: "alice" })).toHaveLength(2);
+  });
 
   it("never recovers a live instance's turn when another starts, and takes a dead one's over after its lease", async () => {
     const schema = postgres.schema();

@@ -410,8 +410,9 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         await core.mustCommit(sessionId, { events: [{ type: "session.created" }] });
         return { sessionId, repeated: false };
       };
-      // With a cap, one creation at a time per owner, so concurrent requests cannot pass it together.
-      return owner === undefined || cap === undefined ? create() : lock.run(`owner\u0000${owner}`, create);
+      // With a cap, one creation at a time per owner, so concurrent requests cannot pass it
+      // together. The lock's key is no session's (ids have no space) and fits a text column.
+      return owner === undefined || cap === undefined ? create() : lock.run(`owner ${owner}`, create);
     },
     listSessions: (listOptions) => store.listSessions(listOptions),
     async getSessionInfo(sessionId) {

@@ -68,10 +68,14 @@ function migrations(s: string): string[] {
  */
 export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
   const client = await pool.connect();
+  let existed = false;
   try {
     await client.query("BEGIN");
     await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`hitl-kit migrate ${schema}`]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    // CREATE SCHEMA IF NOT EXISTS needs CREATE on the database even when the schema exists: a
+    // role allowed only a schema made for it would be refused.
+    existed = (await client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema])).rowCount !== 0;
+    if (!existed) await client.query(`CREATE SCHEMA ${schema}`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${schema}.schema_version (version integer NOT NULL)`);
     const { rows } = await client.query<{ version: number }>(`SELECT version FROM ${schema}.schema_version`);
     const applied = rows[0]?.version ?? 0;
@@ -87,10 +91,25 @@ export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
     await client.query("COMMIT");
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});
-    throw error;
+    throw (error as { code?: unknown }).code === "42501" ? await notAllowed(client, schema, existed, error) : error;
   } finally {
     client.release();
   }
+}
+
+/** A refused privilege at start, as an error that says what to grant. */
+async function notAllowed(client: pg.PoolClient, schema: string, existed: boolean, cause: unknown): Promise<Error> {
+  const { rows } = await client
+    .query<{ role: string; db: string }>("SELECT current_user AS role, current_database() AS db")
+    .catch(() => ({ rows: [{ role: "<role>", db: "<database>" }] }));
+  const { role, db } = rows[0]!;
+  const fix = existed
+    ? `let it create tables in the schema, as an administrator: GRANT USAGE, CREATE ON SCHEMA ${schema} TO ${role}.`
+    : `create the schema for it once, as an administrator: CREATE SCHEMA ${schema} AUTHORIZATION ${role}; or let it create schemas: GRANT CREATE ON DATABASE ${db} TO ${role}.`;
+  return new Error(
+    `postgresStore: role ${role} may not set up schema ${schema} (${(cause as Error).message}). To fix it, ${fix}`,
+    { cause },
+  );
 }
 
 /** A named statement: `pg` parses and plans it once per connection, then only binds and runs it. */

@@ -1,0 +1,71 @@
+import pg from "pg";
+import { afterEach, describe, expect, it } from "vitest";
+import type { SessionStore } from "../src/index.js";
+import { postgresStore } from "../src/store/postgres-store.js";
+import { postgresAvailable } from "./postgres-cluster.js";
+import { throwawayDatabase } from "./postgres-database.js";
+
+const postgres = throwawayDatabase("roles");
+
+const stores: SessionStore[] = [];
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close();
+});
+
+let roles = 0;
+/** A new login role with no privileges beyond PostgreSQL 15's defaults, and `setup` run as the administrator. */
+async function role(setup: (name: string) => string[] = () => []) {
+  const name = `app_${++roles}`;
+  const admin = new pg.Client({ connectionString: postgres.url() });
+  await admin.connect();
+  try {
+    for (const sql of [`CREATE ROLE ${name} LOGIN`, ...setup(name)]) await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
+  return { name, url: postgres.url().replace("postgres@", `${name}@`) };
+}
+
+function storeAs(url: string, schema: string) {
+  const store = postgresStore(url, { schema });
+  stores.push(store);
+  return store;
+}
+
+const session = (sessionId: string) => ({
+  sessionId,
+  createdAt: new Date().toISOString(),
+  status: "idle" as const,
+  step: 0,
+  stepOpen: false,
+  approvedTools: [],
+});
+
+describe.skipIf(!postgresAvailable)("a role with only the privileges it is given", () => {
+  it("works in a schema an administrator made for it, without CREATE on the database", async () => {
+    const schema = postgres.schema();
+    const { url } = await role((name) => [`CREATE SCHEMA ${schema} AUTHORIZATION ${name}`]);
+    const store = storeAs(url, schema);
+    await store.createSession(session("s1"));
+    expect((await store.getSession("s1"))?.status).toBe("idle");
+  });
+
+  it("says what to grant when it may create no schema", async () => {
+    const schema = postgres.schema();
+    const { name, url } = await role();
+    await expect(storeAs(url, schema).getSession("s1")).rejects.toThrow(
+      `postgresStore: role ${name} may not set up schema ${schema} (permission denied for database`,
+    );
+    await expect(storeAs(url, schema).getSession("s1")).rejects.toThrow(
+      `CREATE SCHEMA ${schema} AUTHORIZATION ${name}; or let it create schemas: GRANT CREATE ON DATABASE`,
+    );
+  });
+
+  it("says what to grant when the schema exists and it may not create tables in it", async () => {
+    const schema = postgres.schema();
+    const { name, url } = await role(() => [`CREATE SCHEMA ${schema}`]);
+    await expect(storeAs(url, schema).getSession("s1")).rejects.toThrow(
+      `GRANT USAGE, CREATE ON SCHEMA ${schema} TO ${name}.`,
+    );
+  });
+});

@@ -170,8 +170,10 @@ describe("allowedOrigins, for a UI on another origin", () => {
   });
 
   it("lets the allowed origin create and read sessions, with CORS headers on every answer", async () => {
-    server = startServer(scriptedModel([]), { http: { allowedOrigins: [ui] } });
-    const headers = { origin: ui, "sec-fetch-site": "cross-site" };
+    // A page on another site signs people in itself: the identity cookie does not cross sites.
+    const identify = (request: Request) => request.headers.get("authorization")?.replace("Bearer ", "");
+    server = startServer(scriptedModel([]), { http: { allowedOrigins: [ui], identify } });
+    const headers = { origin: ui, "sec-fetch-site": "cross-site", authorization: "Bearer alice" };
     const created = await server.call("POST", "/sessions", {}, headers);
     expect(created.status).toBe(201);
     expect(created.headers.get("access-control-allow-origin")).toBe(ui);
@@ -180,6 +182,44 @@ describe("allowedOrigins, for a UI on another origin", () => {
     expect(read.headers.get("access-control-allow-credentials")).toBe("true");
     const missing = await server.call("GET", "/sessions/ses_nope", undefined, headers);
     expect(missing.headers.get("access-control-allow-origin")).toBe(ui); // errors are readable too
+  });
+
+  it("tells an allowed page on another site that the identity cookie cannot reach it, and makes no session", async () => {
+    server = startServer(scriptedModel([]), { http: { allowedOrigins: [ui, "http://127.0.0.1:5173"] } });
+    const refused = await server.call("POST", "/sessions", {}, { origin: ui, "sec-fetch-site": "cross-site" });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("access-control-allow-origin")).toBe(ui); // the page can read why
+    expect(refused.body.error).toMatchObject({
+      code: "forbidden",
+      message: expect.stringMatching(
+        /knows people by a cookie, which the browser does not keep for a page on another site \(https:\/\/app\.example\)/,
+      ),
+    });
+    expect(await server.runtime.listSessions({})).toEqual([]);
+    // Another port of the same host is the same site: the cookie goes along.
+    const sameSite = { origin: "http://127.0.0.1:5173", "sec-fetch-site": "same-site" };
+    const created = await server.call("POST", "/sessions", {}, sameSite);
+    expect(created.status).toBe(201);
+    expect((await server.call("GET", `/sessions/${created.body.sessionId}`, undefined, sameSite)).status).toBe(200);
+  });
+
+  it("logs a refused page origin once, since the page sees only a network error", async () => {
+    const warnings: string[] = [];
+    server = startServer(scriptedModel([]), {
+      logger: { warn: (message: string) => warnings.push(message), error: () => {} },
+    });
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await server.send("/sessions", {
+        method: "OPTIONS",
+        headers: { origin: "http://localhost:5173", "access-control-request-method": "POST" },
+      });
+      await server.call("POST", "/sessions", {}, { origin: "http://localhost:5173", "sec-fetch-site": "cross-site" });
+    }
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^hitl-kit: refused requests from the page at http:\/\/localhost:5173: it is neither this server's origin nor in allowedOrigins\..*add its origin to allowedOrigins\.$/,
+      ),
+    ]);
   });
 
   it("refuses an entry that is not an origin, naming the fix", async () => {

@@ -13,7 +13,11 @@ const allowedMethods = "GET, HEAD, POST, DELETE";
 export class CrossOriginPolicy {
   readonly #allowed: Set<string>;
 
-  constructor(allowedOrigins: readonly string[] = []) {
+  /** @param onRefused told of each page origin refused (the page itself sees only a network error). */
+  constructor(
+    allowedOrigins: readonly string[] = [],
+    private readonly onRefused: (origin: string) => void = () => {},
+  ) {
     this.#allowed = new Set(allowedOrigins.map(normalizeOrigin));
   }
 
@@ -33,11 +37,16 @@ export class CrossOriginPolicy {
     const site = request.headers.get("sec-fetch-site");
     if (site !== null) {
       if (site === "same-origin" || site === "none") return;
-      throw crossSite(origin ?? `a ${site} page`);
+      throw this.#refuse(origin ?? `a ${site} page`);
     }
     if (origin === null) return;
     if (sameHost(origin, request, url)) return;
-    throw crossSite(origin);
+    throw this.#refuse(origin);
+  }
+
+  #refuse(origin: string): ProtocolError {
+    this.onRefused(origin);
+    return crossSite(origin);
   }
 
   /** Headers that let an allowed origin read the answer (with credentials). */
@@ -54,7 +63,7 @@ export class CrossOriginPolicy {
   preflight(request: Request, url: URL): Response {
     const origin = request.headers.get("origin");
     const allowed = this.allowedOrigin(request);
-    if (origin !== null && !allowed && !sameHost(origin, request, url)) throw crossSite(origin);
+    if (origin !== null && !allowed && !sameHost(origin, request, url)) throw this.#refuse(origin);
     const headers: Record<string, string> = { allow: allowedMethods };
     if (allowed) {
       Object.assign(headers, {

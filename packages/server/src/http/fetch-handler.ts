@@ -89,10 +89,10 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
   const maxBytes = options.maxBodyBytes ?? 1024 * 1024;
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const trustProxy = options.trustProxy ?? false;
-  const origins = new CrossOriginPolicy(options.allowedOrigins);
+  const failures = new FailureLog(options.logger ?? runtime.logger);
+  const origins = new CrossOriginPolicy(options.allowedOrigins, (origin) => failures.refusedOrigin(origin));
   const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit);
   const owners = new Map<string, string | null>();
-  const failures = new FailureLog(options.logger ?? runtime.logger);
 
   async function answer(request: Request, platform: unknown, extra: Headers): Promise<Response> {
     const url = requestUrl(request, trustProxy);
@@ -107,6 +107,14 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
     const route = matchRoute(url.pathname.slice(base.length), method);
     if (method !== "GET") origins.check(request, url);
     const caller = await identifyCaller(request, url, options.identify);
+    if (caller.kind === "anonymous" && request.headers.get("sec-fetch-site") === "cross-site") {
+      // The browser neither keeps nor sends the identity cookie (SameSite=Lax) across sites:
+      // every request would be a stranger's, and a new session nobody's.
+      throw new ProtocolError(
+        "forbidden",
+        `This server knows people by a cookie, which the browser does not keep for a page on another site (${request.headers.get("origin") ?? "this page"}). Serve the page from the same site as this server (localhost and 127.0.0.1 are different sites), or sign people in with identify.`,
+      );
+    }
     if (method !== "GET" && limiter) {
       limiter.check(route.action === "create" ? "create" : "command", rateKey(caller, request, platform));
     }

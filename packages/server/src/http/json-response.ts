@@ -64,6 +64,7 @@ export function errorResponse(error: unknown, log: FailureLog): Response {
 export class FailureLog {
   #at = Number.NEGATIVE_INFINITY;
   #since = 0;
+  readonly #origins = new Set<string>();
 
   constructor(readonly logger: Pick<Console, "warn" | "error">) {}
 
@@ -77,5 +78,14 @@ export class FailureLog {
     this.logger.warn(`hitl-kit: ${error.message}; requests that need it get 503 until it is back${more}.`);
     this.#at = now;
     this.#since = 0;
+  }
+
+  /** A page of another origin was refused: said once per origin (of the first 100), since its page sees only a network error. */
+  refusedOrigin(origin: string): void {
+    if (this.#origins.has(origin) || this.#origins.size >= 100) return;
+    this.#origins.add(origin);
+    this.logger.warn(
+      `hitl-kit: refused requests from the page at ${origin}: it is neither this server's origin nor in allowedOrigins. The page sees only a network error ("Failed to fetch"); if the page is yours, add its origin to allowedOrigins.`,
+    );
   }
 }

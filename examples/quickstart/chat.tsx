@@ -23,7 +23,7 @@ function TemplatePicker(props: WidgetProps<{ templates: { id: string; title: str
           {template.title}
         </button>
       ))}
-      {props.status === "error" ? <p role="alert">{props.error.message}</p> : null}
+      {props.status === "error" ? <p role="alert">{plainErrorMessage(props.error)}</p> : null}
     </fieldset>
   );
 }
@@ -74,7 +74,7 @@ export function Chat({ sessionId }: { sessionId?: string }) {
           </article>
         ))}
       </div>
-      {agent.error && <p role="alert">{agent.error.message}</p>}
+      {agent.error && <p role="alert">{plainErrorMessage(agent.error)}</p>}
       <form
         onSubmit={(event) => {
           event.preventDefault();

@@ -23,7 +23,14 @@ export class SessionConnection {
   #resolveReady!: () => void;
   #rejectReady!: (error: unknown) => void;
   #hydrated = false;
+  /** The snapshot load in flight, shared by the starts that wait for it. */
+  #hydrating: Promise<void> | undefined;
   #running = false;
+  /**
+   * Counts starts and stops. An open that finishes after a stop (or a stop and a new start)
+   * belongs to an older generation: it opens nothing, the newer start opens the stream.
+   */
+  #generation = 0;
   #closed = false;
   #closeStream: (() => void) | undefined;
   #stopTimer: ReturnType<typeof setTimeout> | undefined;
@@ -50,7 +57,7 @@ export class SessionConnection {
     clearTimeout(this.#stopTimer);
     if (this.#closed || this.#running || sessionId === undefined) return;
     this.#running = true;
-    this.started = this.#open(sessionId);
+    this.started = this.#open(sessionId, ++this.#generation);
   }
 
   /** Stops the stream after the current task, unless `start` is called before then. */
@@ -67,21 +74,26 @@ export class SessionConnection {
     this.#stop("closed");
   }
 
-  async #open(sessionId: string): Promise<void> {
+  async #open(sessionId: string, generation: number): Promise<void> {
     const { host } = this;
     try {
-      if (!this.#hydrated) {
-        const snapshot = await this.transport.loadSnapshot(sessionId);
-        host.dispatch({ type: "snapshot.loaded", snapshot });
-        this.markReady();
-      }
+      if (!this.#hydrated) await this.#hydrate(sessionId);
     } catch (error) {
+      // Stopped meanwhile and started again: the newer start waits for the same load and reports it.
+      if (generation !== this.#generation && this.#running) return;
       this.#running = false;
       host.dispatch({ type: "connection.failed", error: toCommandError(error) });
       this.#rejectReady(error);
       return;
     }
-    if (!this.#running) return; // stopped while the snapshot loaded
+    // Stopped while the snapshot loaded, and maybe started again: that newer start opens the stream.
+    if (generation === this.#generation) this.#openStream(sessionId);
+    // After the stream opened: whoever awaits `ready` can drive it at once (a replay's `step()`).
+    this.markReady();
+  }
+
+  #openStream(sessionId: string): void {
+    const { host } = this;
     let live = true;
     const close = this.transport.openStream(sessionId, {
       lastSeq: host.lastSeq,
@@ -108,7 +120,22 @@ export class SessionConnection {
     };
   }
 
+  /** Loads and applies the snapshot; a start while a load is in flight waits for that one. */
+  #hydrate(sessionId: string): Promise<void> {
+    this.#hydrating ??= this.transport
+      .loadSnapshot(sessionId)
+      .then((snapshot) => {
+        this.host.dispatch({ type: "snapshot.loaded", snapshot });
+        this.#hydrated = true;
+      })
+      .finally(() => {
+        this.#hydrating = undefined;
+      });
+    return this.#hydrating;
+  }
+
   #stop(connection: "idle" | "closed"): void {
+    this.#generation++;
     const wasRunning = this.#running;
     this.#running = false;
     this.#closeStream?.();

@@ -110,6 +110,28 @@ describe("a client's lifecycle", () => {
     expect(streams).toEqual({ opened: 2, open: 1 });
   });
 
+  it("opens one stream when a listener leaves and comes back while the first snapshot still loads, and close() ends it", async () => {
+    server = await startAgentServer([{ text: "hi" }]);
+    const { sessionId } = await server.runtime.createSession({ owner: "tester" });
+    const counted = countingStreams(server);
+    // The snapshot takes 40 ms, so the deferred stop runs and a second start begins while the first load is in flight.
+    const fetch = async (input: string, init?: RequestInit) => {
+      if (!input.endsWith("/events")) await new Promise((resolve) => setTimeout(resolve, 40));
+      return counted.fetch(input, init);
+    };
+    client = createAgentClient({ url: server.url, fetch, sessionId });
+    client.subscribe(() => {})();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    client.subscribe(() => {});
+    await waitFor(client, (s) => s.connection === "open");
+    await new Promise((resolve) => setTimeout(resolve, 80)); // both loads are done
+    expect(counted.streams).toEqual({ opened: 1, open: 1 });
+    expect(client.getSnapshot().connection).toBe("open");
+    client.close();
+    await tick();
+    expect(counted.streams.open).toBe(0);
+  });
+
   it("creates one session for concurrent sends, and none before the first", async () => {
     server = await startAgentServer([{ text: "a" }]);
     client = createAgentClient({ url: server.url, fetch: server.fetch });

@@ -85,10 +85,11 @@ export class AgentClient {
     this.#state = initialClientState(options.sessionId);
     // What an earlier page left unsent shows with the session's history, which takes out what the server had taken; a new chat's at once.
     if (options.sessionId === undefined) this.#state = restored(this.#state, this.#takeStored());
-    this.#connection = new SessionConnection(this.#transport, {
-      dispatch: (...actions) => this.#dispatch(...actions),
-      lastSeq: () => this.#state.lastSeq,
-    });
+    this.#connection = new SessionConnection(
+      this.#transport,
+      { dispatch: (...actions) => this.#dispatch(...actions), lastSeq: () => this.#state.lastSeq },
+      options.api === undefined && options.transport === undefined ? options.reconnect : undefined,
+    );
     this.ready = this.#connection.ready;
     if (options.sessionId === undefined) this.#connection.markReady();
   }
@@ -172,6 +173,7 @@ export class AgentClient {
   }
 
   async #sendMessage(text: string, key: string, signal: AbortSignal): Promise<CommandResult> {
+    this.#connection.retryNow(); // the person acts: a connection that is down tries again now
     const result = signal.aborted
       ? { ok: false as const, error: { code: "aborted", message: "Stopped before it was sent." } }
       : await this.#post({ type: "message", text, key }, signal);
@@ -291,6 +293,7 @@ export class AgentClient {
 
   async #answer(response: InputResponse): Promise<CommandResult> {
     const { requestId } = response;
+    this.#connection.retryNow(); // the person acts: a connection that is down tries again now
     await this.#connection.started; // check against the hydrated request; #post reports a failed start
     const invalid = this.#checkAnswer(response);
     if (invalid) {

@@ -18,6 +18,8 @@ export type ClientAction =
   /** A new session was created. */
   | { type: "session.created"; sessionId: string }
   | { type: "connection.changed"; connection: ConnectionState }
+  /** Loading the session's snapshot failed in a way trying again may fix (no answer, `5xx`, `429`): it is tried again after a backoff. */
+  | { type: "connection.retrying"; error: Omit<ClientError, "source"> }
   /** The stream or the session setup failed in a way retrying cannot fix; the stream is closed. */
   | { type: "connection.failed"; error: Omit<ClientError, "source"> }
   /** `send()` is posting a message with this `Idempotency-Key` (again, for a key that failed before). */

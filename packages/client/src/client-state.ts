@@ -8,7 +8,8 @@ import type { RequestState } from "./request-state.js";
  * - `submitting`: a message was sent and its turn has not started yet (see `outbox`).
  * - `streaming`: a turn is running (the model is writing or a tool is executing).
  * - `waiting`: the turn is parked on requests in `pending`.
- * - `reconnecting`: the event stream dropped; the client is getting it back.
+ * - `reconnecting`: the event stream dropped, or the snapshot could not be loaded (see
+ *   `error`); the client is getting it back.
  * - `error`: the last turn or command failed (see `error`), or the stream cannot go on.
  */
 export type ClientStatus = "connecting" | "idle" | "submitting" | "streaming" | "waiting" | "reconnecting" | "error";
@@ -160,8 +161,9 @@ function openRequests(state: ClientState, previous: readonly RequestState[]): re
 
 function statusOf(state: ClientState): ClientStatus {
   if (state.error?.source === "connection" && state.connection === "closed") return "error";
-  if (!state.hydrated) return "connecting";
+  // Before the snapshot too: its load failed on the way and is being tried again.
   if (state.connection === "reconnecting") return "reconnecting";
+  if (!state.hydrated) return "connecting";
   if (state.outbox.some((message) => message.status !== "failed")) return "submitting";
   if (state.session.status === "running") return "streaming";
   if (state.session.status === "waiting") return "waiting";

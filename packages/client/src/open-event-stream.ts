@@ -4,6 +4,7 @@ import { ApiError, badResponseError, errorOfResponse } from "./api-error.js";
 import { type BackoffOptions, backoffDelay, sleep } from "./backoff.js";
 import { eventPacer, type FrameScheduler } from "./event-pacer.js";
 import { nextTask, SLICE_MS } from "./next-task.js";
+import { isRetryableStatus } from "./retry.js";
 import type { EventSink, StreamOptions } from "./transport.js";
 
 const knownTypes = new Set<string>(EVENT_TYPES);
@@ -30,9 +31,6 @@ export interface OpenEventStreamOptions extends StreamOptions {
    */
   silenceMs?: number;
 }
-
-/** Statuses worth retrying: the server is busy, restarting or rate limiting. */
-const isRetryable = (status: number) => status === 408 || status === 429 || status >= 500;
 
 /**
  * Keeps a session's event stream open: reads it (`TextDecoder → eventsource-parser
@@ -122,7 +120,7 @@ async function readConnection(
   if (!response.ok) {
     const body = await response.json().catch(() => undefined);
     const error = errorOfResponse(response.status, body);
-    return isRetryable(response.status) ? { kind: "dropped", progressed: false } : { kind: "fatal", error };
+    return isRetryableStatus(response.status) ? { kind: "dropped", progressed: false } : { kind: "fatal", error };
   }
   if (!response.body) return { kind: "dropped", progressed: false };
   sink.connection("open");

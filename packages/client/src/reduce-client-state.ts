@@ -22,7 +22,15 @@ export function reduceClientState(state: ClientState, action: ClientAction): Cli
     case "session.created":
       return commitState(state, { sessionId: action.sessionId });
     case "connection.changed":
-      return commitState(state, { connection: action.connection });
+      // A stream opening (or open) is the connection back: its failure is over.
+      return commitState(state, {
+        connection: action.connection,
+        ...(action.connection === "connecting" || action.connection === "open"
+          ? { error: withoutConnectionError(state) }
+          : {}),
+      });
+    case "connection.retrying":
+      return commitState(state, { connection: "reconnecting", error: { ...action.error, source: "connection" } });
     case "connection.failed":
       // Nothing more will show the turn end: no Stop stays under way.
       return commitState(state, {
@@ -214,6 +222,10 @@ function updateKey(
   if (index < 0) return outbox;
   const next = update(outbox[index]!);
   return next ? outbox.map((message, at) => (at === index ? next : message)) : outbox.filter((_, at) => at !== index);
+}
+
+function withoutConnectionError(state: ClientState) {
+  return state.error?.source === "connection" ? undefined : state.error;
 }
 
 function keepConnectionError(state: ClientState) {

@@ -1,3 +1,4 @@
+import { ProtocolError } from "@hitl-kit/protocol";
 import { ApiError } from "./api-error.js";
 import { type BackoffOptions, backoffDelay } from "./backoff.js";
 
@@ -15,6 +16,19 @@ export interface RetryOptions extends BackoffOptions {
 }
 
 const transientStatuses = new Set([408, 502, 503, 504]);
+
+/** Statuses worth trying again later: the server or a proxy is busy, restarting or rate limiting. */
+export const isRetryableStatus = (status: number): boolean => status === 408 || status === 429 || status >= 500;
+
+/**
+ * Whether trying again later can fix a failure: no answer came back (`network`), or the
+ * server or a proxy could not take it now (`408`, `429`, `5xx`). A refusal (`401`, `403`,
+ * `404`, …) and an answer that is not the protocol's (`bad_response` on a `2xx`: a server
+ * of another protocol version) cannot, nor can anything that is not a `ProtocolError`.
+ */
+export function isTransientFailure(error: unknown): boolean {
+  return error instanceof ProtocolError && (error.code === "network" || isRetryableStatus(error.status));
+}
 
 /**
  * The wait before resending a request whose attempt number `attempt` (from 0) failed with

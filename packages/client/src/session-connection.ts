@@ -1,6 +1,9 @@
+import { type BackoffOptions, backoffDelay, sleep } from "./backoff.js";
 import type { ClientAction } from "./client-action.js";
+import type { ConnectionState } from "./client-state.js";
 import { coalesceDeltas } from "./coalesce-deltas.js";
 import { toCommandError } from "./command-result.js";
+import { isTransientFailure } from "./retry.js";
 import type { Transport } from "./transport.js";
 
 interface ConnectionHost {
@@ -13,13 +16,12 @@ interface ConnectionHost {
  * Starts and stops one session's snapshot and event stream for a client: hydrates once,
  * then keeps the stream open while someone listens. Stopping is deferred by a task, so a
  * listener that leaves and comes straight back (React StrictMode's unmount and remount)
- * keeps the same stream.
+ * keeps the same stream. A snapshot that cannot be loaded now (no answer, 5xx, 429) is
+ * tried again after a backoff for as long as someone listens, as the stream reconnects.
  */
 export class SessionConnection {
-  /** Resolves once the first snapshot is applied (or the session is new); rejects if loading it fails. */
+  /** Resolves once the first snapshot is applied (or the session is new); rejects if loading it fails for good. */
   readonly ready: Promise<void>;
-  /** Settles when the current start has hydrated or failed; never rejects. */
-  started: Promise<void> = Promise.resolve();
   #resolveReady!: () => void;
   #rejectReady!: (error: unknown) => void;
   #hydrated = false;
@@ -32,12 +34,19 @@ export class SessionConnection {
    */
   #generation = 0;
   #closed = false;
+  #sessionId: string | undefined;
   #closeStream: (() => void) | undefined;
+  /** The open stream's last reported state. */
+  #streamState: ConnectionState = "idle";
+  /** Ends the wait before the next snapshot load (a stop, or an explicit action that wants it now). */
+  #backoffWait: AbortController | undefined;
   #stopTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly transport: Transport,
     private readonly host: ConnectionHost,
+    /** The waits between snapshot loads that fail on the way (those of the stream's reconnects). */
+    private readonly backoff: BackoffOptions = {},
   ) {
     this.ready = new Promise((resolve, reject) => {
       this.#resolveReady = resolve;
@@ -57,7 +66,34 @@ export class SessionConnection {
     clearTimeout(this.#stopTimer);
     if (this.#closed || this.#running || sessionId === undefined) return;
     this.#running = true;
-    this.started = this.#open(sessionId, ++this.#generation);
+    this.#sessionId = sessionId;
+    void this.#open(sessionId, ++this.#generation);
+  }
+
+  /** Settles when the snapshot load in flight has succeeded or failed, at once when none is; never rejects. */
+  get started(): Promise<void> {
+    return this.#hydrating?.then(ignore, ignore) ?? Promise.resolve();
+  }
+
+  /**
+   * The person did something (sent a message, answered) while the connection is down: the
+   * snapshot load waiting out its backoff goes now, and a stream waiting to reconnect
+   * reconnects now. A connection stopped for good (`404`, …) stays stopped.
+   */
+  retryNow(): void {
+    if (!this.#running) return;
+    if (this.#backoffWait) {
+      this.#hydrate(this.#sessionId!).catch(ignore); // started now, so a command awaiting `started` waits for it
+      this.#backoffWait.abort();
+    } else if (this.#hydrated && this.#streamState === "reconnecting") this.reconnect();
+  }
+
+  /** Closes the stream and opens it again at once, resuming after the last event applied. */
+  reconnect(): void {
+    if (!this.#running || !this.#hydrated) return; // not open yet: the start under way opens it
+    this.#closeStream?.();
+    this.#generation++; // an open still under way opens nothing
+    this.#openStream(this.#sessionId!);
   }
 
   /** Stops the stream after the current task, unless `start` is called before then. */
@@ -75,21 +111,40 @@ export class SessionConnection {
   }
 
   async #open(sessionId: string, generation: number): Promise<void> {
-    const { host } = this;
-    try {
-      if (!this.#hydrated) await this.#hydrate(sessionId);
-    } catch (error) {
-      // Stopped meanwhile and started again: the newer start waits for the same load and reports it.
-      if (generation !== this.#generation && this.#running) return;
-      this.#running = false;
-      host.dispatch({ type: "connection.failed", error: toCommandError(error) });
-      this.#rejectReady(error);
-      return;
+    for (let attempt = 0; !this.#hydrated; attempt++) {
+      try {
+        await this.#hydrate(sessionId);
+      } catch (error) {
+        const stale = generation !== this.#generation;
+        if (!isTransientFailure(error)) {
+          // Stopped meanwhile and started again: the newer start waits for the same load and reports it.
+          if (!stale || !this.#running) this.#fail(toCommandError(error), error);
+          return;
+        }
+        if (stale) return; // nobody listens, or a newer start tries again
+        this.host.dispatch({ type: "connection.retrying", error: toCommandError(error) });
+        const wait = new AbortController();
+        this.#backoffWait = wait;
+        await sleep(backoffDelay(attempt, this.backoff), wait.signal);
+        if (this.#backoffWait === wait) this.#backoffWait = undefined;
+        if (generation !== this.#generation) return;
+      }
     }
     // Stopped while the snapshot loaded, and maybe started again: that newer start opens the stream.
     if (generation === this.#generation) this.#openStream(sessionId);
     // After the stream opened: whoever awaits `ready` can drive it at once (a replay's `step()`).
     this.markReady();
+  }
+
+  /** Stops, saying why: an answer retrying cannot fix. */
+  #fail(error: { code: string; message: string; details?: unknown }, thrown: unknown = error): void {
+    this.#running = false;
+    const { code, message, details } = error;
+    this.host.dispatch({
+      type: "connection.failed",
+      error: { code, message, ...(details === undefined ? {} : { details }) },
+    });
+    this.#rejectReady(thrown);
   }
 
   #openStream(sessionId: string): void {
@@ -102,16 +157,12 @@ export class SessionConnection {
         events: (events) =>
           live &&
           host.dispatch(...coalesceDeltas(events, host.lastSeq()).map((event) => ({ type: "event" as const, event }))),
-        connection: (connection) => live && host.dispatch({ type: "connection.changed", connection }),
-        fail: (error) => {
+        connection: (connection) => {
           if (!live) return;
-          this.#running = false;
-          const { code, message, details } = error;
-          host.dispatch({
-            type: "connection.failed",
-            error: { code, message, ...(details === undefined ? {} : { details }) },
-          });
+          this.#streamState = connection;
+          host.dispatch({ type: "connection.changed", connection });
         },
+        fail: (error) => live && this.#fail(error),
       },
     });
     this.#closeStream = () => {
@@ -138,8 +189,12 @@ export class SessionConnection {
     this.#generation++;
     const wasRunning = this.#running;
     this.#running = false;
+    this.#backoffWait?.abort();
     this.#closeStream?.();
     this.#closeStream = undefined;
+    this.#streamState = "idle";
     if (wasRunning || connection === "closed") this.host.dispatch({ type: "connection.changed", connection });
   }
 }
+
+const ignore = () => {};

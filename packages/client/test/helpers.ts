@@ -8,6 +8,7 @@ import {
   scriptedModel,
   serve,
 } from "@hitl-kit/server";
+import { afterEach } from "vitest";
 import { z } from "zod";
 import type { AgentClient, ClientState } from "../src/index.js";
 
@@ -90,4 +91,20 @@ export function waitFor(client: AgentClient, predicate: (state: ClientState) => 
 export function textOf(state: ClientState, index = -1): string {
   const message = state.messages.at(index);
   return (message?.parts ?? []).flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
+}
+
+/** What a test starts and must close: each `add`ed thing is closed after the test, the last added first. */
+export function closedAfterEach() {
+  let open: { close(): unknown }[] = [];
+  afterEach(async () => {
+    const closing = open.reverse();
+    open = [];
+    for (const thing of closing) await thing.close();
+  });
+  return {
+    add<T extends { close(): unknown }>(thing: T): T {
+      open.push(thing);
+      return thing;
+    },
+  };
 }

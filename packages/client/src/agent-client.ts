@@ -7,9 +7,9 @@ import { type CommandError, type CommandResult, toCommandError, toRequestError }
 import { OutboxKeeper, type OutboxStorage, type UnsentMessage } from "./outbox-keeper.js";
 import { reduceClientState } from "./reduce-client-state.js";
 import { type RequestRef, requestIdOf } from "./request-ref.js";
-import type { RequestError, SentAnswer } from "./request-state.js";
+import { isOpen, type RequestError, type SentAnswer } from "./request-state.js";
 import { idempotencyKey } from "./retry.js";
-import { SessionConnection } from "./session-connection.js";
+import { type ConnectionOptions, SessionConnection } from "./session-connection.js";
 import { sseTransport } from "./sse-transport.js";
 import type { AgentCommand, Transport } from "./transport.js";
 
@@ -88,7 +88,7 @@ export class AgentClient {
     this.#connection = new SessionConnection(
       this.#transport,
       { dispatch: (...actions) => this.#dispatch(...actions), lastSeq: () => this.#state.lastSeq },
-      options.api === undefined && options.transport === undefined ? options.reconnect : undefined,
+      options.api === undefined && options.transport === undefined ? connectionOptions(options) : {},
     );
     this.ready = this.#connection.ready;
     if (options.sessionId === undefined) this.#connection.markReady();
@@ -302,7 +302,11 @@ export class AgentClient {
     }
     this.#dispatch({ type: "request.submitting", requestId, sent: sentAnswer(response) });
     const result = await this.#post({ type: "responses", responses: [response] });
-    if (!result.ok) this.#dispatch({ type: "request.failed", requestId, error: toRequestError(result.error) });
+    if (result.ok) return result;
+    this.#dispatch({ type: "request.failed", requestId, error: toRequestError(result.error) });
+    // Settled elsewhere (another tab), and the stream has not shown it: it is behind, so it catches up.
+    if (result.error.code === "already_resolved" && isOpen(this.#state.requests[requestId]))
+      this.#connection.reconnect();
     return result;
   }
 
@@ -398,6 +402,14 @@ export class AgentClient {
 /** The state with stored unsent messages in its outbox (each not in the history). */
 function restored(state: ClientState, stored: readonly UnsentMessage[]): ClientState {
   return stored.length === 0 ? state : reduceClientState(state, { type: "outbox.restored", messages: stored });
+}
+
+/** The backoff of the client's stream, and the server's heartbeat as its silence timeout implies (three heartbeats). */
+function connectionOptions({ reconnect, streamSilenceMs }: ApiClientOptions): ConnectionOptions {
+  return {
+    ...(reconnect ? { backoff: reconnect } : {}),
+    ...(streamSilenceMs === undefined ? {} : { heartbeatMs: streamSilenceMs / 3 }),
+  };
 }
 
 /** How many keyed messages' turns (and stopped messages) a client remembers: enough for the messages still being resent. */

@@ -8,8 +8,8 @@ import type { RequestState } from "./request-state.js";
  * - `submitting`: a message was sent and its turn has not started yet (see `outbox`).
  * - `streaming`: a turn is running (the model is writing or a tool is executing).
  * - `waiting`: the turn is parked on requests in `pending`.
- * - `reconnecting`: the event stream dropped, or the snapshot could not be loaded (see
- *   `error`); the client is getting it back.
+ * - `reconnecting`: the event stream dropped or is offline, or the snapshot could not be
+ *   loaded (see `error`); the client is getting it back.
  * - `error`: the last turn or command failed (see `error`), or the stream cannot go on.
  */
 export type ClientStatus = "connecting" | "idle" | "submitting" | "streaming" | "waiting" | "reconnecting" | "error";
@@ -17,9 +17,11 @@ export type ClientStatus = "connecting" | "idle" | "submitting" | "streaming" | 
 /**
  * The event stream: not open because nobody listens or there is no session yet (`idle`),
  * opening (`connecting`), delivering events (`open`), dropped and being reopened
- * (`reconnecting`), or `closed` for good (by `close()` or an error retrying cannot fix).
+ * (`reconnecting`), cut off because the browser says the network is gone (`offline`:
+ * it reconnects when the network is back), or `closed` for good (by `close()` or an
+ * error retrying cannot fix).
  */
-export type ConnectionState = "idle" | "connecting" | "open" | "reconnecting" | "closed";
+export type ConnectionState = "idle" | "connecting" | "open" | "reconnecting" | "offline" | "closed";
 
 /** A failure the whole session sees (a request's own failures live on its {@link RequestState}). */
 export interface ClientError {
@@ -162,7 +164,7 @@ function openRequests(state: ClientState, previous: readonly RequestState[]): re
 function statusOf(state: ClientState): ClientStatus {
   if (state.error?.source === "connection" && state.connection === "closed") return "error";
   // Before the snapshot too: its load failed on the way and is being tried again.
-  if (state.connection === "reconnecting") return "reconnecting";
+  if (state.connection === "reconnecting" || state.connection === "offline") return "reconnecting";
   if (!state.hydrated) return "connecting";
   if (state.outbox.some((message) => message.status !== "failed")) return "submitting";
   if (state.session.status === "running") return "streaming";

@@ -168,6 +168,7 @@ async function readConnection(
       const { done, value } = await reading;
       if (done) return { kind: "dropped", progressed };
       heard();
+      sink.heard?.();
       if (performance.now() - waitStart > 1) sliceStart = performance.now(); // the read waited: a new task
       const text = decoder.decode(value, { stream: true });
       for (let at = 0; at < text.length; at += FEED_CHARS) {

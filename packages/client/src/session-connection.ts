@@ -3,8 +3,20 @@ import type { ClientAction } from "./client-action.js";
 import type { ConnectionState } from "./client-state.js";
 import { coalesceDeltas } from "./coalesce-deltas.js";
 import { toCommandError } from "./command-result.js";
+import { watchPage } from "./page-signals.js";
 import { isTransientFailure } from "./retry.js";
 import type { Transport } from "./transport.js";
+
+/** How a {@link SessionConnection} waits and when it finds its stream stale. */
+export interface ConnectionOptions {
+  /** The waits between snapshot loads that fail on the way (those of the stream's reconnects). */
+  backoff?: BackoffOptions;
+  /**
+   * The server's heartbeat interval (default 15 000 ms): a stream silent for longer when the
+   * page wakes up or comes back online missed something, and is reopened at once.
+   */
+  heartbeatMs?: number;
+}
 
 interface ConnectionHost {
   dispatch(...actions: ClientAction[]): void;
@@ -38,6 +50,12 @@ export class SessionConnection {
   #closeStream: (() => void) | undefined;
   /** The open stream's last reported state. */
   #streamState: ConnectionState = "idle";
+  /** When the stream last showed it was alive (an event, a heartbeat, a change of state), by the wall clock, which runs on while the computer sleeps. */
+  #lastHeard = 0;
+  /** The browser said the network is gone, and nothing has come through since: the connection shows `offline`. */
+  #networkDown = false;
+  /** Stops listening to the page's online, offline and visibility events. */
+  #unwatch: (() => void) | undefined;
   /** Ends the wait before the next snapshot load (a stop, or an explicit action that wants it now). */
   #backoffWait: AbortController | undefined;
   #stopTimer: ReturnType<typeof setTimeout> | undefined;
@@ -45,8 +63,7 @@ export class SessionConnection {
   constructor(
     private readonly transport: Transport,
     private readonly host: ConnectionHost,
-    /** The waits between snapshot loads that fail on the way (those of the stream's reconnects). */
-    private readonly backoff: BackoffOptions = {},
+    private readonly options: ConnectionOptions = {},
   ) {
     this.ready = new Promise((resolve, reject) => {
       this.#resolveReady = resolve;
@@ -67,6 +84,17 @@ export class SessionConnection {
     if (this.#closed || this.#running || sessionId === undefined) return;
     this.#running = true;
     this.#sessionId = sessionId;
+    this.#unwatch = watchPage({
+      online: () => {
+        this.#networkDown = false;
+        this.#woke();
+      },
+      offline: () => {
+        this.#networkDown = true;
+        this.host.dispatch({ type: "connection.changed", connection: "offline" });
+      },
+      shown: () => this.#woke(),
+    });
     void this.#open(sessionId, ++this.#generation);
   }
 
@@ -94,6 +122,24 @@ export class SessionConnection {
     this.#closeStream?.();
     this.#generation++; // an open still under way opens nothing
     this.#openStream(this.#sessionId!);
+  }
+
+  /**
+   * The page is back (online, shown again): a stream silent for longer than a heartbeat
+   * missed events while the computer slept or the network was gone, so it reconnects at
+   * once instead of showing an old state as `open` until its silence timeout.
+   */
+  #woke(): void {
+    if (!this.#hydrated) this.retryNow();
+    else if (Date.now() - this.#lastHeard > (this.options.heartbeatMs ?? 15_000)) this.reconnect();
+    else this.#showStream();
+  }
+
+  /** The connection as the stream reports it: `offline` while the browser says so and the stream is not through. */
+  #showStream(state = this.#streamState): void {
+    if (state === "open") this.#networkDown = false;
+    const shown = this.#networkDown && (state === "connecting" || state === "reconnecting") ? "offline" : state;
+    this.host.dispatch({ type: "connection.changed", connection: shown });
   }
 
   /** Stops the stream after the current task, unless `start` is called before then. */
@@ -125,7 +171,7 @@ export class SessionConnection {
         this.host.dispatch({ type: "connection.retrying", error: toCommandError(error) });
         const wait = new AbortController();
         this.#backoffWait = wait;
-        await sleep(backoffDelay(attempt, this.backoff), wait.signal);
+        await sleep(backoffDelay(attempt, this.options.backoff), wait.signal);
         if (this.#backoffWait === wait) this.#backoffWait = undefined;
         if (generation !== this.#generation) return;
       }
@@ -150,18 +196,30 @@ export class SessionConnection {
   #openStream(sessionId: string): void {
     const { host } = this;
     let live = true;
+    const heard = () => {
+      this.#lastHeard = Date.now();
+      if (this.#networkDown) this.#showStream("open"); // something came through: the stream is not down
+    };
     const close = this.transport.openStream(sessionId, {
       lastSeq: host.lastSeq,
       sink: {
-        event: (event) => live && host.dispatch({ type: "event", event }),
-        events: (events) =>
-          live &&
-          host.dispatch(...coalesceDeltas(events, host.lastSeq()).map((event) => ({ type: "event" as const, event }))),
+        event: (event) => {
+          if (!live) return;
+          heard();
+          host.dispatch({ type: "event", event });
+        },
+        events: (events) => {
+          if (!live) return;
+          heard();
+          host.dispatch(...coalesceDeltas(events, host.lastSeq()).map((event) => ({ type: "event" as const, event })));
+        },
         connection: (connection) => {
           if (!live) return;
+          this.#lastHeard = Date.now();
           this.#streamState = connection;
-          host.dispatch({ type: "connection.changed", connection });
+          this.#showStream(connection);
         },
+        heard: () => live && heard(),
         fail: (error) => live && this.#fail(error),
       },
     });
@@ -190,9 +248,12 @@ export class SessionConnection {
     const wasRunning = this.#running;
     this.#running = false;
     this.#backoffWait?.abort();
+    this.#unwatch?.();
+    this.#unwatch = undefined;
     this.#closeStream?.();
     this.#closeStream = undefined;
     this.#streamState = "idle";
+    this.#networkDown = false;
     if (wasRunning || connection === "closed") this.host.dispatch({ type: "connection.changed", connection });
   }
 }

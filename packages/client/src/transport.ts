@@ -28,6 +28,12 @@ export interface EventSink {
   events(events: readonly ProtocolEvent[]): void;
   /** The stream's connection changed. */
   connection(state: ConnectionState): void;
+  /**
+   * Something arrived on the stream (an event, or the server's heartbeat): it is alive.
+   * Optional to call; the client reopens a stream that stayed silent longer than a heartbeat
+   * when the page wakes up or comes back online.
+   */
+  heard?(): void;
   /** The stream cannot go on (unknown session, forbidden, undecodable data); it will not reconnect. */
   fail(error: { code: string; message: string; details?: unknown }): void;
 }

@@ -2,10 +2,10 @@ import type { AgentView } from "@hitl-kit/react";
 import { describe, expect, it } from "vitest";
 import { connectionLabel } from "./connection-status.js";
 
-const agent = (status: AgentView["status"], pending = 0) =>
+const agent = (status: AgentView["status"], pending = 0, connection: AgentView["connection"] = "open") =>
   ({
     status,
-    connection: "open",
+    connection,
     outbox: [],
     pending: Array.from({ length: pending }, (_, index) => ({ requestId: `req_${index}` })),
   }) as unknown as Pick<AgentView, "status" | "connection" | "outbox" | "pending">;
@@ -16,5 +16,9 @@ describe("connectionLabel", () => {
     expect(connectionLabel(agent("streaming", 1))).toBe("Live · waiting for you");
     expect(connectionLabel(agent("waiting", 1))).toBe("Live · waiting for you");
     expect(connectionLabel(agent("idle"))).toBe("Live");
+  });
+
+  it("says the network is gone while the browser is offline, not that the chat is live", () => {
+    expect(connectionLabel(agent("reconnecting", 0, "offline"))).toBe("No network · reconnects when it is back");
   });
 });

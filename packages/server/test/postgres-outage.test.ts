@@ -8,10 +8,12 @@ import {
   createFetchHandler,
   implement,
   type SessionStore,
+  StoreUnavailable,
   scriptedModel,
 } from "../src/index.js";
 import { resilientPool } from "../src/store/postgres-errors.js";
 import { postgresStore } from "../src/store/postgres-store.js";
+import { idleSession } from "../src/store/records.js";
 import { browser, checkOneResultPerCall, quiet } from "./harness.js";
 import { type PostgresCluster, postgresAvailable, startPostgres } from "./postgres-cluster.js";
 import { pickTemplate } from "./tools.js";
@@ -176,5 +178,25 @@ describe.skipIf(!postgresAvailable)("an instance whose database goes away and co
     const events = await store.readEvents(sessionId, 0);
     expect(checkOneResultPerCall(events)).toEqual([]);
     expect(events.find((event) => event.type === "input.resolved")).toMatchObject({ action: "expire" });
+  }, 30_000);
+});
+
+describe.skipIf(!postgresAvailable)("an instance whose database is not up yet when it starts", () => {
+  it("migrates the schema on a later call once the database is up", async () => {
+    cluster!.halt();
+    let store: SessionStore;
+    try {
+      store = postgresStore(url, { schema: `outage_${++schemas}` });
+      await expect(store.getSession("ses_none")).rejects.toThrow(StoreUnavailable);
+    } finally {
+      cluster!.resume();
+    }
+    try {
+      await until(async () => expect(await store.getSession("ses_none")).toBeUndefined());
+      await store.createSession(idleSession("ses_later"));
+      expect((await store.getSession("ses_later"))?.status).toBe("idle");
+    } finally {
+      await store.close();
+    }
   }, 30_000);
 });

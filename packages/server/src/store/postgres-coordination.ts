@@ -23,7 +23,8 @@ export interface LeaseHooks {
 /** What the Postgres store hands its coordination. */
 export interface PostgresCoordinationOptions {
   pool: pg.Pool;
-  ready: Promise<void>;
+  /** Resolves once the store's schema is up to date (trying again after a database it could not reach). */
+  ready(): Promise<void>;
   connectionString: string;
   schema: string;
   readEvents(sessionId: string, afterSeq: number, limit?: number): Promise<ProtocolEvent[]>;
@@ -135,7 +136,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
   const turns: TurnLeases = {
     holder,
     async acquire(sessionId) {
-      await ready;
+      await ready();
       const until = taken.get(sessionId);
       taken.delete(sessionId);
       if (until !== undefined && performance.now() < until) {
@@ -238,7 +239,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
     turns,
     recoverEvery: options.leaseMs,
     async start() {
-      await ready;
+      await ready();
       await listener.start();
       heartbeat = setInterval(() => void renew().catch(() => {}), Math.max(50, options.leaseMs / 3));
       heartbeat.unref?.();

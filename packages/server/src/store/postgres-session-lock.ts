@@ -14,7 +14,8 @@ const HANDOVERS = 4;
 /** What {@link PostgresSessionLock} needs of its store. */
 export interface PostgresSessionLockOptions {
   connectionString: string;
-  ready: Promise<void>;
+  /** Resolves once the store's schema is up to date (trying again after a database it could not reach). */
+  ready(): Promise<void>;
   schema: string;
   /** Where a section's lock hands the session it read with it to the store. */
   sections: SectionReads;
@@ -77,7 +78,7 @@ export class PostgresSessionLock implements SessionLocker {
 
   run<T>(sessionId: string, section: () => Promise<T>): Promise<T> {
     return this.#local.run(sessionId, async () => {
-      await this.#options.ready;
+      await this.#options.ready();
       const { sections } = this.#options;
       const taken = this.#take(sessionId);
       let held: HeldLock;

@@ -10,7 +10,7 @@ import type { ProtocolEvent } from "@hitl-kit/protocol";
 import type pg from "pg";
 import { stampEvents } from "./apply-batch.js";
 import { type Coordination, type LeaseHooks, postgresCoordination } from "./postgres-coordination.js";
-import { reportUnreachable, resilientPool } from "./postgres-errors.js";
+import { isUnreachable, reportUnreachable, resilientPool } from "./postgres-errors.js";
 import { eventsChannel, eventsNotification } from "./postgres-listener.js";
 import { checkSchemaName, migrate, type Prepared, prepared } from "./postgres-schema.js";
 import { SectionReads, type SessionRow, type WriteChange, type WriteRow } from "./postgres-section.js";
@@ -76,12 +76,22 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
   }
   const s = checkSchemaName(options.schema ?? "hitl");
   const pool = resilientPool({ connectionString, max: options.poolSize ?? 10 });
-  const ready = migrate(pool, s);
+  // The schema is brought up to date once. An attempt that could not reach the database (it
+  // is not up yet, or wakes from a scale to zero) is made again by the next call; one that
+  // reached it and failed (a schema newer than this code) fails every call.
+  let migration: Promise<void> | undefined;
+  const ready = () => {
+    migration ??= migrate(pool, s).catch((error: unknown) => {
+      if (isUnreachable(error)) migration = undefined;
+      throw error;
+    });
+    return migration;
+  };
   // Callers see a failed migration on their first call; nothing is left unhandled meanwhile.
-  ready.catch(() => {});
+  ready().catch(() => {});
   // Every statement is named, so each connection parses and plans it once (see `prepared`).
   const query = async <R extends pg.QueryResultRow>(statement: Prepared, values?: unknown[]) => {
-    await ready;
+    await ready();
     return (await pool.query<R>({ ...statement, ...(values ? { values } : {}) })).rows;
   };
   const named = (name: string, text: string) => prepared(s, name, text);
@@ -220,7 +230,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
 
   /** Writes a batch; when it applied, answers what it changed, for the section's read to follow. */
   async function write(sessionId: string, batch: WriteBatch): Promise<Written> {
-    await ready;
+    await ready();
     return (
       (await attempt(pool, sessionId, batch, "known")) ??
       (await attempt(pool, sessionId, batch, "read")) ??
@@ -406,7 +416,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
   }
 
   const inTransaction = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
-    await ready;
+    await ready();
     const client = await pool.connect();
     try {
       await client.query("BEGIN");
@@ -626,7 +636,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       });
     },
     async close() {
-      await ready.catch(() => {});
+      await migration?.catch(() => {});
       await pool.end();
     },
   };

@@ -288,6 +288,23 @@ describe.skipIf(!postgresAvailable)("event notifications across Postgres instanc
     );
   }, 20_000);
 
+  it("opens one listening connection and one heartbeat when it is started again, as a runtime retrying its start does", async () => {
+    const schema = postgres.schema();
+    const { coordination } = await instance(schema);
+    const intervals = vi.spyOn(globalThis, "setInterval");
+    onTestFinished(() => intervals.mockRestore());
+    await coordination.start();
+    await coordination.start();
+    expect(intervals).not.toHaveBeenCalled();
+    const admin = new pg.Client({ connectionString: postgres.url() });
+    await admin.connect();
+    onTestFinished(() => admin.end());
+    const { rows } = await admin.query(
+      `SELECT count(*)::int AS count FROM pg_stat_activity WHERE query = 'LISTEN ${schema}_control'`,
+    );
+    expect(rows[0].count).toBe(1);
+  });
+
   it("ends a session's listeners on every instance when one deletes it, and stops listening to its bucket", async () => {
     const schema = postgres.schema();
     const a = await instance(schema);

@@ -40,8 +40,8 @@ afterEach(async () => {
 
 const pick = { toolName: "pick_template", input: { templates: ["a", "b"] } };
 
-async function instance(options: Partial<AgentRuntimeOptions>) {
-  const store = postgresStore(url, { schema: `outage_${++schemas}`, leaseMs: 1_000, poolSize: 4 });
+async function instance(options: Partial<AgentRuntimeOptions>, schema = `outage_${++schemas}`) {
+  const store = postgresStore(url, { schema, leaseMs: 1_000, poolSize: 4 });
   const runtime = createAgentRuntime({
     model: scriptedModel([{ toolCalls: [pick] }, { text: "Done." }]),
     tools: [pickTemplate],
@@ -199,4 +199,63 @@ describe.skipIf(!postgresAvailable)("an instance whose database is not up yet wh
       await store.close();
     }
   }, 30_000);
+
+  it("starts once the database is up: a parked turn is answered, another instance's events reach its streams, close resolves", async () => {
+    const schema = `outage_${++schemas}`;
+    const runtimeOn = (store: SessionStore) =>
+      createAgentRuntime({
+        model: scriptedModel([{ toolCalls: [pick] }, { text: "Done." }]),
+        tools: [pickTemplate],
+        logger: process.env.HITL_DEBUG ? console : quiet,
+        store,
+      });
+    cluster!.halt();
+    const store = postgresStore(url, { schema, leaseMs: 1_000, poolSize: 4 });
+    const runtime = runtimeOn(store);
+    try {
+      await expect(runtime.ready).rejects.toThrow(StoreUnavailable);
+      await sleep(500);
+    } finally {
+      cluster!.resume();
+    }
+    try {
+      let sessionId = "";
+      await until(async () => {
+        sessionId = (await runtime.createSession()).sessionId;
+      });
+      await runtime.sendMessage(sessionId, "go");
+      await until(async () => expect((await store.getSession(sessionId))?.status).toBe("waiting"));
+      const [request] = await store.getOpenRequests(sessionId);
+      await runtime.respond(sessionId, [
+        { requestId: request!.requestId, action: "accept", value: { templateId: "a" } },
+      ]);
+      await until(async () => expect((await store.getSession(sessionId))?.status).toBe("idle"));
+      expect(checkOneResultPerCall(await store.readEvents(sessionId, 0))).toEqual([]);
+
+      // A second instance's commits reach a stream on the first: its listener was started late.
+      const other = await instance({}, schema);
+      const { sessionId: elsewhere } = await other.runtime.createSession();
+      const streamed: string[] = [];
+      const unsubscribe = runtime.subscribe(elsewhere, (event) => streamed.push(event.type));
+      await other.runtime.sendMessage(elsewhere, "go");
+      await until(async () => expect(streamed).toContain("input.requested"));
+      unsubscribe();
+    } finally {
+      await expect(runtime.close()).resolves.toBeUndefined();
+      await store.close();
+    }
+  }, 30_000);
+
+  it("closes a runtime that never started without rethrowing why", async () => {
+    cluster!.halt();
+    try {
+      const store = postgresStore(url, { schema: `outage_${++schemas}` });
+      const runtime = createAgentRuntime({ model: scriptedModel([]), tools: [], logger: quiet, store });
+      await expect(runtime.ready).rejects.toThrow(StoreUnavailable);
+      await expect(runtime.close()).resolves.toBeUndefined();
+      await store.close();
+    } finally {
+      cluster!.resume();
+    }
+  });
 });

@@ -65,7 +65,10 @@ export interface AgentRuntime {
   /**
    * Resolves once every session a previous process left running has been picked up again.
    * They are resumed 32 at a time, each until its turn parks or ends, so this comes once all
-   * but the last few resumed turns have done so.
+   * but the last few resumed turns have done so. Rejects when the runtime could not start
+   * (a store it cannot reach, say), before serving; a runtime that is not closed then keeps
+   * trying in the background (after 100 ms, backing off to 5 s), so once the store is back
+   * it streams other instances' events, renews leases and recovers turns without a restart.
    */
   readonly ready: Promise<void>;
   /**
@@ -123,6 +126,8 @@ export interface AgentRuntime {
    * and an answer to a parked turn, reject with `unavailable` (503), while a question that a
    * running tool waits on (`ctx.ask`) is still answered. The store stays open; once closed,
    * every call that reaches it rejects with `unavailable`, so close the HTTP server first.
+   * It resolves even when the runtime never started (`ready` rejected), so a shutdown goes
+   * on to close the store.
    */
   close(): Promise<void>;
 }
@@ -362,9 +367,12 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     })());
 
   let orphans: ReturnType<typeof setInterval> | undefined;
-  const ready = (async () => {
+  // What runs in the background. An attempt that failed (the store could not be reached) runs
+  // again: the coordination's start is idempotent, and what follows recovery runs once.
+  const start = async () => {
     await coordination.start();
     await recoverAll();
+    if (closing) return;
     expiry.schedule();
     sweeper?.start();
     // With several instances, one that dies leaves its turns to the others once their leases lapse,
@@ -376,7 +384,27 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       }, coordination.recoverEvery);
       orphans.unref?.();
     }
-  })();
+  };
+  const ready = start();
+  // `ready` rejects with the first failure, for an app that awaits it; one that goes on has the
+  // start tried again (100 ms, doubling to 5 s) until it succeeds or the runtime closes, so a
+  // database that comes up later gets its fan-out, heartbeat, recovery and expiry.
+  let starting = ready;
+  let startAgain: ReturnType<typeof setTimeout> | undefined;
+  const retryStart = (tries: number) => (error: unknown) => {
+    if (closing) return;
+    // The first failure is `ready`'s to tell (an app that awaits it exits with its own words).
+    if (tries > 0) core.trouble("starting failed (it tries again)", error);
+    startAgain = setTimeout(
+      () => {
+        starting = start();
+        starting.catch(retryStart(tries + 1));
+      },
+      Math.min(5_000, 100 * 2 ** tries),
+    );
+    startAgain.unref?.();
+  };
+  ready.catch(retryStart(0));
 
   let closed = false;
   const runtime: AgentRuntime = {
@@ -587,7 +615,9 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       expiry.stop();
       sweeper?.stop();
       clearInterval(orphans);
-      await ready;
+      clearTimeout(startAgain);
+      // A start that failed was reported by `ready`; closing goes on without it.
+      await starting.catch(() => {});
       await driver.idle();
       await coordination.close();
       closed = true;

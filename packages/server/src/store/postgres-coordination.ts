@@ -239,9 +239,14 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
     turns,
     recoverEvery: options.leaseMs,
     async start() {
-      await ready();
-      await listener.start();
-      heartbeat = setInterval(() => void renew().catch(() => {}), Math.max(50, options.leaseMs / 3));
+      // Started again after a failure: the listener connects once, and one heartbeat runs.
+      try {
+        await ready();
+        await listener.start();
+      } catch (error) {
+        throw asUnavailable(error);
+      }
+      heartbeat ??= setInterval(() => void renew().catch(() => {}), Math.max(50, options.leaseMs / 3));
       heartbeat.unref?.();
     },
     async requestAbort(sessionId, turnId) {

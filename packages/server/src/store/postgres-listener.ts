@@ -73,7 +73,9 @@ export class Listener {
     private readonly onMessage: (channel: string, payload: string) => void,
   ) {}
 
+  /** Connects and listens, unless it does already; a dropped connection is reconnected by itself. */
   start(): Promise<void> {
+    if (this.#client) return Promise.resolve();
     this.#connecting ??= this.#connect().finally(() => {
       this.#connecting = undefined;
     });

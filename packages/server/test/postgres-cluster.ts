@@ -116,7 +116,8 @@ export async function startPostgres(settings: Record<string, string> = {}): Prom
   };
 }
 
-function freePort(): Promise<number> {
+/** A port nothing listens on now, on the loopback interface. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);

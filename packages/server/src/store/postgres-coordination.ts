@@ -4,11 +4,13 @@ import type pg from "pg";
 import type { AbortCause, Coordination, TurnLeases } from "../runtime/coordination.js";
 import type { EventHub, EventListener } from "../runtime/event-hub.js";
 import { LocalEventHub } from "../runtime/event-hub.js";
-import { asUnavailable, reportUnreachable } from "./postgres-errors.js";
+import { asUnavailable, isUnreachable, reportUnreachable } from "./postgres-errors.js";
 import { eventBucket, type eventsNotification, Listener } from "./postgres-listener.js";
+import { NotifyProbes } from "./postgres-pooler.js";
 import { prepared } from "./postgres-schema.js";
 import type { SectionReads } from "./postgres-section.js";
 import { PostgresSessionLock } from "./postgres-session-lock.js";
+import { StoreUnavailable } from "./store-unavailable.js";
 
 export type { Coordination } from "../runtime/coordination.js";
 
@@ -194,6 +196,9 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
     }
   };
 
+  // Checks, once, that notifications reach the listening connection (see `start`).
+  const probes = new NotifyProbes();
+  let probed: Promise<void> | undefined;
   const listener = new Listener(options.connectionString, s, control, (name, payload) => {
     if (name !== control) {
       const [sessionId, first, last, origin, events] = JSON.parse(payload) as [
@@ -215,8 +220,9 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
         .then(() => hub.notified(sessionId, first, last, events));
       return;
     }
-    const [kind, sessionId, turnId] = JSON.parse(payload) as ["end" | "abort", string, string?];
-    if (kind === "end") hub.endLocally(sessionId);
+    const [kind, sessionId, turnId] = JSON.parse(payload) as ["end" | "abort" | "probe", string, string?];
+    if (kind === "probe") probes.arrived(sessionId);
+    else if (kind === "end") hub.endLocally(sessionId);
     else if (turnId) abortLocally(sessionId, { kind: "requested", turnId });
   });
   const hub = new PostgresEventHub({
@@ -243,6 +249,17 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
       try {
         await ready();
         await listener.start();
+        // A notification must reach the listening connection, else fan-out would die silently
+        // (behind a pooler in transaction mode). Its verdict stands; one that could not tell is asked again.
+        const connections = listener.connections;
+        probed ??= probes.check(
+          (nonce) => pool.query({ ...statements.notify, values: [control, JSON.stringify(["probe", nonce])] }),
+          () => listener.connections !== connections,
+        );
+        await probed.catch((error: unknown) => {
+          if (isUnreachable(error) || error instanceof StoreUnavailable) probed = undefined;
+          throw error;
+        });
       } catch (error) {
         throw asUnavailable(error);
       }

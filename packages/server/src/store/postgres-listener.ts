@@ -61,6 +61,8 @@ export class Listener {
   readonly #wanted = new Map<number, number>();
   /** The buckets the current connection certainly listens to. */
   #listened = new Set<number>();
+  /** How many times it has connected (and listened): a change tells that the connection was replaced. */
+  connections = 0;
   /** Called after each (re)connection, once listening to the control channel and every wanted bucket. */
   onConnect: () => void = () => {};
   /** Called when buckets wanted while the connection was up have come to be listened. */
@@ -179,6 +181,7 @@ export class Listener {
           return;
         }
         this.#client = client;
+        this.connections += 1;
         this.#listened = new Set(buckets);
         this.onConnect();
         // Buckets wanted or given up while connecting.

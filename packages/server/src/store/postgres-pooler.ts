@@ -1,0 +1,61 @@
+import { randomBytes } from "node:crypto";
+import { StoreUnavailable } from "./store-unavailable.js";
+
+/** How long a notification sent through the pool may take to reach the listening connection. */
+export const NOTIFIED_WITHIN_MS = 5_000;
+
+/**
+ * The error for a database URL that leads to a pooler in transaction mode, after `evidence`
+ * (what gave it away). Such a pooler hands each transaction to any of its server
+ * connections, so what this store keeps on a connection of its own (a session's advisory
+ * lock, `LISTEN`, named statements) lands on connections other clients get next.
+ */
+export function transactionPoolerError(evidence: string): Error {
+  return new Error(
+    `postgresStore: ${evidence}; the database URL looks like a connection pooler in transaction mode (PgBouncer, Supavisor, a host's pooled URL); hitl-kit needs a direct connection or a pooler in session mode: use the direct URL (Neon: the host without "-pooler"; Supabase: the direct connection, or the session pooler on port 5432), or set the pooler's pool_mode to session. Its session locks and LISTEN need a connection of their own.`,
+  );
+}
+
+/**
+ * Round trips of a notification from the store's pool to its listening connection (`LISTEN`
+ * on the control channel). Behind a pooler in transaction mode, the `LISTEN` ran on a server
+ * connection the pooler took back, so a notification never reaches the listening one.
+ */
+export class NotifyProbes {
+  readonly #waiting = new Map<string, () => void>();
+
+  /** The probe `nonce` reached the listening connection. */
+  arrived(nonce: string): void {
+    this.#waiting.get(nonce)?.();
+  }
+
+  /**
+   * Sends a probe (`send`, through the pool) and waits for it. Rejects with
+   * {@link transactionPoolerError} when it does not arrive within {@link NOTIFIED_WITHIN_MS},
+   * or as {@link StoreUnavailable} when the listening connection was replaced meanwhile
+   * (`reconnected`), which may have lost it.
+   */
+  async check(send: (nonce: string) => Promise<unknown>, reconnected: () => boolean): Promise<void> {
+    const nonce = randomBytes(6).toString("hex");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arrived = new Promise<boolean>((resolve) => {
+      this.#waiting.set(nonce, () => resolve(true));
+    });
+    try {
+      await send(nonce);
+      const late = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), NOTIFIED_WITHIN_MS);
+      });
+      if (await Promise.race([arrived, late])) return;
+      if (reconnected()) {
+        throw new StoreUnavailable(new Error("the listening connection dropped while it was checked"));
+      }
+      throw transactionPoolerError(
+        `a notification sent through the pool did not reach the listening connection within ${NOTIFIED_WITHIN_MS / 1000} s`,
+      );
+    } finally {
+      clearTimeout(timer);
+      this.#waiting.delete(nonce);
+    }
+  }
+}

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { createAgentRuntime, scriptedModel } from "../src/index.js";
+import { NOTIFIED_WITHIN_MS } from "../src/store/postgres-pooler.js";
 import { postgresStore } from "../src/store/postgres-store.js";
 import { checkOneResultPerCall, quiet } from "./harness.js";
 import { type Pgbouncer, pgbouncerAvailable, startPgbouncer } from "./pgbouncer.js";
@@ -50,6 +51,17 @@ describe.skipIf(!runnable)("a Postgres store behind a connection pooler", () => 
   it("fails at ready, naming the pooler and the fix, behind PgBouncer in transaction mode", async () => {
     const { runtime } = instance(poolers.transaction!.via(direct));
     await expect(runtime.ready).rejects.toThrow(pooler);
+  }, 30_000);
+
+  it("fails the store's first call at once, naming the pooler and the fix, behind PgBouncer in transaction mode", async () => {
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const store = postgresStore(poolers.transaction!.via(direct), { schema: `pooled_${++schemas}` });
+      onTestFinished(() => store.close());
+      const started = performance.now();
+      await expect(store.getSession("ses_none")).rejects.toThrow(pooler);
+      // Told by the connection's own session, before any notification could have been waited for.
+      expect(performance.now() - started).toBeLessThan(NOTIFIED_WITHIN_MS);
+    }
   }, 30_000);
 
   it("works behind PgBouncer in session mode: a parked turn is answered, and another instance's events reach a stream", async () => {

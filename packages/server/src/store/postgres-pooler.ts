@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import pg from "pg";
 import { StoreUnavailable } from "./store-unavailable.js";
 
 /** How long a notification sent through the pool may take to reach the listening connection. */
@@ -14,6 +15,36 @@ export function transactionPoolerError(evidence: string): Error {
   return new Error(
     `postgresStore: ${evidence}; the database URL looks like a connection pooler in transaction mode (PgBouncer, Supavisor, a host's pooled URL); hitl-kit needs a direct connection or a pooler in session mode: use the direct URL (Neon: the host without "-pooler"; Supabase: the direct connection, or the session pooler on port 5432), or set the pooler's pool_mode to session. Its session locks and LISTEN need a connection of their own.`,
   );
+}
+
+/**
+ * Checks that a connection keeps its session from one statement to the next, as a direct
+ * connection and a pooler in session mode do: a setting made on connection `a` (for the
+ * session, not the transaction) must still be there in its next statement, while `b` holds a
+ * transaction open meanwhile and must not see it. A pooler in transaction mode gives each
+ * transaction whichever server connection is free: `b`'s is likely the one `a` just had (it
+ * reuses the most recent first), and `a`'s next one then another, so one of the two tells.
+ * Rejects with {@link transactionPoolerError}, or with what connecting failed with.
+ */
+export async function checkSessionKept(connectionString: string): Promise<void> {
+  const [a, b] = [new pg.Client({ connectionString }), new pg.Client({ connectionString })];
+  for (const client of [a, b]) client.on("error", () => {});
+  try {
+    await Promise.all([a.connect(), b.connect()]);
+    const mark = randomBytes(8).toString("hex");
+    const read = "SELECT current_setting('hitl_kit.session_check', true) AS mark";
+    await a.query(`SELECT set_config('hitl_kit.session_check', '${mark}', false)`);
+    await b.query("BEGIN");
+    // Sent before `b` lets its server connection go: with a pool of one, it waits for it.
+    const onA = a.query<{ mark: string | null }>(read);
+    onA.catch(() => {});
+    const onB = await b.query<{ mark: string | null }>(read);
+    await b.query("ROLLBACK");
+    const kept = (await onA).rows[0]?.mark === mark && onB.rows[0]?.mark !== mark;
+    if (!kept) throw transactionPoolerError("a setting made on a connection was gone from its next statement");
+  } finally {
+    await Promise.all([a.end().catch(() => {}), b.end().catch(() => {})]);
+  }
 }
 
 /**

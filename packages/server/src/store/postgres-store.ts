@@ -12,6 +12,7 @@ import { stampEvents } from "./apply-batch.js";
 import { type Coordination, type LeaseHooks, postgresCoordination } from "./postgres-coordination.js";
 import { isUnreachable, reportUnreachable, resilientPool } from "./postgres-errors.js";
 import { eventsChannel, eventsNotification } from "./postgres-listener.js";
+import { checkSessionKept } from "./postgres-pooler.js";
 import { checkSchemaName, migrate, type Prepared, prepared } from "./postgres-schema.js";
 import { SectionReads, type SessionRow, type WriteChange, type WriteRow } from "./postgres-section.js";
 import {
@@ -76,12 +77,16 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
   }
   const s = checkSchemaName(options.schema ?? "hitl");
   const pool = resilientPool({ connectionString, max: options.poolSize ?? 10 });
-  // The schema is brought up to date once. An attempt that could not reach the database (it
+  // The connection is checked and the schema brought up to date once. An attempt that could not reach the database (it
   // is not up yet, or wakes from a scale to zero) is made again by the next call; one that
   // reached it and failed (a schema newer than this code) fails every call.
   let migration: Promise<void> | undefined;
   const ready = () => {
-    migration ??= migrate(pool, s).catch((error: unknown) => {
+    migration ??= (async () => {
+      // Behind a pooler in transaction mode nothing would work for long, and not loudly: said at once.
+      await checkSessionKept(connectionString);
+      await migrate(pool, s);
+    })().catch((error: unknown) => {
       if (isUnreachable(error)) migration = undefined;
       throw error;
     });

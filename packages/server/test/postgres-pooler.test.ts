@@ -1,5 +1,7 @@
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { createAgentRuntime, scriptedModel } from "../src/index.js";
+import { reportUnreachable } from "../src/store/postgres-errors.js";
 import { NOTIFIED_WITHIN_MS } from "../src/store/postgres-pooler.js";
 import { postgresStore } from "../src/store/postgres-store.js";
 import { checkOneResultPerCall, quiet } from "./harness.js";
@@ -14,9 +16,10 @@ const poolers: Partial<Record<"session" | "transaction", Pgbouncer>> = {};
 let schemas = 0;
 const runnable = postgresAvailable && pgbouncerAvailable;
 beforeAll(async () => {
-  if (!runnable) return;
+  if (!postgresAvailable) return;
   cluster = await startPostgres();
   direct = await cluster.createDatabase();
+  if (!pgbouncerAvailable) return;
   poolers.session = await startPgbouncer(cluster, "session");
   poolers.transaction = await startPgbouncer(cluster, "transaction");
 }, 60_000);
@@ -85,4 +88,28 @@ describe.skipIf(!runnable)("a Postgres store behind a connection pooler", () => 
     await other.runtime.sendMessage(elsewhere, "go");
     await until(async () => expect(streamed).toContain("input.requested"));
   }, 30_000);
+});
+
+describe.skipIf(!postgresAvailable)("a named statement gone astray", () => {
+  it("is reported as a pooler in transaction mode, whether prepared twice or not at all on the connection", async () => {
+    const client = new pg.Client({ connectionString: direct });
+    await client.connect();
+    onTestFinished(() => client.end());
+    const calls = reportUnreachable(
+      {
+        prepareTwice: async () => {
+          await client.query("PREPARE pooled_twice AS SELECT 1");
+          await client.query("PREPARE pooled_twice AS SELECT 1");
+        },
+        runMissing: () => client.query("EXECUTE pooled_missing"),
+      },
+      ["prepareTwice", "runMissing"],
+    );
+    await expect(calls.prepareTwice()).rejects.toThrow(
+      /prepared statement "pooled_twice" already exists; .*use the direct URL/s,
+    );
+    await expect(calls.runMissing()).rejects.toThrow(
+      /prepared statement "pooled_missing" does not exist; .*use the direct URL/s,
+    );
+  });
 });

@@ -4,7 +4,7 @@ import type pg from "pg";
 import type { AbortCause, Coordination, TurnLeases } from "../runtime/coordination.js";
 import type { EventHub, EventListener } from "../runtime/event-hub.js";
 import { LocalEventHub } from "../runtime/event-hub.js";
-import { asUnavailable, isUnreachable, reportUnreachable } from "./postgres-errors.js";
+import { asStoreError, isUnreachable, reportUnreachable } from "./postgres-errors.js";
 import { eventBucket, type eventsNotification, Listener } from "./postgres-listener.js";
 import { NotifyProbes } from "./postgres-pooler.js";
 import { prepared } from "./postgres-schema.js";
@@ -235,7 +235,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
   listener.onConnect = () => hub.catchUpAll();
   listener.onListening = (buckets) => hub.listening(buckets);
 
-  // What reaches the database reports a database it cannot reach as `StoreUnavailable`.
+  // What reaches the database reports a database it cannot reach as `StoreUnavailable`, and a pooler in transaction mode by name.
   reportUnreachable(turns, ["acquire", "holds", "release"]);
   reportUnreachable(lock, ["run"]);
   return {
@@ -261,7 +261,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
           throw error;
         });
       } catch (error) {
-        throw asUnavailable(error);
+        throw asStoreError(error);
       }
       heartbeat ??= setInterval(() => void renew().catch(() => {}), Math.max(50, options.leaseMs / 3));
       heartbeat.unref?.();
@@ -269,7 +269,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
     async requestAbort(sessionId, turnId) {
       await pool
         .query({ ...statements.notify, values: [control, JSON.stringify(["abort", sessionId, turnId])] })
-        .catch((error: unknown) => Promise.reject(asUnavailable(error)));
+        .catch((error: unknown) => Promise.reject(asStoreError(error)));
     },
     onAbort(listener) {
       abortListeners.push(listener);

@@ -1,4 +1,5 @@
 import pg from "pg";
+import { transactionPoolerError } from "./postgres-pooler.js";
 import { StoreUnavailable } from "./store-unavailable.js";
 
 /** Node's socket errors that mean the database could not be reached. */
@@ -30,14 +31,30 @@ export function isUnreachable(error: unknown): boolean {
   return CLIENT_MESSAGES.some((message) => error.message.includes(message));
 }
 
-/** `error` as a {@link StoreUnavailable} when the database could not be reached, else as it is. */
-export function asUnavailable(error: unknown): unknown {
-  return error instanceof StoreUnavailable || !isUnreachable(error) ? error : new StoreUnavailable(error);
+/**
+ * PostgreSQL's errors about a named statement: one prepared already (42P05) or one not
+ * prepared (26000) on the connection. `pg` prepares each name once per connection and
+ * remembers it, so they come only from a pooler in transaction mode that ran the statements
+ * on other server connections.
+ */
+const PREPARED_CODES = new Set(["42P05", "26000"]);
+
+/**
+ * `error` as the store reports it: a {@link StoreUnavailable} when the database could not be
+ * reached, {@link transactionPoolerError} when a named statement went astray, else as it is.
+ */
+export function asStoreError(error: unknown): unknown {
+  if (error instanceof StoreUnavailable) return error;
+  if (error instanceof Error && PREPARED_CODES.has((error as { code?: string }).code ?? "")) {
+    return transactionPoolerError(error.message);
+  }
+  return isUnreachable(error) ? new StoreUnavailable(error) : error;
 }
 
 /**
  * `target` with each of its methods `names` throwing {@link StoreUnavailable} for a failure
- * to reach the database (the same object: its methods are replaced).
+ * to reach the database, and the pooler's error for a named statement gone astray (see
+ * {@link asStoreError}; the same object: its methods are replaced).
  */
 export function reportUnreachable<T extends object>(target: T, names: readonly (keyof T)[]): T {
   for (const name of names) {
@@ -46,7 +63,7 @@ export function reportUnreachable<T extends object>(target: T, names: readonly (
       try {
         return await method.apply(target, args);
       } catch (error) {
-        throw asUnavailable(error);
+        throw asStoreError(error);
       }
     }) as T[keyof T];
   }

@@ -645,7 +645,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       await pool.end();
     },
   };
-  // What reaches the database reports a database it cannot reach as `StoreUnavailable`.
+  // What reaches the database reports a database it cannot reach as `StoreUnavailable`, and a pooler in transaction mode by name.
   return reportUnreachable(store, [
     "createSession",
     "getSession",

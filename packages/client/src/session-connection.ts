@@ -1,10 +1,9 @@
-import { type BackoffOptions, backoffDelay, sleep } from "./backoff.js";
+import type { BackoffOptions } from "./backoff.js";
 import type { ClientAction } from "./client-action.js";
-import type { ConnectionState } from "./client-state.js";
-import { coalesceDeltas } from "./coalesce-deltas.js";
 import { toCommandError } from "./command-result.js";
+import { LiveStream } from "./live-stream.js";
 import { watchPage } from "./page-signals.js";
-import { isTransientFailure } from "./retry.js";
+import { SnapshotLoader } from "./snapshot-loader.js";
 import type { Transport } from "./transport.js";
 
 /** How a {@link SessionConnection} waits and when it finds its stream stale. */
@@ -25,20 +24,17 @@ interface ConnectionHost {
 }
 
 /**
- * Starts and stops one session's snapshot and event stream for a client: hydrates once,
- * then keeps the stream open while someone listens. Stopping is deferred by a task, so a
- * listener that leaves and comes straight back (React StrictMode's unmount and remount)
- * keeps the same stream. A snapshot that cannot be loaded now (no answer, 5xx, 429) is
- * tried again after a backoff for as long as someone listens, as the stream reconnects.
+ * Starts and stops one session's snapshot and event stream for a client: hydrates once
+ * ({@link SnapshotLoader}), then keeps the stream ({@link LiveStream}) open while someone
+ * listens, and reopens it when the page wakes up with a stream gone quiet. Stopping is
+ * deferred by a task, so a listener that leaves and comes straight back (React StrictMode's
+ * unmount and remount) keeps the same stream.
  */
 export class SessionConnection {
   /** Resolves once the first snapshot is applied (or the session is new); rejects if loading it fails for good. */
   readonly ready: Promise<void>;
-  #resolveReady!: () => void;
-  #rejectReady!: (error: unknown) => void;
-  #hydrated = false;
-  /** The snapshot load in flight, shared by the starts that wait for it. */
-  #hydrating: Promise<void> | undefined;
+  readonly #snapshot: SnapshotLoader;
+  readonly #stream: LiveStream;
   #running = false;
   /**
    * Counts starts and stops. An open that finishes after a stop (or a stop and a new start)
@@ -47,35 +43,23 @@ export class SessionConnection {
   #generation = 0;
   #closed = false;
   #sessionId: string | undefined;
-  #closeStream: (() => void) | undefined;
-  /** The open stream's last reported state. */
-  #streamState: ConnectionState = "idle";
-  /** When the stream last showed it was alive (an event, a heartbeat, a change of state), by the wall clock, which runs on while the computer sleeps. */
-  #lastHeard = 0;
-  /** The browser said the network is gone, and nothing has come through since: the connection shows `offline`. */
-  #networkDown = false;
   /** Stops listening to the page's online, offline and visibility events. */
   #unwatch: (() => void) | undefined;
-  /** Ends the wait before the next snapshot load (a stop, or an explicit action that wants it now). */
-  #backoffWait: AbortController | undefined;
   #stopTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
-    private readonly transport: Transport,
+    transport: Transport,
     private readonly host: ConnectionHost,
     private readonly options: ConnectionOptions = {},
   ) {
-    this.ready = new Promise((resolve, reject) => {
-      this.#resolveReady = resolve;
-      this.#rejectReady = reject;
-    });
-    this.ready.catch(() => {}); // the failure is in the state; awaiting `ready` is optional
+    this.#snapshot = new SnapshotLoader(transport, (action) => host.dispatch(action), options.backoff);
+    this.#stream = new LiveStream(transport, { ...host, fail: (error) => this.#fail(error) });
+    this.ready = this.#snapshot.ready;
   }
 
   /** The session is new: there is no snapshot to load. */
   markReady(): void {
-    this.#hydrated = true;
-    this.#resolveReady();
+    this.#snapshot.markReady();
   }
 
   /** Hydrates (once) and opens the stream, unless it is open, closed for good, or there is no session yet. */
@@ -86,13 +70,10 @@ export class SessionConnection {
     this.#sessionId = sessionId;
     this.#unwatch = watchPage({
       online: () => {
-        this.#networkDown = false;
+        this.#stream.online();
         this.#woke();
       },
-      offline: () => {
-        this.#networkDown = true;
-        this.host.dispatch({ type: "connection.changed", connection: "offline" });
-      },
+      offline: () => this.#stream.offline(),
       shown: () => this.#woke(),
     });
     void this.#open(sessionId, ++this.#generation);
@@ -100,7 +81,7 @@ export class SessionConnection {
 
   /** Settles when the snapshot load in flight has succeeded or failed, at once when none is; never rejects. */
   get started(): Promise<void> {
-    return this.#hydrating?.then(ignore, ignore) ?? Promise.resolve();
+    return this.#snapshot.settled;
   }
 
   /**
@@ -109,19 +90,15 @@ export class SessionConnection {
    * reconnects now. A connection stopped for good (`404`, …) stays stopped.
    */
   retryNow(): void {
-    if (!this.#running) return;
-    if (this.#backoffWait) {
-      this.#hydrate(this.#sessionId!).catch(ignore); // started now, so a command awaiting `started` waits for it
-      this.#backoffWait.abort();
-    } else if (this.#hydrated && this.#streamState === "reconnecting") this.reconnect();
+    if (!this.#running || this.#snapshot.loadNow(this.#sessionId!)) return;
+    if (this.#snapshot.hydrated && this.#stream.state === "reconnecting") this.reconnect();
   }
 
   /** Closes the stream and opens it again at once, resuming after the last event applied. */
   reconnect(): void {
-    if (!this.#running || !this.#hydrated) return; // not open yet: the start under way opens it
-    this.#closeStream?.();
+    if (!this.#running || !this.#snapshot.hydrated) return; // not open yet: the start under way opens it
     this.#generation++; // an open still under way opens nothing
-    this.#openStream(this.#sessionId!);
+    this.#stream.open(this.#sessionId!);
   }
 
   /**
@@ -130,16 +107,9 @@ export class SessionConnection {
    * once instead of showing an old state as `open` until its silence timeout.
    */
   #woke(): void {
-    if (!this.#hydrated) this.retryNow();
-    else if (Date.now() - this.#lastHeard > (this.options.heartbeatMs ?? 15_000)) this.reconnect();
-    else this.#showStream();
-  }
-
-  /** The connection as the stream reports it: `offline` while the browser says so and the stream is not through. */
-  #showStream(state = this.#streamState): void {
-    if (state === "open") this.#networkDown = false;
-    const shown = this.#networkDown && (state === "connecting" || state === "reconnecting") ? "offline" : state;
-    this.host.dispatch({ type: "connection.changed", connection: shown });
+    if (!this.#snapshot.hydrated) this.retryNow();
+    else if (this.#stream.silentFor() > (this.options.heartbeatMs ?? 15_000)) this.reconnect();
+    else this.#stream.show();
   }
 
   /** Stops the stream after the current task, unless `start` is called before then. */
@@ -157,29 +127,20 @@ export class SessionConnection {
   }
 
   async #open(sessionId: string, generation: number): Promise<void> {
-    for (let attempt = 0; !this.#hydrated; attempt++) {
-      try {
-        await this.#hydrate(sessionId);
-      } catch (error) {
-        const stale = generation !== this.#generation;
-        if (!isTransientFailure(error)) {
-          // Stopped meanwhile and started again: the newer start waits for the same load and reports it.
-          if (!stale || !this.#running) this.#fail(toCommandError(error), error);
-          return;
-        }
-        if (stale) return; // nobody listens, or a newer start tries again
-        this.host.dispatch({ type: "connection.retrying", error: toCommandError(error) });
-        const wait = new AbortController();
-        this.#backoffWait = wait;
-        await sleep(backoffDelay(attempt, this.options.backoff), wait.signal);
-        if (this.#backoffWait === wait) this.#backoffWait = undefined;
-        if (generation !== this.#generation) return;
-      }
-    }
+    const stale = () => generation !== this.#generation;
+    const hydrated = await this.#snapshot.hydrate(sessionId, {
+      stale,
+      retrying: (error) => this.host.dispatch({ type: "connection.retrying", error }),
+      failed: (error) => {
+        // Stopped meanwhile and started again: the newer start waits for the same load and reports it.
+        if (!stale() || !this.#running) this.#fail(toCommandError(error), error);
+      },
+    });
+    if (!hydrated) return;
     // Stopped while the snapshot loaded, and maybe started again: that newer start opens the stream.
-    if (generation === this.#generation) this.#openStream(sessionId);
+    if (!stale()) this.#stream.open(sessionId);
     // After the stream opened: whoever awaits `ready` can drive it at once (a replay's `step()`).
-    this.markReady();
+    this.#snapshot.markReady();
   }
 
   /** Stops, saying why: an answer retrying cannot fix. */
@@ -190,72 +151,17 @@ export class SessionConnection {
       type: "connection.failed",
       error: { code, message, ...(details === undefined ? {} : { details }) },
     });
-    this.#rejectReady(thrown);
-  }
-
-  #openStream(sessionId: string): void {
-    const { host } = this;
-    let live = true;
-    const heard = () => {
-      this.#lastHeard = Date.now();
-      if (this.#networkDown) this.#showStream("open"); // something came through: the stream is not down
-    };
-    const close = this.transport.openStream(sessionId, {
-      lastSeq: host.lastSeq,
-      sink: {
-        event: (event) => {
-          if (!live) return;
-          heard();
-          host.dispatch({ type: "event", event });
-        },
-        events: (events) => {
-          if (!live) return;
-          heard();
-          host.dispatch(...coalesceDeltas(events, host.lastSeq()).map((event) => ({ type: "event" as const, event })));
-        },
-        connection: (connection) => {
-          if (!live) return;
-          this.#lastHeard = Date.now();
-          this.#streamState = connection;
-          this.#showStream(connection);
-        },
-        heard: () => live && heard(),
-        fail: (error) => live && this.#fail(error),
-      },
-    });
-    this.#closeStream = () => {
-      live = false;
-      close();
-    };
-  }
-
-  /** Loads and applies the snapshot; a start while a load is in flight waits for that one. */
-  #hydrate(sessionId: string): Promise<void> {
-    this.#hydrating ??= this.transport
-      .loadSnapshot(sessionId)
-      .then((snapshot) => {
-        this.host.dispatch({ type: "snapshot.loaded", snapshot });
-        this.#hydrated = true;
-      })
-      .finally(() => {
-        this.#hydrating = undefined;
-      });
-    return this.#hydrating;
+    this.#snapshot.reject(thrown);
   }
 
   #stop(connection: "idle" | "closed"): void {
     this.#generation++;
     const wasRunning = this.#running;
     this.#running = false;
-    this.#backoffWait?.abort();
+    this.#snapshot.stopWaiting();
     this.#unwatch?.();
     this.#unwatch = undefined;
-    this.#closeStream?.();
-    this.#closeStream = undefined;
-    this.#streamState = "idle";
-    this.#networkDown = false;
+    this.#stream.close();
     if (wasRunning || connection === "closed") this.host.dispatch({ type: "connection.changed", connection });
   }
 }
-
-const ignore = () => {};

@@ -1,21 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type AgentClient, createAgentClient } from "../src/index.js";
+import { fakePage } from "./fake-page.js";
 import { closedAfterEach, pickCall, startAgentServer, textOf, waitFor } from "./helpers.js";
 
 type Server = Awaited<ReturnType<typeof startAgentServer>>;
 const running = closedAfterEach();
 
-/** The page, as far as a connection listens to it: `window` for the network, `document` for visibility. */
-const page = { window: new EventTarget(), document: Object.assign(new EventTarget(), { visibilityState: "visible" }) };
-beforeEach(() => {
-  page.window = new EventTarget();
-  page.document = Object.assign(new EventTarget(), { visibilityState: "visible" });
-  vi.stubGlobal("window", page.window);
-  vi.stubGlobal("document", page.document);
-});
-afterEach(() => {
-  vi.unstubAllGlobals();
-});
+const page = fakePage();
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

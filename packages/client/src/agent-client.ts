@@ -26,6 +26,15 @@ export type AgentClientOptions = {
    * `failed` on the next page of the session, to send again or discard. Default: memory only.
    */
   outboxStorage?: OutboxStorage | undefined;
+  /**
+   * How long the page may stay hidden before the client closes its event stream (default
+   * 60 000 ms); `false` keeps it open however long the page is hidden. Over HTTP/1.1 a
+   * browser allows six connections per host and each open chat tab's stream holds one, so
+   * hidden tabs give theirs back for the tabs in use. The stream reopens when the page is
+   * shown again, or at once when the person sends or answers from the hidden page,
+   * resuming after the last event applied; meanwhile `connection` is `paused`.
+   */
+  hiddenStreamMs?: number | false;
 } & (
   | (ApiClientOptions & { api?: undefined; transport?: undefined })
   | { api: ApiClient; url?: undefined; transport?: undefined }
@@ -88,7 +97,10 @@ export class AgentClient {
     this.#connection = new SessionConnection(
       this.#transport,
       { dispatch: (...actions) => this.#dispatch(...actions), lastSeq: () => this.#state.lastSeq },
-      options.api === undefined && options.transport === undefined ? connectionOptions(options) : {},
+      {
+        ...(options.api === undefined && options.transport === undefined ? connectionOptions(options) : {}),
+        ...(options.hiddenStreamMs === undefined ? {} : { hiddenStreamMs: options.hiddenStreamMs }),
+      },
     );
     this.ready = this.#connection.ready;
     if (options.sessionId === undefined) this.#connection.markReady();

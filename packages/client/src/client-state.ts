@@ -10,6 +10,8 @@ import type { RequestState } from "./request-state.js";
  * - `waiting`: the turn is parked on requests in `pending`.
  * - `reconnecting`: the event stream dropped or is offline, or the snapshot could not be
  *   loaded (see `error`); the client is getting it back.
+ *
+ * While the stream is `paused` (the page is hidden), the status is the last one the stream showed.
  * - `error`: the last turn or command failed (see `error`), or the stream cannot go on.
  */
 export type ClientStatus = "connecting" | "idle" | "submitting" | "streaming" | "waiting" | "reconnecting" | "error";
@@ -18,10 +20,12 @@ export type ClientStatus = "connecting" | "idle" | "submitting" | "streaming" | 
  * The event stream: not open because nobody listens or there is no session yet (`idle`),
  * opening (`connecting`), delivering events (`open`), dropped and being reopened
  * (`reconnecting`), cut off because the browser says the network is gone (`offline`:
- * it reconnects when the network is back), or `closed` for good (by `close()` or an
- * error retrying cannot fix).
+ * it reconnects when the network is back), given back because the page has been hidden
+ * for `hiddenStreamMs` (`paused`: it reopens, from the last event applied, when the page
+ * is shown again or the person acts), or `closed` for good (by `close()` or an error
+ * retrying cannot fix).
  */
-export type ConnectionState = "idle" | "connecting" | "open" | "reconnecting" | "offline" | "closed";
+export type ConnectionState = "idle" | "connecting" | "open" | "reconnecting" | "offline" | "paused" | "closed";
 
 /** A failure the whole session sees (a request's own failures live on its {@link RequestState}). */
 export interface ClientError {

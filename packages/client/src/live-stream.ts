@@ -87,10 +87,24 @@ export class LiveStream {
     this.#networkDown = false;
   }
 
-  /** The browser says the network is gone: the connection shows `offline` until it is back or something comes through. */
+  /**
+   * Gives the stream back (the page is hidden): closed, and shown as `paused` until
+   * `open` is called again.
+   */
+  pause(): void {
+    this.#close?.();
+    this.#close = undefined;
+    this.#state = "paused";
+    this.show();
+  }
+
+  /**
+   * The browser says the network is gone: the connection shows `offline` until it is back or
+   * something comes through (a paused stream stays `paused`, and shows `offline` once reopened).
+   */
   offline(): void {
     this.#networkDown = true;
-    this.host.dispatch({ type: "connection.changed", connection: "offline" });
+    if (this.#state !== "paused") this.host.dispatch({ type: "connection.changed", connection: "offline" });
   }
 
   /** The browser says the network is back. */

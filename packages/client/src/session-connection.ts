@@ -6,7 +6,7 @@ import { watchPage } from "./page-signals.js";
 import { SnapshotLoader } from "./snapshot-loader.js";
 import type { Transport } from "./transport.js";
 
-/** How a {@link SessionConnection} waits and when it finds its stream stale. */
+/** How a {@link SessionConnection} waits, when it finds its stream stale, and when a hidden page gives it back. */
 export interface ConnectionOptions {
   /** The waits between snapshot loads that fail on the way (those of the stream's reconnects). */
   backoff?: BackoffOptions;
@@ -15,6 +15,11 @@ export interface ConnectionOptions {
    * page wakes up or comes back online missed something, and is reopened at once.
    */
   heartbeatMs?: number;
+  /**
+   * How long the page may stay hidden before its stream is given back (default 60 000 ms);
+   * `false` keeps it open. It reopens when the page is shown again, or at once when the person acts.
+   */
+  hiddenStreamMs?: number | false;
 }
 
 interface ConnectionHost {
@@ -26,7 +31,8 @@ interface ConnectionHost {
 /**
  * Starts and stops one session's snapshot and event stream for a client: hydrates once
  * ({@link SnapshotLoader}), then keeps the stream ({@link LiveStream}) open while someone
- * listens, and reopens it when the page wakes up with a stream gone quiet. Stopping is
+ * listens, reopens it when the page wakes up with a stream gone quiet, and gives it back
+ * while the page stays hidden (browsers allow six HTTP/1.1 connections per host). Stopping is
  * deferred by a task, so a listener that leaves and comes straight back (React StrictMode's
  * unmount and remount) keeps the same stream.
  */
@@ -45,6 +51,9 @@ export class SessionConnection {
   #sessionId: string | undefined;
   /** Stops listening to the page's online, offline and visibility events. */
   #unwatch: (() => void) | undefined;
+  /** The page is hidden: the stream is given back when `#pauseTimer` fires. */
+  #pageHidden = false;
+  #pauseTimer: ReturnType<typeof setTimeout> | undefined;
   #stopTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -74,7 +83,11 @@ export class SessionConnection {
         this.#woke();
       },
       offline: () => this.#stream.offline(),
-      shown: () => this.#woke(),
+      shown: () => this.#shown(),
+      hidden: () => {
+        this.#pageHidden = true;
+        this.#pauseLater();
+      },
     });
     void this.#open(sessionId, ++this.#generation);
   }
@@ -86,12 +99,14 @@ export class SessionConnection {
 
   /**
    * The person did something (sent a message, answered) while the connection is down: the
-   * snapshot load waiting out its backoff goes now, and a stream waiting to reconnect
-   * reconnects now. A connection stopped for good (`404`, …) stays stopped.
+   * snapshot load waiting out its backoff goes now, and a stream waiting to reconnect, or
+   * given back by a hidden page, reconnects now. A connection stopped for good (`404`, …)
+   * stays stopped.
    */
   retryNow(): void {
     if (!this.#running || this.#snapshot.loadNow(this.#sessionId!)) return;
-    if (this.#snapshot.hydrated && this.#stream.state === "reconnecting") this.reconnect();
+    const { state } = this.#stream;
+    if (this.#snapshot.hydrated && (state === "reconnecting" || state === "paused")) this.reconnect();
   }
 
   /** Closes the stream and opens it again at once, resuming after the last event applied. */
@@ -99,6 +114,32 @@ export class SessionConnection {
     if (!this.#running || !this.#snapshot.hydrated) return; // not open yet: the start under way opens it
     this.#generation++; // an open still under way opens nothing
     this.#stream.open(this.#sessionId!);
+    if (this.#pageHidden) this.#pauseLater(); // reopened while hidden (the person acted): given back again later
+  }
+
+  /** The page is visible again: a stream it gave back reopens; one it kept is checked as on waking up. */
+  #shown(): void {
+    this.#pageHidden = false;
+    clearTimeout(this.#pauseTimer);
+    this.#pauseTimer = undefined;
+    if (this.#stream.state === "paused") this.reconnect();
+    else this.#woke();
+  }
+
+  /**
+   * Gives the stream back once the page has stayed hidden for `hiddenStreamMs`, so that a
+   * hidden tab does not hold one of the six connections a browser allows per host over
+   * HTTP/1.1 (the person's other tabs need them to load and send).
+   */
+  #pauseLater(): void {
+    const after = this.options.hiddenStreamMs ?? 60_000;
+    if (after === false || this.#pauseTimer !== undefined) return;
+    this.#pauseTimer = setTimeout(() => {
+      this.#pauseTimer = undefined;
+      if (!this.#running || !this.#pageHidden) return;
+      if (this.#snapshot.hydrated) this.#stream.pause();
+      else this.#pauseLater(); // the snapshot is still loading: its stream is given back once it has opened
+    }, after);
   }
 
   /**
@@ -108,6 +149,8 @@ export class SessionConnection {
    */
   #woke(): void {
     if (!this.#snapshot.hydrated) this.retryNow();
+    else if (this.#stream.state === "paused")
+      this.#stream.show(); // back online while hidden: still given back
     else if (this.#stream.silentFor() > (this.options.heartbeatMs ?? 15_000)) this.reconnect();
     else this.#stream.show();
   }
@@ -161,6 +204,9 @@ export class SessionConnection {
     this.#snapshot.stopWaiting();
     this.#unwatch?.();
     this.#unwatch = undefined;
+    this.#pageHidden = false;
+    clearTimeout(this.#pauseTimer);
+    this.#pauseTimer = undefined;
     this.#stream.close();
     if (wasRunning || connection === "closed") this.host.dispatch({ type: "connection.changed", connection });
   }

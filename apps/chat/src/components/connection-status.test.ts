@@ -21,4 +21,8 @@ describe("connectionLabel", () => {
   it("says the network is gone while the browser is offline, not that the chat is live", () => {
     expect(connectionLabel(agent("reconnecting", 0, "offline"))).toBe("No network · reconnects when it is back");
   });
+
+  it("says the chat is paused, not live, while a hidden tab has given its stream back", () => {
+    expect(connectionLabel(agent("waiting", 1, "paused"))).toBe("Paused while hidden");
+  });
 });

@@ -9,6 +9,7 @@ export interface ConnectionStatusProps {
 export function connectionLabel(agent: ConnectionStatusProps["agent"]): string {
   if (agent.connection === "closed") return "Offline";
   if (agent.connection === "offline") return "No network · reconnects when it is back";
+  if (agent.connection === "paused") return "Paused while hidden";
   if (agent.status === "connecting" || agent.connection === "connecting") return "Connecting…";
   if (agent.status === "reconnecting" || agent.connection === "reconnecting") return "Reconnecting…";
   if (agent.outbox.some((message) => message.status === "sending")) return "Live · sending";
@@ -22,7 +23,7 @@ export function connectionLabel(agent: ConnectionStatusProps["agent"]): string {
 
 /**
  * The event stream's state as a small badge: `role="status"`, `data-state` the
- * connection (`connecting | open | reconnecting | offline | closed`), `data-status` the session's status.
+ * connection (`connecting | open | reconnecting | offline | paused | closed`), `data-status` the session's status.
  * @example
  * <ConnectionStatus agent={agent} />
  */

@@ -267,6 +267,7 @@ export class AgentClient {
    * another tab's turn.
    */
   async cancelTurn(): Promise<CommandResult> {
+    this.#connection.retryNow(); // the stream that will show the turn stopped is wanted now
     const stopping = [...this.#onItsWay];
     if (stopping.length > 0) {
       for (const [, { abort }] of stopping) abort.abort();

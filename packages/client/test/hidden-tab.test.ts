@@ -147,6 +147,17 @@ describe("a hidden tab", () => {
     expect(client.getSnapshot().connection).toBe("open");
   });
 
+  it("reopens at once when the person stops the reply from the hidden page, so Stop can see it end", async () => {
+    const { transport, open } = recordedSession();
+    const client = await follow(transport);
+    hide();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(open()).toBe(0);
+    await client.cancelTurn();
+    expect(open()).toBe(1);
+    expect(client.getSnapshot().connection).toBe("open");
+  });
+
   it("gives back the stream of a tab opened in the background a minute after it started", async () => {
     const { transport, open } = recordedSession();
     page.document.visibilityState = "hidden";

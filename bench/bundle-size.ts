@@ -13,15 +13,9 @@ import { fmt, printTable, type Row, ratio, verdict } from "./table.js";
 /**
  * The budget of `@hitl-kit/client` + `@hitl-kit/react` in an app, minified and gzipped: a
  * guard against what should not ship (zod, a second copy of a dependency), not a product
- * target. It was 20 KB until the one HTTP client (every route, typed errors) and the
- * request-state unions with `useParkedRequest` took the minimal app from 19.0 to 20.3 KB,
- * 21 KB until resending (retries, idempotency keys, per-attempt timeouts) and the plain
- * error words of the widgets took it to 21.5 KB, and 22 KB until the outbox (a message shown
- * as soon as it is sent, in place when not sent) and Stop taking back a message on its way
- * took it to 22.2 KB, and 23 KB until keeping unsent messages for the next page
- * (`outboxStorage`, handed over between a session's clients) took it to 23.1 KB.
+ * target. The README's "Bundle size" says what each raise of it paid for.
  */
-export const clientBudgetBytes = 24_000;
+export const clientBudgetBytes = 26_000;
 
 const entries = {
   /** What every app ships: the hook, the registry, the request renderer and the fallback form. */

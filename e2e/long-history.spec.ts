@@ -77,49 +77,45 @@ test("by keyboard, Show earlier messages keeps focus while more pages are left, 
   await chat.screenshot("long-history-keyboard");
 });
 
-test("a message sent while reading older messages comes into view, and so does its reply", async ({
-  page,
-  demo,
-  chat,
-}) => {
-  await openLongSession(page, demo.url);
-  await wheelToTop(page);
-  await page.getByRole("textbox", { name: "Message" }).fill("refund 250");
-  await page.keyboard.press("Enter");
-  const log = page.getByRole("log", { name: "Conversation" });
-  await expect(log.getByRole("article", { name: "You" }).filter({ hasText: "refund 250" })).toBeInViewport();
-  await expect(chat.conversation).toContainText("Refunded 250.00");
-  await chat.idle();
-  await expect(messages(page).last()).toContainText("Refunded 250.00");
-  await expect(messages(page).last()).toBeInViewport();
-  await chat.screenshot("long-history-sent-while-reading");
-});
-
-test("a request that arrives while the person reads older messages waits for them, then takes focus where it is", async ({
-  page,
-  demo,
-  chat,
-}) => {
-  await openLongSession(page, demo.url);
-  await wheelToTop(page);
-  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-  // The turn starts elsewhere (another tab of the person's): this page only sees its events.
-  const sessionId = /session=([^&]+)/.exec(new URL(page.url()).hash)![1]!;
-  const sent = await page.request.post(`${demo.url}/api/agent/sessions/${sessionId}/messages`, {
-    data: { text: "refund 1500" },
-    headers: { origin: demo.url },
+test.describe("while the person reads older messages", () => {
+  // The chat fixture opens the demo in the page.
+  test.beforeEach(async ({ page, demo, chat: _chat }) => {
+    await openLongSession(page, demo.url);
+    await wheelToTop(page);
   });
-  expect(sent.status()).toBe(202);
-  const card = page.locator(".hitl-approval-card");
-  await expect(card).toHaveAttribute("data-state", "pending");
-  const log = page.getByRole("log", { name: "Conversation" });
-  // Neither scrolled down to it nor focused while the person is up there.
-  await page.waitForTimeout(300);
-  expect(await log.evaluate((element) => element.scrollTop)).toBe(0);
-  await expect(page.locator("body")).toBeFocused();
-  await page.mouse.move(640, 400);
-  for (let step = 0; step < 10; step++) await page.mouse.wheel(0, 2000);
-  await expect(card).toBeInViewport();
-  await expect.poll(() => card.evaluate((element) => element.contains(document.activeElement))).toBe(true);
-  await chat.screenshot("long-history-request-while-reading");
+
+  test("a message they send comes into view, and so does its reply", async ({ page, chat }) => {
+    await page.getByRole("textbox", { name: "Message" }).fill("refund 250");
+    await page.keyboard.press("Enter");
+    const log = page.getByRole("log", { name: "Conversation" });
+    await expect(log.getByRole("article", { name: "You" }).filter({ hasText: "refund 250" })).toBeInViewport();
+    await expect(chat.conversation).toContainText("Refunded 250.00");
+    await chat.idle();
+    await expect(messages(page).last()).toContainText("Refunded 250.00");
+    await expect(messages(page).last()).toBeInViewport();
+    await chat.screenshot("long-history-sent-while-reading");
+  });
+
+  test("a request that arrives waits for them, then takes focus where it is", async ({ page, demo, chat }) => {
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    // The turn starts elsewhere (another tab of the person's): this page only sees its events.
+    const sessionId = /session=([^&]+)/.exec(new URL(page.url()).hash)![1]!;
+    const sent = await page.request.post(`${demo.url}/api/agent/sessions/${sessionId}/messages`, {
+      data: { text: "refund 1500" },
+      headers: { origin: demo.url },
+    });
+    expect(sent.status()).toBe(202);
+    const card = page.locator(".hitl-approval-card");
+    await expect(card).toHaveAttribute("data-state", "pending");
+    const log = page.getByRole("log", { name: "Conversation" });
+    // Neither scrolled down to it nor focused while the person is up there.
+    await page.waitForTimeout(300);
+    expect(await log.evaluate((element) => element.scrollTop)).toBe(0);
+    await expect(page.locator("body")).toBeFocused();
+    await page.mouse.move(640, 400);
+    for (let step = 0; step < 10; step++) await page.mouse.wheel(0, 2000);
+    await expect(card).toBeInViewport();
+    await expect.poll(() => card.evaluate((element) => element.contains(document.activeElement))).toBe(true);
+    await chat.screenshot("long-history-request-while-reading");
+  });
 });

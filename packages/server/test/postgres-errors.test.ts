@@ -8,6 +8,7 @@ describe("isUnreachable", () => {
     ["57P01", "terminating connection due to administrator command"],
     ["57P05", "terminating connection due to idle-session timeout"],
     ["25P03", "terminating connection due to idle-in-transaction timeout"],
+    ["57014", "canceling statement due to statement timeout"],
     ["08006", "connection failure"],
     ["ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:5432"],
   ])("takes %s (%s) for a database out of reach, worth trying again", (code, message) => {

@@ -6,12 +6,13 @@ import { StoreUnavailable } from "./store-unavailable.js";
 const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"]);
 
 /**
- * PostgreSQL's errors that mean the server went away or cannot take the connection now:
- * class 08 (connection exception), an administrator's or a crash's shutdown, a server
- * still starting, a connection ended for idling (`idle_session_timeout`,
- * `idle_in_transaction_session_timeout`, which hosts often set), too many connections.
+ * PostgreSQL's errors that mean the server went away or cannot take the work now: class 08
+ * (connection exception), an administrator's or a crash's shutdown, a server still
+ * starting, a connection ended for idling (`idle_session_timeout`,
+ * `idle_in_transaction_session_timeout`, which hosts often set), a statement cancelled
+ * (its `statement_timeout` passed, waiting for a session's lock say), too many connections.
  */
-const SERVER_CODES = new Set(["57P01", "57P02", "57P03", "57P05", "25P03", "53300"]);
+const SERVER_CODES = new Set(["57P01", "57P02", "57P03", "57P05", "25P03", "57014", "53300"]);
 
 /** What `pg` itself says when a connection ended or could not be opened in time. */
 const CLIENT_MESSAGES = [

@@ -150,6 +150,38 @@ describe.each(implementations)("%s", (_name, create) => {
     expect(await store.findKeyedTurn("nope", "key-0")).toBeUndefined();
   });
 
+  it("keeps every string as written, a NUL and half a surrogate pair too, and finds keyed turns beside them", async () => {
+    const store = open();
+    const odd = "nul \u0000, half an emoji \ud83d, its other half \ude00, C:\\u0000 and 😀";
+    await store.createSession(session("s"));
+    const call = { toolCallId: "c", turnId: "t1", step: 1, index: 0, toolName: "t", input: { odd }, state: "parked" as const };
+    const asked = request("r1");
+    asked.request.input = { odd };
+    const written = await store.write("s", {
+      events: [
+        { type: "turn.started", turnId: "t1", cause: "message", idempotencyKey: "key-1" },
+        { type: "message.started", messageId: "m1", role: "user" },
+        { type: "text.delta", messageId: "m1", delta: odd },
+      ],
+      transcript: [{ role: "user", content: [{ type: "text", text: odd }] }],
+      session: { title: odd, status: "running", turnId: "t1", step: 1 },
+      toolCalls: [call],
+      requests: [asked],
+    });
+    expect(written.ok).toBe(true);
+    await store.write("s", { events: [{ type: "turn.started", turnId: "t2", cause: "message", idempotencyKey: "key-2" }] });
+
+    expect((await store.getSession("s"))?.title).toBe(odd);
+    expect((await store.listSessions()).map((summary) => summary.title)).toEqual([odd]);
+    expect(await store.readEvents("s", 0)).toMatchObject([{}, {}, { delta: odd }, { idempotencyKey: "key-2" }]);
+    expect((await store.readSnapshot("s"))?.messages[0]?.parts).toEqual([{ type: "text", text: odd }]);
+    expect(await store.readTranscript("s")).toEqual([{ role: "user", content: [{ type: "text", text: odd }] }]);
+    expect(await store.getToolCalls("s", "t1", 1)).toEqual([call]);
+    expect((await store.getOpenRequests("s"))[0]?.request.input).toEqual({ odd });
+    expect(await store.findKeyedTurn("s", "key-1")).toBe("t1");
+    expect(await store.findKeyedTurn("s", "key-2")).toBe("t2");
+  });
+
   it("keeps sessions apart and lists them newest first", async () => {
     const store = open();
     await store.createSession(session("a", "2026-11-22T10:00:00.000Z"));

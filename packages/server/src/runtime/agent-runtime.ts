@@ -17,6 +17,7 @@ import type {
 } from "../store/records.js";
 import { idleSession } from "../store/records.js";
 import { LeaseLost } from "./coordination.js";
+import { cutText } from "./cut-text.js";
 import type { EventListener } from "./event-hub.js";
 import { ExpiryTimer } from "./expiry-timer.js";
 import { randomId } from "./ids.js";
@@ -39,6 +40,7 @@ export interface ResolutionView {
 
 /** A new session, or with `repeated`, the one an earlier creation under the same key made. */
 export interface CreatedSession {
+  /** The session's id (`ses_…`). */
   sessionId: string;
   /** The creation was a repeat (same owner, same `Idempotency-Key`): no second session was made. */
   repeated: boolean;
@@ -525,7 +527,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
             turnId,
             step: 0,
             stepOpen: false,
-            ...(session.title === undefined ? { title: text.slice(0, 80) } : {}),
+            ...(session.title === undefined ? { title: cutText(text, 80) } : {}),
             ...(key === undefined || digest === undefined
               ? {}
               : { keyedMessages: [...(session.keyedMessages ?? []), { key, digest, turnId }].slice(-KEYED_MESSAGES) }),

@@ -1,6 +1,7 @@
 import { approvalAnswerSchema, type EventInput, type InputRequest, toJsonSchema, validate } from "@hitl-kit/protocol";
 import { promptFor, requiresApproval } from "@hitl-kit/protocol/internal";
 import type { RequestRecord, ToolCallRecord } from "../store/records.js";
+import { cutText } from "./cut-text.js";
 import { randomId } from "./ids.js";
 import type { ModelToolCall } from "./model-step.js";
 import { schemaHash } from "./schema-hash.js";
@@ -56,7 +57,7 @@ export async function planStep(options: PlanOptions): Promise<StepPlan> {
       continue;
     }
     if (call.input === undefined) {
-      failure(`The input of ${call.toolName} is not valid JSON: ${call.inputText.slice(0, 200)}`);
+      failure(`The input of ${call.toolName} is not valid JSON: ${cutText(call.inputText, 200)}`);
       continue;
     }
     const checked = await validate(tool.definition.inputSchema, call.input);

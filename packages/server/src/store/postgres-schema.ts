@@ -59,7 +59,33 @@ function migrations(s: string): string[] {
     // The turn each keyed message started, found by its key however old it is.
     `CREATE INDEX events_by_message_key ON ${s}.events (session_id, ((body::jsonb) ->> 'idempotencyKey'))
      WHERE (body::jsonb) ->> 'type' = 'turn.started'`,
+    // Any string stored, read in SQL: the index above and a section's lock failed on a NUL or
+    // half a surrogate pair anywhere in a row (see `parseJsonFunctions`).
+    `${parseJsonFunctions(s)};
+     DROP INDEX ${s}.events_by_message_key;
+     CREATE INDEX events_by_message_key ON ${s}.events (session_id, ${s}.event_message_key(body))
+       WHERE ${s}.event_message_key(body) IS NOT NULL;
+     ${lockSessionFunction(s)}`,
   ];
+}
+
+/**
+ * The functions that read stored JSON in SQL. Rows hold `JSON.stringify`'s text, which
+ * writes a NUL as `\u0000` and half a surrogate pair (a string cut inside an emoji, say)
+ * as `\ud83d`. PostgreSQL's `json` type takes both, but its operators (`->`, `->>`) and
+ * `jsonb` refuse them wherever they are in the text. The rows keep them as written;
+ * `parse_json` reads each such escape as U+FFFD, which changes no field the SQL reads
+ * (ids, keys, numbers). Text with no `\u` in it, nearly every row, is parsed as it is.
+ */
+function parseJsonFunctions(s: string): string {
+  return `CREATE FUNCTION ${s}.parse_json(body text) RETURNS json LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+       SELECT (CASE WHEN strpos(body, '\\u') = 0 THEN body
+         ELSE regexp_replace(body, '\\\\u(0000|[dD][89a-fA-F][0-9a-fA-F]{2})', '\\\\ufffd', 'g') END)::json
+     $fn$;
+     CREATE FUNCTION ${s}.event_message_key(body text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+       SELECT CASE WHEN strpos(body, '"turn.started"') > 0 THEN (SELECT j ->> 'idempotencyKey'
+         FROM (SELECT ${s}.parse_json(body) AS j) p WHERE j ->> 'type' = 'turn.started') END
+     $fn$`;
 }
 
 /**

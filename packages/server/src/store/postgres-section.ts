@@ -51,7 +51,7 @@ export interface WriteChange {
 }
 
 /**
- * The SQL function a section's lock is taken with (migration 2): it waits for the session's
+ * The SQL function a section's lock is taken with (migrations 2 and 4): it waits for the session's
  * advisory lock, then reads what most sections read first, in the same round trip. It is
  * VOLATILE, so the read takes a snapshot of its own, after the lock was granted: it sees
  * every write committed before. No row when there is no such session (or the key is not a
@@ -67,12 +67,14 @@ export function lockSessionFunction(s: string): string {
        RETURN QUERY SELECT s.body, s.last_seq, s.owner, s.updated_at, s.transcript_len, s.xmin::text, s.projection,
          (SELECT json_agg(r.body) FROM ${s}.requests r WHERE r.session_id = id AND r.state = 'open'),
          (SELECT json_agg(c.body) FROM ${s}.tool_calls c WHERE c.session_id = id
-           AND c.turn_id = s.body::json->>'turnId' AND c.step = (s.body::json->>'step')::integer),
+           AND c.turn_id = cur.turn_id AND c.step = cur.step),
          (SELECT json_agg(json_build_array(m.idx, m.message_id, m.body)) FROM ${s}.messages m
            WHERE m.session_id = id AND m.message_id IN (SELECT c.message_id FROM ${s}.tool_calls c WHERE c.session_id = id
-             AND c.turn_id = s.body::json->>'turnId' AND c.step = (s.body::json->>'step')::integer)),
-         s.projection::json->'streaming'
-       FROM ${s}.sessions s WHERE s.session_id = id;
+             AND c.turn_id = cur.turn_id AND c.step = cur.step)),
+         ${s}.parse_json(s.projection)->'streaming'
+       FROM ${s}.sessions s, LATERAL (SELECT j->>'turnId' AS turn_id, (j->>'step')::integer AS step
+         FROM (SELECT ${s}.parse_json(s.body) AS j) parsed) cur
+       WHERE s.session_id = id;
      END $fn$`;
 }
 

@@ -147,8 +147,8 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     openRequests: named("open_requests", `SELECT body FROM ${s}.requests WHERE session_id = $1 AND state = 'open'`),
     keyedTurn: named(
       "keyed_turn",
-      `SELECT (body::jsonb) ->> 'turnId' AS turn_id FROM ${s}.events WHERE session_id = $1
-       AND (body::jsonb) ->> 'type' = 'turn.started' AND (body::jsonb) ->> 'idempotencyKey' = $2 LIMIT 1`,
+      `SELECT ${s}.parse_json(body) ->> 'turnId' AS turn_id FROM ${s}.events
+       WHERE session_id = $1 AND ${s}.event_message_key(body) = $2 LIMIT 1`,
     ),
   };
 

@@ -1,4 +1,4 @@
-import { type InputResponse, ProtocolError, validateJsonSchema } from "@hitl-kit/protocol";
+import { type InputResponse, isIdempotencyKey, ProtocolError, validateJsonSchema } from "@hitl-kit/protocol";
 import { issueSummary } from "@hitl-kit/protocol/internal";
 import type { ApiClient, ApiClientOptions } from "./api-types.js";
 import type { ClientAction } from "./client-action.js";
@@ -148,8 +148,14 @@ export class AgentClient {
    * it starts one turn. Send a failed message again with its `key`; without one, the same
    * text as a failed message (or as the one just discarded, sent next) is that message again. Messages go one at a
    * time, in the order sent; one waiting behind a message that fails is not sent either.
+   * @throws {TypeError} for a `key` that is not 1 to 200 visible ASCII characters.
    */
   send(text: string, options: { key?: string } = {}): Promise<CommandResult> {
+    if (options.key !== undefined && !isIdempotencyKey(options.key)) {
+      throw new TypeError(
+        `send(): the key ${JSON.stringify(options.key)} is not 1 to 200 visible ASCII characters (it is sent as the Idempotency-Key header); use the key of a message in outbox, or a UUID.`,
+      );
+    }
     const key = options.key ?? this.#keyFor(text);
     this.#discarded = undefined;
     this.#stopped.delete(key); // sent again: the person wants it after all

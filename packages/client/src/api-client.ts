@@ -46,7 +46,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const headersFor = async (defaults: Record<string, string>, extra: HeadersInit | undefined) => {
     const headers = new Headers(defaults);
     const configured = typeof options.headers === "function" ? await options.headers() : options.headers;
-    for (const source of [configured, extra]) for (const [name, value] of new Headers(source)) headers.set(name, value);
+    for (const source of [configured, extra])
+      for (const [name, value] of headerEntries(source)) headers.set(name, value);
     return headers;
   };
 
@@ -232,4 +233,20 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     },
     openStream: (sessionId, streamOptions) => openStream(sessionId, streamOptions),
   };
+}
+
+/** The entries of headers given in options; a value HTTP cannot carry is a `TypeError` that names its header. */
+function headerEntries(init: HeadersInit | undefined): Headers {
+  try {
+    return new Headers(init);
+  } catch (cause) {
+    const entries =
+      init === undefined || init instanceof Headers ? [] : Array.isArray(init) ? init : Object.entries(init);
+    const bad = entries.find(([, value]) => /[\u0100-\uffff]/.test(String(value)));
+    if (!bad) throw cause;
+    throw new TypeError(
+      `The header ${JSON.stringify(bad[0])} has a value HTTP cannot carry (${JSON.stringify(bad[1])}): header values are Latin-1 text; encode others first (encodeURIComponent, say).`,
+      { cause },
+    );
+  }
 }

@@ -366,6 +366,13 @@ describe("AgentClient when messages fail on the way", () => {
     expect(shown.outbox.map((message) => message.key)).toEqual([one!.key, three!.key]);
   });
 
+  it("refuses a key that cannot be an Idempotency-Key header at once, and keeps nothing of the message", async () => {
+    const client = await connect([{ text: "Hello." }]);
+    expect(() => client.send("привет", { key: "ключ-1" })).toThrow(/"ключ-1" is not 1 to 200 visible ASCII/);
+    expect(() => client.send("hi", { key: "x".repeat(201) })).toThrow(TypeError);
+    expect(client.getSnapshot().outbox).toEqual([]);
+  });
+
   it("stops resending a message once the stream shows the server took it", async () => {
     const { client, fates, keys } = await flakyClient([{ text: "Hello." }]);
     await client.createSession();

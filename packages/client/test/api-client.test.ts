@@ -182,6 +182,17 @@ describe("createApiClient against the real fetch handler", () => {
     expect(create!.credentials).toBe("same-origin");
   });
 
+  it("names a header whose value HTTP cannot carry, and sends nothing", async () => {
+    const { api, sent } = setup([], { client: { headers: { "x-user-name": "山田太郎" } } });
+    await expect(api.createSession()).rejects.toThrow(
+      'The header "x-user-name" has a value HTTP cannot carry ("山田太郎"): header values are Latin-1 text',
+    );
+    const latin = setup([], { client: { headers: [["x-user-name", "Zoë"]] } });
+    await latin.api.createSession();
+    expect(latin.sent[0]!.headers.get("x-user-name")).toBe("Zoë");
+    expect(sent).toEqual([]);
+  });
+
   it("pages the session list with limit and cursor", async () => {
     const { api } = setup([]);
     const ids: string[] = [];

@@ -43,6 +43,21 @@ describe("SchemaForm validation", () => {
     expect(onSubmit).toHaveBeenCalledWith({ name: "Ada", seats: 2 });
   });
 
+  it("counts a text's characters as the schema does (an emoji is one), with no limit of the browser's in the way", () => {
+    const onSubmit = vi.fn();
+    const short = { type: "object", properties: { mood: { type: "string", minLength: 2, maxLength: 3 } } };
+    render(<SchemaForm schema={short} onSubmit={onSubmit} />);
+    const mood = screen.getByLabelText("Mood");
+    expect(mood.hasAttribute("maxlength")).toBe(false); // the browser's would count 😀 as two
+    expect(mood.getAttribute("dir")).toBe("auto");
+    fireEvent.change(mood, { target: { value: "😀" } });
+    fireEvent.click(screen.getByRole("button", { name: "Submit" }));
+    expect(screen.getByText("Use at least 2 characters.")).toBeTruthy();
+    fireEvent.change(mood, { target: { value: "😀😀😀" } });
+    fireEvent.click(screen.getByRole("button", { name: "Submit" }));
+    expect(onSubmit).toHaveBeenCalledWith({ mood: "😀😀😀" });
+  });
+
   it("shows server issues inline and focuses the first when they arrive", () => {
     const form = (issues?: { path: string[]; message: string }[]) => (
       <SchemaForm schema={schema} defaultValue={{ name: "Ada", seats: 9 }} issues={issues} onSubmit={() => {}} />

@@ -79,7 +79,14 @@ export function ChoiceGroup<Value>(props: ChoiceGroupProps<Value>) {
     if (disabled) return;
     const items = Array.from(listRef.current?.querySelectorAll<HTMLElement>("[data-index]") ?? []);
     const rows = layout === "grid" ? columnsOf(items) : 1;
-    const moves: Record<string, number> = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: rows, ArrowUp: -rows };
+    // Right to left, the next option is on the left.
+    const forward = listRef.current && getComputedStyle(listRef.current).direction === "rtl" ? -1 : 1;
+    const moves: Record<string, number> = {
+      ArrowRight: forward,
+      ArrowLeft: -forward,
+      ArrowDown: rows,
+      ArrowUp: -rows,
+    };
     if (event.key in moves) moveTo(step(options, current, moves[event.key] ?? 1));
     else if (event.key === "Home") moveTo(step(options, -1, 1));
     else if (event.key === "End") moveTo(step(options, options.length, -1));

@@ -44,8 +44,15 @@ export function FreeformAnswer<Input = unknown, Answer = unknown>(props: Freefor
     event?.preventDefault();
     if (busy) return;
     const value = text.trim();
-    if (value.length < min) {
-      setMessage(min <= 1 ? "Write an answer first." : `Write at least ${min} characters.`);
+    const length = characters(value);
+    if (length < min || (max !== undefined && length > max)) {
+      setMessage(
+        length > (max ?? length)
+          ? `Write at most ${max} characters.`
+          : min <= 1
+            ? "Write an answer first."
+            : `Write at least ${min} characters.`,
+      );
       boxRef.current?.focus();
       return;
     }
@@ -54,7 +61,8 @@ export function FreeformAnswer<Input = unknown, Answer = unknown>(props: Freefor
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
-    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) submit(event);
+    if (event.key !== "Enter" || !(event.ctrlKey || event.metaKey) || isComposing(event)) return;
+    submit(event);
   }
 
   const value = props.resolution?.value as unknown;
@@ -64,7 +72,11 @@ export function FreeformAnswer<Input = unknown, Answer = unknown>(props: Freefor
     <WidgetFrame
       {...props}
       className={["hitl-freeform-answer", props.className].filter(Boolean).join(" ")}
-      summary={<p className="hitl-quote">{String(shown ?? "")}</p>}
+      summary={
+        <p className="hitl-quote" dir="auto">
+          {String(shown ?? "")}
+        </p>
+      }
     >
       <form className="hitl-form" noValidate onSubmit={submit}>
         <div className="hitl-field hitl-field--text" data-invalid={message ? true : undefined}>
@@ -75,9 +87,9 @@ export function FreeformAnswer<Input = unknown, Answer = unknown>(props: Freefor
             ref={boxRef}
             id={`${id}-text`}
             className="hitl-textarea"
+            dir="auto"
             rows={3}
             value={text}
-            maxLength={max}
             placeholder={props.placeholder}
             readOnly={busy}
             aria-disabled={busy || undefined}
@@ -91,7 +103,7 @@ export function FreeformAnswer<Input = unknown, Answer = unknown>(props: Freefor
             onKeyDown={onKeyDown}
           />
           <p className="hitl-field__help hitl-counter" id={`${id}-count`}>
-            {max ? `${text.length} / ${max} characters` : `${text.length} characters`} · Ctrl+Enter to send
+            {max ? `${characters(text)} / ${max} characters` : `${characters(text)} characters`} · Ctrl+Enter to send
           </p>
           {message ? (
             <p className="hitl-field__error" id={`${id}-error`} role="alert">
@@ -110,4 +122,16 @@ export function FreeformAnswer<Input = unknown, Answer = unknown>(props: Freefor
       </form>
     </WidgetFrame>
   );
+}
+
+/** How many characters a JSON Schema's `minLength` and `maxLength` count in `text`: code points, so an emoji is one, not two. */
+function characters(text: string): number {
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+}
+
+/** The Enter that confirms an input method's composition (Japanese, Chinese, Korean…), which must not send: Safari marks it by key code 229 only. */
+function isComposing(event: KeyboardEvent): boolean {
+  return event.nativeEvent.isComposing || event.keyCode === 229;
 }

@@ -30,6 +30,21 @@ describe("ChoicePicker keyboard", () => {
     expect(props.respond).toHaveBeenCalledWith({ answer: "Blue" });
   });
 
+  it("moves to the next option with the left arrow right to left, and back with the right arrow", () => {
+    render(
+      // happy-dom computes direction from the style, not from dir="rtl" as browsers do.
+      <div style={{ direction: "rtl" }}>
+        <ChoicePicker {...requestProps(input)} />
+      </div>,
+    );
+    const group = screen.getByRole("radiogroup");
+    fireEvent.keyDown(group, { key: "ArrowLeft" });
+    expect(document.activeElement).toBe(screen.getByRole("radio", { name: "Green" }));
+    fireEvent.keyDown(group, { key: "ArrowLeft" });
+    fireEvent.keyDown(group, { key: "ArrowRight" });
+    expect(document.activeElement).toBe(screen.getByRole("radio", { name: "Green" }));
+  });
+
   it("jumps with Home and End and chooses with Space", () => {
     const props = requestProps(input);
     render(<ChoicePicker {...props} />);

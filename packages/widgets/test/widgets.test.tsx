@@ -89,13 +89,46 @@ describe("FreeformAnswer", () => {
     );
     render(<FreeformAnswer {...props} />);
     const box = screen.getByLabelText("Your answer");
-    expect(box.getAttribute("maxlength")).toBe("20");
     fireEvent.change(box, { target: { value: "no" } });
     fireEvent.click(screen.getByRole("button", { name: "Send" }));
     expect(screen.getByText("Write at least 3 characters.")).toBeTruthy();
     fireEvent.change(box, { target: { value: "Because" } });
     fireEvent.keyDown(box, { key: "Enter", ctrlKey: true });
     expect(props.respond).toHaveBeenCalledWith({ answer: "Because" });
+  });
+
+  it("counts characters as the schema does, an emoji as one, and leaves no limit to the browser's count", () => {
+    const props = requestProps(
+      { question: "Mood?" },
+      { answerSchema: { type: "object", properties: { answer: { type: "string", minLength: 2, maxLength: 3 } } } },
+    );
+    render(<FreeformAnswer {...props} />);
+    const box = screen.getByLabelText("Your answer");
+    expect(box.hasAttribute("maxlength")).toBe(false); // the browser's would count 😀 as two
+    fireEvent.change(box, { target: { value: "😀" } });
+    expect(screen.getByText(/^1 \/ 3 characters/)).toBeTruthy();
+    fireEvent.click(screen.getByRole("button", { name: "Send" }));
+    expect(screen.getByRole("alert").textContent).toBe("Write at least 2 characters.");
+    fireEvent.change(box, { target: { value: "😀😀😀😀" } });
+    fireEvent.click(screen.getByRole("button", { name: "Send" }));
+    expect(screen.getByRole("alert").textContent).toBe("Write at most 3 characters.");
+    expect(props.respond).not.toHaveBeenCalled();
+    fireEvent.change(box, { target: { value: "😀😀😀" } });
+    expect(screen.getByText(/^3 \/ 3 characters/)).toBeTruthy();
+    fireEvent.click(screen.getByRole("button", { name: "Send" }));
+    expect(props.respond).toHaveBeenCalledWith({ answer: "😀😀😀" });
+  });
+
+  it("does not send on the Ctrl+Enter that ends an input method's composition", () => {
+    const props = requestProps({ question: "Why?" });
+    render(<FreeformAnswer {...props} />);
+    const box = screen.getByLabelText("Your answer");
+    fireEvent.change(box, { target: { value: "にほんご" } });
+    fireEvent.keyDown(box, { key: "Enter", ctrlKey: true, isComposing: true });
+    fireEvent.keyDown(box, { key: "Enter", ctrlKey: true, keyCode: 229 }); // Safari's
+    expect(props.respond).not.toHaveBeenCalled();
+    fireEvent.keyDown(box, { key: "Enter", ctrlKey: true });
+    expect(props.respond).toHaveBeenCalledWith({ answer: "にほんご" });
   });
 
   it("announces its own error and takes the person back to the text box", () => {

@@ -127,7 +127,8 @@ export function UseChatPanel({ id, messages: initial, transport }: UseChatPanelP
             onChange={(event) => setInput(event.target.value)}
             onKeyDown={(event) => {
               // Enter sends, Shift+Enter is a new line, as in the hitl-kit client's composer.
-              if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) send(event);
+              if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing && event.keyCode !== 229)
+                send(event);
             }}
           />
           {busy ? (

@@ -41,13 +41,13 @@ function TextField({ node, path, required }: FieldProps<"text">) {
   const common = {
     id: a11y.id,
     className: node.multiline ? "hitl-textarea" : "hitl-input",
+    dir: "auto",
     value: String(draftAt(draft, path) ?? ""),
     required,
     disabled,
     "aria-invalid": a11y.invalid || undefined,
     "aria-describedby": a11y.describedBy,
-    minLength: num(schema.minLength),
-    maxLength: num(schema.maxLength),
+    // No minLength or maxLength: the browser counts UTF-16 units (an emoji is two), the schema characters.
     onChange: (event: { currentTarget: { value: string } }) => setDraft(path, event.currentTarget.value),
   };
   return (

@@ -9,9 +9,23 @@ function isPrimitive(value: unknown): value is string | number | boolean | null 
 }
 
 function Scalar({ value }: { value: unknown }) {
-  if (isPrimitive(value)) return <span className="hitl-value">{String(value)}</span>;
-  if (Array.isArray(value) && value.every(isPrimitive)) return <span className="hitl-value">{value.join(", ")}</span>;
-  return <pre className="hitl-code">{JSON.stringify(value, null, 2)}</pre>;
+  if (isPrimitive(value))
+    return (
+      <span className="hitl-value" dir="auto">
+        {String(value)}
+      </span>
+    );
+  if (Array.isArray(value) && value.every(isPrimitive))
+    return (
+      <span className="hitl-value" dir="auto">
+        {value.join(", ")}
+      </span>
+    );
+  return (
+    <pre className="hitl-code" dir="ltr">
+      {JSON.stringify(value, null, 2)}
+    </pre>
+  );
 }
 
 /**

@@ -79,7 +79,9 @@ export function WidgetFrame(props: WidgetFrameProps) {
       {...(autoFocus === "frame" ? { "data-hitl-autofocus": "" } : {})}
     >
       <header className="hitl-widget__header">
-        <span className="hitl-widget__tool">{labelOf({}, request.toolName)}</span>
+        <span className="hitl-widget__tool" lang="en">
+          {labelOf({}, request.toolName)}
+        </span>
         <span className="hitl-badge" role="status">
           {label}
         </span>

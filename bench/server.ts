@@ -159,7 +159,7 @@ rows.push({
   met: verdict(recovered ? recovered.parkedMs < 3000 && recovered.parked === recovered.sessions : undefined),
 });
 rows.push({
-  case: "… of which every session picked up (ready)",
+  case: "… of which until ready: serving, the turns resuming in the background",
   ours: recovered ? `${fmt(recovered.readyMs / 1000, "s")} (${recovered.parked.toLocaleString("en-US")} parked)` : "—",
   anchor: "—",
   ratio: "—",

@@ -22,7 +22,7 @@ async function writeCrashedFile(path: string) {
   await store.close();
 }
 
-/** One restart on a copy of the crashed file: until every session is picked up, and until every turn has parked again. */
+/** One restart on a copy of the crashed file: until it is ready (serving), and until every turn has parked again. */
 async function recoverOnce(crashed: string, dir: string, run: number) {
   const path = join(dir, `run-${run}.sqlite`);
   copyFileSync(crashed, path);

@@ -58,6 +58,21 @@ describe("recovery after a crash", () => {
     await runtime.close();
   });
 
+  it("is ready once the sessions left running are found, and resumes them while it serves", async () => {
+    const store = await crashedStore(40);
+    const { model, calls } = slowModel(300);
+    const runtime = createAgentRuntime({ model, tools: [pickTemplate], store, logger: quiet });
+    await runtime.ready;
+    // Serving: a new session takes its first message while the resumed turns still run.
+    const { sessionId } = await runtime.createSession();
+    expect((await runtime.sendMessage(sessionId, "hello")).repeated).toBe(false);
+    expect(calls.started).toBeLessThanOrEqual(33);
+    expect((await statuses(store)).waiting ?? 0).toBe(0);
+    await runtime.idle();
+    expect(await statuses(store)).toEqual({ waiting: 41 });
+    await runtime.close();
+  });
+
   it("picks up no more once closing, and the next start resumes the rest", async () => {
     const store = await crashedStore(100);
     const first = slowModel(20);

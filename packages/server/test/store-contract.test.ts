@@ -154,7 +154,15 @@ describe.each(implementations)("%s", (_name, create) => {
     const store = open();
     const odd = "nul \u0000, half an emoji \ud83d, its other half \ude00, C:\\u0000 and 😀";
     await store.createSession(session("s"));
-    const call = { toolCallId: "c", turnId: "t1", step: 1, index: 0, toolName: "t", input: { odd }, state: "parked" as const };
+    const call = {
+      toolCallId: "c",
+      turnId: "t1",
+      step: 1,
+      index: 0,
+      toolName: "t",
+      input: { odd },
+      state: "parked" as const,
+    };
     const asked = request("r1");
     asked.request.input = { odd };
     const written = await store.write("s", {
@@ -169,7 +177,9 @@ describe.each(implementations)("%s", (_name, create) => {
       requests: [asked],
     });
     expect(written.ok).toBe(true);
-    await store.write("s", { events: [{ type: "turn.started", turnId: "t2", cause: "message", idempotencyKey: "key-2" }] });
+    await store.write("s", {
+      events: [{ type: "turn.started", turnId: "t2", cause: "message", idempotencyKey: "key-2" }],
+    });
 
     expect((await store.getSession("s"))?.title).toBe(odd);
     expect((await store.listSessions()).map((summary) => summary.title)).toEqual([odd]);
@@ -608,6 +618,19 @@ describe("sqliteStore on disk", () => {
     const copy = (await store.getSession("s0"))!;
     copy.status = "idle";
     expect((await store.getSession("s0"))?.status).toBe("running");
+  });
+
+  it("refuses a file a newer version migrated, and says how to go back", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const file = join(dir.path, "newer.sqlite");
+    await sqliteStore(file).close();
+    const db = new Database(file);
+    db.pragma("user_version = 99");
+    db.close();
+    expect(() => sqliteStore(file)).toThrow(
+      `sqliteStore: ${file} is at version 99, newer than this @hitl-kit/server knows`,
+    );
   });
 
   it("keeps everything across a reopen of the file", async () => {

@@ -65,9 +65,10 @@ export interface RespondResult {
 /** The embedded runtime: sessions, turns, parked requests and their one result each. */
 export interface AgentRuntime {
   /**
-   * Resolves once every session a previous process left running has been picked up again.
-   * They are resumed 32 at a time, each until its turn parks or ends, so this comes once all
-   * but the last few resumed turns have done so. Rejects when the runtime could not start
+   * Resolves once the runtime serves: its store reached and migrated, and the sessions a
+   * previous process left running found. Those are resumed in the background, 32 at a time,
+   * each until its turn parks or ends (`idle()` waits for them all), so a restart serves at
+   * once however long the resumed turns take. Rejects when the runtime could not start
    * (a store it cannot reach, say), before serving; a runtime that is not closed then keeps
    * trying in the background (after 100 ms, backing off to 5 s), so once the store is back
    * it streams other instances' events, renews leases and recovers turns without a restart.
@@ -119,7 +120,7 @@ export interface AgentRuntime {
    * still the session's running or parked one; otherwise nothing changes.
    */
   cancel(sessionId: string, options?: { turnId?: string }): Promise<void>;
-  /** Resolves when no turn is being driven (for tests and shutdown). */
+  /** Resolves when no turn is being driven and no session left running waits to be resumed (for tests and shutdown). */
   idle(): Promise<void>;
   /** Where the runtime logs (its `logger` option, or `console`); the fetch handler logs there too by default. */
   readonly logger: Pick<Console, "warn" | "error">;
@@ -355,18 +356,28 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         return driver.done(sessionId);
       }, releaseOnFailure);
   };
-  // Many sessions, a bounded number at a time; a closing runtime picks up no more. A pass
-  // that finds one still under way (with several instances, they repeat) leaves it to it.
+  // Many sessions, a bounded number at a time, in the background: the runtime serves
+  // meanwhile, so a restart is not down for as long as the longest resumed turn runs. A
+  // closing runtime picks up no more. A pass that finds one still under way (with several
+  // instances, they repeat) leaves it to it; one that fails is tried again.
   let closing = false;
   let recovering: Promise<void> | undefined;
-  const recoverAll = () =>
-    (recovering ??= (async () => {
-      try {
-        await eachBounded(await store.listSessionsToRecover(), RECOVERY_CONCURRENCY, recover, () => closing);
-      } finally {
+  let recoverAgain: ReturnType<typeof setTimeout> | undefined;
+  /** Finds the sessions left running and starts resuming them; resolves once they are found. */
+  const recoverAll = async () => {
+    if (recovering) return;
+    const left = await store.listSessionsToRecover();
+    if (recovering || closing) return;
+    recovering = eachBounded(left, RECOVERY_CONCURRENCY, recover, () => closing)
+      .catch((error: unknown) => {
+        core.trouble("recovering turns failed (it tries again)", error);
+        recoverAgain = setTimeout(() => void recoverAll().catch(() => {}), RECOVERY_RETRY_MS);
+        recoverAgain.unref?.();
+      })
+      .finally(() => {
         recovering = undefined;
-      }
-    })());
+      });
+  };
 
   let orphans: ReturnType<typeof setInterval> | undefined;
   // What runs in the background. An attempt that failed (the store could not be reached) runs
@@ -609,7 +620,10 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         },
       );
     },
-    idle: () => driver.idle(),
+    async idle() {
+      while (recovering) await recovering;
+      await driver.idle();
+    },
     logger: core.logger,
     async close() {
       closing = true;
@@ -618,8 +632,10 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       sweeper?.stop();
       clearInterval(orphans);
       clearTimeout(startAgain);
+      clearTimeout(recoverAgain);
       // A start that failed was reported by `ready`; closing goes on without it.
       await starting.catch(() => {});
+      await recovering;
       await driver.idle();
       await coordination.close();
       closed = true;
@@ -672,6 +688,9 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /** How many sessions a starting runtime recovers at a time, each until its resumed turn parks or ends. */
 const RECOVERY_CONCURRENCY = 32;
+
+/** How long after a recovery that failed (the store out of reach) it is tried again. */
+const RECOVERY_RETRY_MS = 5_000;
 
 /**
  * Runs `task` on every item, at most `limit` at a time, taking no more once `stopped()`;

@@ -23,11 +23,11 @@ export function checkSchemaName(schema: string): string {
 }
 
 /**
- * The schema's versions, applied in order to a database that has not had them, each in one
+ * The schema's versions, applied in order to a database that has not had them, all in one
  * transaction. The version table counts the ones applied. Text columns that order lists
  * use the "C" collation, so ISO times and ids sort by their bytes whatever the database's locale.
  */
-function migrations(s: string): string[] {
+export function migrations(s: string): string[] {
   return [
     `CREATE TABLE ${s}.sessions (
        session_id text COLLATE "C" PRIMARY KEY, owner text COLLATE "C", created_at text COLLATE "C" NOT NULL,
@@ -56,13 +56,15 @@ function migrations(s: string): string[] {
      CREATE TABLE ${s}.turn_leases (
        session_id text PRIMARY KEY, holder text NOT NULL, token bigint NOT NULL, expires_at timestamptz NOT NULL);`,
     lockSessionFunction(s),
-    // The turn each keyed message started, found by its key however old it is.
-    `CREATE INDEX events_by_message_key ON ${s}.events (session_id, ((body::jsonb) ->> 'idempotencyKey'))
-     WHERE (body::jsonb) ->> 'type' = 'turn.started'`,
-    // Any string stored, read in SQL: the index above and a section's lock failed on a NUL or
-    // half a surrogate pair anywhere in a row (see `parseJsonFunctions`).
+    // Version 3 built the keyed-message index on jsonb, which refuses a NUL anywhere in an
+    // event, so a database holding one could not be brought past version 2. Version 4 builds
+    // it on parse_json; a database not yet at 3 goes straight there.
+    "SELECT NULL",
+    // The turn each keyed message started, found by its key however old it is; any string
+    // stored is read in SQL (see `parseJsonFunctions`). The lock function again, for
+    // databases whose version 2 made an older one.
     `${parseJsonFunctions(s)};
-     DROP INDEX ${s}.events_by_message_key;
+     DROP INDEX IF EXISTS ${s}.events_by_message_key;
      CREATE INDEX events_by_message_key ON ${s}.events (session_id, ${s}.event_message_key(body))
        WHERE ${s}.event_message_key(body) IS NOT NULL;
      ${lockSessionFunction(s)}`,
@@ -97,6 +99,9 @@ export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
   let existed = false;
   try {
     await client.query("BEGIN");
+    // A host's statement_timeout would cancel a long index build, and each try after it too,
+    // or the wait while another instance migrates.
+    await client.query("SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0");
     await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`hitl-kit migrate ${schema}`]);
     // CREATE SCHEMA IF NOT EXISTS needs CREATE on the database even when the schema exists: a
     // role allowed only a schema made for it would be refused.
@@ -108,7 +113,7 @@ export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
     const all = migrations(schema);
     if (applied > all.length) {
       throw new Error(
-        `postgresStore: schema ${schema} is at version ${applied}, newer than this hitl-kit knows (${all.length}); upgrade @hitl-kit/server.`,
+        `postgresStore: schema ${schema} is at version ${applied}, newer than this @hitl-kit/server knows (${all.length}): a newer version migrated it. Run that version or a later one; to go back to this one, restore the database from before the migration (see "Upgrades" in docs/deploying.md).`,
       );
     }
     for (const sql of all.slice(applied)) await client.query(sql);

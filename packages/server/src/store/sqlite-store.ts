@@ -153,8 +153,13 @@ function rebuild(table: string, columns: string, indexes: string[]): string {
    `;
 }
 
-function migrate(db: Database.Database): void {
+function migrate(db: Database.Database, filename: string): void {
   const applied = db.pragma("user_version", { simple: true }) as number;
+  if (applied > migrations.length) {
+    throw new Error(
+      `sqliteStore: ${filename} is at version ${applied}, newer than this @hitl-kit/server knows (${migrations.length}): a newer version migrated it. Run that version or a later one; to go back to this one, restore the file from before the migration (see "Upgrades" in docs/deploying.md).`,
+    );
+  }
   for (let version = applied; version < migrations.length; version += 1) {
     db.transaction(() => {
       db.exec(migrations[version]!);
@@ -236,7 +241,7 @@ function openDatabase(path: string, options: SqliteStoreOptions): Database.Datab
     db.pragma("busy_timeout = 5000");
     db.pragma("temp_store = MEMORY");
     db.exec(schema);
-    migrate(db);
+    migrate(db, path);
     return db;
   } catch (error) {
     db.close();

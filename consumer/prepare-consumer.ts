@@ -32,7 +32,12 @@ export interface Consumer {
   app: string;
   /** A project with only `@hitl-kit/react`, `@hitl-kit/widgets` and `@hitl-kit/server` and their required peers. */
   minimal: string;
+  /** The compiler of TypeScript 5's last minor, which many apps still build with: `node <it> -p …`. */
+  typescript5: string;
 }
+
+/** TypeScript 5's last minor: the app's snippets are type-checked with it beside the workspace's 6. */
+const TYPESCRIPT_5 = "5.9.3";
 
 /** Runs a command to completion; a failure's message carries what it printed. */
 export function run(command: string, args: string[], cwd: string): string {
@@ -95,6 +100,7 @@ export function prepareConsumer(log: (line: string) => void = () => {}): Consume
     ) as Consumer["tarballs"],
     app: join(folder, "app"),
     minimal: join(folder, "minimal"),
+    typescript5: join(folder, "typescript-5", "node_modules", "typescript", "bin", "tsc"),
   });
   if (existsSync(home)) {
     log(`reusing ${home}`);
@@ -162,6 +168,12 @@ export function prepareConsumer(log: (line: string) => void = () => {}): Consume
     dependencies: { ...ours("protocol", "client", "react", "widgets", "server"), ...pinned("react", "react-dom") },
   });
   run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], consumer.minimal);
+
+  log(`installing TypeScript ${TYPESCRIPT_5} beside them`);
+  const typescript5 = join(staging, "typescript-5");
+  mkdirSync(typescript5);
+  writeJson(join(typescript5, "package.json"), { private: true, dependencies: { typescript: TYPESCRIPT_5 } });
+  run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], typescript5);
   try {
     renameSync(staging, home);
   } catch (error) {

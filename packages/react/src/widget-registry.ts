@@ -30,9 +30,14 @@ export type ToolCallMap<Tools extends ToolSet> = { [Name in ToolName<Tools>]?: T
 /**
  * A typed, immutable registry: widgets for parked requests (anything not in it renders
  * with the fallback form) and renderers for tool calls that do not park (anything not in
- * it renders with the default tool call card).
+ * it renders with the default tool call card). Without `Tools` (a prop that takes any
+ * registry, as `<ParkedRequests widgets>`), it is a registry of tools not known there, which
+ * every typed registry is.
  */
-export interface WidgetRegistry<Tools extends ToolSet = ToolSet> {
+// The default is `any`, not `ToolSet`: `add` takes the tools' types in and gives them back, so
+// TypeScript 5 (unlike 6) finds a registry of some tools no `WidgetRegistry<ToolSet>`.
+// biome-ignore lint/suspicious/noExplicitAny: a registry of tools this code does not know
+export interface WidgetRegistry<Tools extends ToolSet = any> {
   /**
    * A new registry with one more widget. An unknown tool name, or a widget whose props do
    * not fit the tool's input and answer, is a compile error.

@@ -38,7 +38,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     throw new Error("createApiClient() needs the url of the hitl-kit handler, such as { url: '/api/agent' }.");
   }
   const base = options.url.replace(/\/+$/, "");
-  const fetch: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const fetch: FetchLike =
+    options.fetch ??
+    ((input, init) => {
+      if (typeof globalThis.fetch !== "function") throw new NoFetch();
+      return globalThis.fetch(input, init);
+    });
   const credentials = options.credentials ?? "same-origin";
   const timeoutMs = options.timeoutMs ?? 30_000;
   const sessionPath = (sessionId: string) => `/sessions/${encodeURIComponent(sessionId)}`;
@@ -107,6 +112,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       });
       text = await response.text();
     } catch (error) {
+      if (error instanceof NoFetch) throw error; // no answer will ever come back: not worth a retry
       throw failedRequestError(url, attempt.signal.aborted && !signal?.aborted ? attempt.signal.reason : error, signal);
     } finally {
       clearTimeout(timer);
@@ -247,6 +253,15 @@ function headerEntries(init: HeadersInit | undefined): Headers {
     throw new TypeError(
       `The header ${JSON.stringify(bad[0])} has a value HTTP cannot carry (${JSON.stringify(bad[1])}): header values are Latin-1 text; encode others first (encodeURIComponent, say).`,
       { cause },
+    );
+  }
+}
+
+/** What a request fails with where there is no `fetch` to send it (Jest's jsdom environment has none). */
+class NoFetch extends Error {
+  constructor() {
+    super(
+      "This environment has no fetch (Jest's jsdom environment has none): pass one to the client as { fetch }, or run where fetch exists (a browser, Node 18+).",
     );
   }
 }

@@ -182,6 +182,19 @@ describe("createApiClient against the real fetch handler", () => {
     expect(create!.credentials).toBe("same-origin");
   });
 
+  it("says there is no fetch at once, where there is none, instead of retrying it as the network", async () => {
+    const saved = globalThis.fetch;
+    // @ts-expect-error: an environment without fetch, as Jest's jsdom one
+    delete globalThis.fetch;
+    try {
+      await expect(createApiClient({ url: "http://127.0.0.1:1/api" }).createSession()).rejects.toThrow(
+        "This environment has no fetch (Jest's jsdom environment has none): pass one to the client as { fetch }",
+      );
+    } finally {
+      globalThis.fetch = saved;
+    }
+  });
+
   it("names a header whose value HTTP cannot carry, and sends nothing", async () => {
     const { api, sent } = setup([], { client: { headers: { "x-user-name": "山田太郎" } } });
     await expect(api.createSession()).rejects.toThrow(

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { ProtocolEvent } from "@hitl-kit/protocol";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createAgentRuntime, scriptedModel } from "../src/index.js";
 import { sqliteStore } from "../src/store/sqlite-store.js";
 import { asReceived, browser, readSse, startServer, tempDir } from "./harness.js";
@@ -342,6 +342,18 @@ describe("the event stream", () => {
     expect(seqs(received)).toEqual(seqs(all));
     // Beyond the first replay, the stream went back to the store for what it had not buffered.
     expect(reads.filter((after) => after > 0).length).toBeGreaterThan(0);
+  });
+
+  it("streams where the streams come without ByteLengthQueuingStrategy, as in Jest's jsdom environment", async () => {
+    const { id } = await parkedSession();
+    vi.stubGlobal("ByteLengthQueuingStrategy", undefined);
+    try {
+      const all = await server.events(id);
+      const received = await readSse(await stream(id), id, (events) => events.at(-1)?.seq === all.at(-1)!.seq);
+      expect(seqs(received)).toEqual(seqs(all));
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it("sends a heartbeat comment while idle", async () => {

@@ -109,6 +109,8 @@ export function eventStream(
         stop();
       },
     },
-    new ByteLengthQueuingStrategy({ highWaterMark: BUFFERED_BYTES }),
+    // A plain strategy, not `ByteLengthQueuingStrategy`: Jest's jsdom environment has the
+    // streams but not that global, and the stream failed there.
+    { highWaterMark: BUFFERED_BYTES, size: (chunk) => chunk.byteLength },
   );
 }

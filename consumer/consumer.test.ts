@@ -196,6 +196,57 @@ describe("the packed packages, installed in a new project outside the workspace"
     expect(report.convert).toEqual({ ported: ["read_file", "always"], inMainEntry: false });
   });
 
+  it("run sqliteStore's server bundled to CommonJS by esbuild, as Lambda builds do, its WAL checkpointed in the worker", () => {
+    // esbuild leaves `import.meta` empty in CommonJS: the store must find better-sqlite3 for
+    // its checkpoint worker without it. Past 4 MiB of WAL the worker starts, and its first
+    // checkpoint that starts the WAL over writes `wal_restarts`; the fallback (SQLite's own
+    // checkpoints) would not.
+    const script = `
+      const { mkdtempSync, rmSync } = require("node:fs");
+      const { tmpdir } = require("node:os");
+      const { join } = require("node:path");
+      const Database = require("better-sqlite3");
+      const { createAgentRuntime, createFetchHandler, scriptedModel } = require("@hitl-kit/server");
+      const { sqliteStore } = require("@hitl-kit/server/sqlite");
+      async function main() {
+        const dir = mkdtempSync(join(tmpdir(), "hitl-kit-cjs-"));
+        const file = join(dir, "hitl.sqlite");
+        try {
+          const turns = 60;
+          const model = scriptedModel(Array.from({ length: turns }, () => ({ text: "ok" })));
+          const runtime = createAgentRuntime({ model, store: sqliteStore(file) });
+          const handler = createFetchHandler(runtime, { identify: () => "ada" });
+          const post = (path, body) => handler(new Request("http://127.0.0.1/api/agent" + path, {
+            method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
+          }));
+          const { sessionId } = await (await post("/sessions", {})).json();
+          for (let turn = 0; turn < turns; turn++) {
+            const sent = await post("/sessions/" + sessionId + "/messages", { text: "x".repeat(90000) });
+            if (!sent.ok) throw new Error("message " + turn + ": " + sent.status);
+            await runtime.idle();
+          }
+          const { status } = await runtime.getSnapshot(sessionId);
+          await runtime.close();
+          const db = new Database(file, { readonly: true });
+          const restarts = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'wal_restarts'").get().n;
+          db.close();
+          console.log(JSON.stringify({ status, checkpointedInWorker: restarts === 1 }));
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      }
+      main().catch((error) => { console.error(error); process.exit(1); });
+    `;
+    const bundled = spawnSync(
+      bin("esbuild"),
+      ["--bundle", "--platform=node", "--format=cjs", "--external:better-sqlite3", "--outfile=cjs/server.cjs"],
+      { cwd: consumer.app, input: script, encoding: "utf8", env: cleanEnv() },
+    );
+    expect(bundled.status, bundled.stderr).toBe(0);
+    const report = JSON.parse(run(process.execPath, ["cjs/server.cjs"], consumer.app));
+    expect(report).toEqual({ status: "idle", checkpointedInWorker: true });
+  });
+
   it("run useChat's transport from the packed @hitl-kit/ai-sdk against the packed server, chunks checked by the AI SDK", () => {
     const script = `
       import { createAgentRuntime, createFetchHandler, memoryStore, scriptedModel } from "@hitl-kit/server";

@@ -1,6 +1,7 @@
 import { closeSync, openSync, readSync } from "node:fs";
 import { createRequire } from "node:module";
 import { endianness } from "node:os";
+import { isAbsolute, join } from "node:path";
 import { Worker } from "node:worker_threads";
 
 /**
@@ -124,7 +125,7 @@ export function walCheckpointer(
   hooks: CheckpointHooks,
   hardBytes = 16 * walBytes,
 ): WalCheckpointer {
-  const driver = createRequire(import.meta.url).resolve("better-sqlite3");
+  let driver: string | undefined;
   let worker: Worker | undefined;
   let files: { database: number; wal: number; shm: number } | undefined;
   /** Every descriptor opened, closed only after SQLite's connections (see `close`). */
@@ -177,6 +178,14 @@ export function walCheckpointer(
     });
 
   const checkpoint = () => {
+    try {
+      driver ??= resolveDriver();
+    } catch {
+      // No better-sqlite3 the worker could load (bundled into the app, say): SQLite checkpoints again.
+      failedOnce = true;
+      hooks.fallback();
+      return;
+    }
     worker ??= new Worker(workerSource, { eval: true, workerData: { driver, path, hardBytes, files } });
     // The worker keeps no event loop alive between checkpoints: a store left open does not hold the process.
     worker.unref();
@@ -220,6 +229,32 @@ export function walCheckpointer(
       files = undefined;
     },
   };
+}
+
+/**
+ * The path of the better-sqlite3 this module loads, for the worker to load too: resolved
+ * from this module's file, as its own `import` was. Not with `import.meta.url`, which only
+ * an ES module has: a bundle written as CommonJS (esbuild `--format=cjs`, as Lambda builds
+ * do) leaves it undefined, and Jest's CommonJS transform refuses the file outright. The
+ * stack names the file in every form: a file URL in an ES module, a path in a CommonJS
+ * bundle or under Jest. Without one, from the working directory.
+ */
+function resolveDriver(): string {
+  return createRequire(thisFile() ?? join(process.cwd(), "index.js")).resolve("better-sqlite3");
+}
+
+/** This module's file (a `file:` URL or an absolute path), from the top frame of a stack trace. */
+function thisFile(): string | undefined {
+  const { prepareStackTrace, stackTraceLimit } = Error;
+  try {
+    Error.stackTraceLimit = 1;
+    Error.prepareStackTrace = (_error, sites) => sites[0]?.getFileName();
+    const file: unknown = new Error().stack;
+    return typeof file === "string" && (file.startsWith("file:") || isAbsolute(file)) ? file : undefined;
+  } finally {
+    Error.prepareStackTrace = prepareStackTrace;
+    Error.stackTraceLimit = stackTraceLimit;
+  }
 }
 
 const header = Buffer.alloc(20);

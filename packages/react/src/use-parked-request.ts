@@ -11,9 +11,13 @@ export interface UseParkedRequestOptions<Tool extends AnyToolDefinition | undefi
   agent?: AgentClient | { client: AgentClient } | undefined;
   /**
    * The tool the request belongs to: types `request.input`, `respond`'s value and the
-   * resolution from its definition. A request of another tool throws, naming both.
+   * resolution from its definition. A request of another tool throws, naming both. Only
+   * its name is used at run time, so the name does too, with the tool's type given as the
+   * type argument (`useParkedRequest<typeof pickPaper>(id, { tool: "pick_paper" })`): a
+   * browser bundle then needs no definition and no schema library, and the definition can
+   * be imported with `import type`.
    */
-  tool?: Tool;
+  tool?: Tool | (Tool extends AnyToolDefinition ? Tool["name"] : never);
 }
 
 /** What {@link useParkedRequest} returns for a request of `Tool`: its state (a union on `status`) and its verbs. */
@@ -53,7 +57,7 @@ export function useParkedRequest<Tool extends AnyToolDefinition | undefined = un
   const state = useClientSelector(client, (view) => view.requests[requestId]);
   const verbs = useMemo(() => requestVerbs(client, requestId), [client, requestId]);
   const view = useMemo(() => (state ? { ...state, ...verbs } : undefined), [state, verbs]);
-  const expected = options.tool?.name;
+  const expected = typeof options.tool === "string" ? options.tool : options.tool?.name;
   if (state && expected !== undefined && state.request.toolName !== expected) {
     throw new TypeError(
       `useParkedRequest("${requestId}") was given the tool "${expected}", but the request belongs to "${state.request.toolName}".`,

@@ -10,6 +10,8 @@ import {
   useParkedRequest,
   type WidgetProps,
 } from "../src/index.js";
+// Only types from the definitions: nothing of them, nor of zod, is loaded at run time.
+import type { tools as liveTools } from "./live-tools.js";
 
 // One definition, shared by server and browser.
 const pickTemplate = defineClientTool({
@@ -69,6 +71,22 @@ describe("types from the tool definition to every call site", () => {
       return null;
     }
     expectTypeOf(Answerer).toBeFunction();
+  });
+
+  it("types useParkedRequest from the tool's type given only its name, so the definition can be a type-only import", () => {
+    function ByName() {
+      const parked = useParkedRequest<typeof liveTools.pickTemplate>("req_1", { tool: "pick_template" });
+      expectTypeOf(parked).toEqualTypeOf<ParkedRequestView<typeof liveTools.pickTemplate> | undefined>();
+      if (parked?.status === "resolved") expectTypeOf(parked.resolution.value).toEqualTypeOf<{ templateId: string }>();
+      expectTypeOf(parked!.request.toolName).toEqualTypeOf<"pick_template">();
+      parked?.respond({ templateId: "calm" });
+      // @ts-expect-error the answer is { templateId: string }
+      parked?.respond({ templateId: 7 });
+      // @ts-expect-error the name must be the tool's
+      useParkedRequest<typeof liveTools.pickTemplate>("req_1", { tool: "pick_paper" });
+      return null;
+    }
+    expectTypeOf(ByName).toBeFunction();
   });
 
   it("flags the widget, the server's resolve and the answer when one answer field changes", () => {

@@ -1,4 +1,5 @@
 import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { Component, type ReactNode } from "react";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   AgentProvider,
@@ -13,16 +14,26 @@ import { startLiveServer, tools } from "./live-server.js";
 let live: Awaited<ReturnType<typeof startLiveServer>> | undefined;
 afterEach(async () => {
   cleanup();
+  byName = false;
+  toolName = "pick_template";
   await live?.close();
   live = undefined;
 });
+
+/** Whether the hand-drawn choice names its tool by name, and the name it gives. */
+let byName = false;
+let toolName: typeof tools.pickTemplate.name = "pick_template";
 
 /** Every state the hand-drawn choice rendered, as `status` or `status:sent value`. */
 const seen: string[] = [];
 
 /** A template choice drawn by hand from the headless hook: no widget, no registry. */
 function HandDrawnChoice({ requestId }: { requestId: string }) {
-  const parked = useParkedRequest(requestId, { tool: tools.pickTemplate });
+  // By the tool's name, typed by its definition's type (what an app that imports the
+  // definition with `import type` does), or by the definition itself.
+  const parked = useParkedRequest<typeof tools.pickTemplate>(requestId, {
+    tool: byName ? toolName : tools.pickTemplate,
+  });
   if (!parked) return null;
   const shown = parked.status === "submitting" ? `submitting:${JSON.stringify(parked.sent)}` : parked.status;
   if (seen.at(-1) !== shown) seen.push(shown);
@@ -46,6 +57,20 @@ function HandDrawnChoice({ requestId }: { requestId: string }) {
       </button>
     </section>
   );
+}
+
+/** Catches what its children throw while rendering, and reports it. */
+class Refusals extends Component<{ onError: (error: unknown) => void; children: ReactNode }, { failed: boolean }> {
+  override state = { failed: false };
+  static getDerivedStateFromError() {
+    return { failed: true };
+  }
+  override componentDidCatch(error: unknown) {
+    this.props.onError(error);
+  }
+  override render() {
+    return this.state.failed ? null : this.props.children;
+  }
 }
 
 function Chat() {
@@ -110,6 +135,29 @@ describe("useParkedRequest, against a real server", () => {
     await screen.findByText("Declined: None of these.");
     expect(choice.getAttribute("data-state")).toBe("declined");
     await idle();
+  });
+
+  it("takes the tool by its name alone, and refuses a request of another tool, naming both", async () => {
+    byName = true;
+    live = await startLiveServer(pickThenDone);
+    await park(live.url);
+    fireEvent.click(screen.getByRole("button", { name: "calm" }));
+    await screen.findByText("Chose calm");
+    await idle();
+    cleanup();
+
+    toolName = "pick_paper" as typeof toolName;
+    const refused: unknown[] = [];
+    render(
+      <AgentProvider url={live.url}>
+        <Refusals onError={(error) => refused.push(error)}>
+          <Chat />
+        </Refusals>
+      </AgentProvider>,
+    );
+    fireEvent.click(await screen.findByRole("button", { name: "send" }));
+    await waitFor(() => expect(refused.length).toBeGreaterThan(0));
+    expect(String(refused[0])).toMatch(/was given the tool "pick_paper", but the request belongs to "pick_template"/);
   });
 
   it("names the fix when there is neither an agent nor a provider", () => {

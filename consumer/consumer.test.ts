@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import { createApiClient } from "@hitl-kit/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientBudgetBytes, measureShipped } from "../bench/bundle-size.js";
@@ -194,6 +195,13 @@ describe("the packed packages, installed in a new project outside the workspace"
     expect(report.postgres).toMatch(/'pg'/);
     // The converters ship as their own entry, and only there.
     expect(report.convert).toEqual({ ported: ["read_file", "always"], inMainEntry: false });
+  });
+
+  it("run the READMEs' tests with Vitest: the agent in process, and a widget on a recording and through the fetch handler", () => {
+    const tests = ["src/agent.test.ts", "src/paper-choice.test.tsx"];
+    // `run` throws, with what Vitest printed, when a test fails.
+    const output = run("npx", ["vitest", "run", "--reporter=verbose", ...tests], consumer.app);
+    expect(stripVTControlCharacters(output)).toMatch(/Tests\s+3 passed \(3\)/);
   });
 
   it("run sqliteStore's server bundled to CommonJS by esbuild, as Lambda builds do, its WAL checkpointed in the worker", () => {

@@ -150,6 +150,11 @@ export function prepareConsumer(log: (line: string) => void = () => {}): Consume
       "@types/react-dom",
       "@types/node",
       "@types/express",
+      // The READMEs' tests (Testing sections): run by consumer.test.ts.
+      "vitest",
+      "happy-dom",
+      "@testing-library/react",
+      "@testing-library/dom",
     ),
   });
   log("installing the app's dependencies (npm install)");

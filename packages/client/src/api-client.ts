@@ -260,8 +260,6 @@ function headerEntries(init: HeadersInit | undefined): Headers {
 /** What a request fails with where there is no `fetch` to send it (Jest's jsdom environment has none). */
 class NoFetch extends Error {
   constructor() {
-    super(
-      "This environment has no fetch (Jest's jsdom environment has none): pass one to the client as { fetch }, or run where fetch exists (a browser, Node 18+).",
-    );
+    super("This environment has no fetch (Jest's jsdom environment has none): pass one to the client as { fetch }.");
   }
 }

@@ -21,6 +21,7 @@ export {
   type UseParkedRequestOptions,
   useParkedRequest,
 } from "./use-parked-request.js";
+export { useWidgetTexts, WidgetTextsProvider } from "./use-widget-texts.js";
 export type { RequestVerbs, WidgetProps, WidgetPropsFor } from "./widget-props.js";
 export {
   createWidgetRegistry,
@@ -31,3 +32,10 @@ export {
   type WidgetMap,
   type WidgetRegistry,
 } from "./widget-registry.js";
+export {
+  defaultWidgetTexts,
+  type ExtraWidgetTexts,
+  type IssueTexts,
+  type WidgetTextOverrides,
+  type WidgetTexts,
+} from "./widget-texts.js";

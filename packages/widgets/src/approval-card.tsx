@@ -1,12 +1,13 @@
 import type { ApprovalAnswer } from "@hitl-kit/protocol";
 import { busyButtonProps, ValueView, WidgetFrame, type WidgetProps } from "@hitl-kit/react";
 import { useId, useState } from "react";
+import { useKitTexts } from "./kit-texts.js";
 
 /** Props of {@link ApprovalCard}. */
 export type ApprovalCardProps<Input = unknown> = WidgetProps<Input, ApprovalAnswer> & {
-  /** The approve button's text; "Approve" by default. */
+  /** The approve button's text; the widget texts' `approve` ("Approve") by default. */
   approveLabel?: string;
-  /** The deny button's text; "Deny" by default. */
+  /** The deny button's text; the widget texts' `deny` ("Deny") by default. */
   denyLabel?: string;
   className?: string;
 };
@@ -22,27 +23,28 @@ export function ApprovalCard<Input = unknown>(props: ApprovalCardProps<Input>) {
   const { request, status, respond, decline } = props;
   const busy = status === "submitting";
   const id = useId();
+  const texts = useKitTexts();
   const [reason, setReason] = useState("");
   const trimmed = reason.trim();
   const given = props.resolution?.value?.reason;
   return (
     <WidgetFrame
       {...props}
-      title={request.prompt ?? "Allow this action?"}
-      labels={{ resolved: "Approved", declined: "Denied" }}
+      title={request.prompt ?? texts.allow}
+      labels={{ resolved: texts.approved, declined: texts.denied }}
       autoFocus="frame"
       className={["hitl-approval-card", props.className].filter(Boolean).join(" ")}
       summary={
         <>
           <ValueView value={request.input} />
-          {given ? <p className="hitl-quote">“{given}”</p> : null}
+          {given ? <p className="hitl-quote">{texts.quote(given)}</p> : null}
         </>
       }
     >
       <ValueView value={request.input} />
       <div className="hitl-field hitl-field--text">
         <label className="hitl-field__label" htmlFor={`${id}-reason`}>
-          Reason <span className="hitl-muted">(optional)</span>
+          {texts.reason} <span className="hitl-muted">{texts.optional}</span>
         </label>
         <textarea
           id={`${id}-reason`}
@@ -61,14 +63,14 @@ export function ApprovalCard<Input = unknown>(props: ApprovalCardProps<Input>) {
           className="hitl-button hitl-button--primary"
           {...busyButtonProps(busy, () => respond(trimmed ? { reason: trimmed } : {}))}
         >
-          {busy ? "Sending…" : (props.approveLabel ?? "Approve")}
+          {busy ? texts.sending : (props.approveLabel ?? texts.approve)}
         </button>
         <button
           type="button"
           className="hitl-button hitl-button--danger"
           {...busyButtonProps(busy, () => decline(trimmed || undefined))}
         >
-          {props.denyLabel ?? "Deny"}
+          {props.denyLabel ?? texts.deny}
         </button>
       </div>
     </WidgetFrame>

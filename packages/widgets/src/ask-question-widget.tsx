@@ -18,7 +18,7 @@ export type AskQuestionWidgetProps<Input extends AskQuestionInput | undefined = 
   Input,
   { answer: string }
 > & {
-  /** The submit button's text; "Choose" with choices, "Send" without. */
+  /** The submit button's text; the widget texts' `choose` ("Choose") with choices, `send` ("Send") without. */
   submitLabel?: string;
   /** The text box's placeholder, when there are no choices. */
   placeholder?: string;

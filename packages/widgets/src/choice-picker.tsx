@@ -1,5 +1,6 @@
 import type { WidgetProps } from "@hitl-kit/react";
 import { type ChoiceOption, choicesOf, type RenderVisual } from "./choice-option.js";
+import { useKitTexts } from "./kit-texts.js";
 import { PickerCore } from "./picker-core.js";
 
 /** How an option becomes the answer; optional when the answer is `{ answer: value }` (as for `askQuestion`). */
@@ -12,7 +13,7 @@ export type ChoicePickerProps<Input = unknown, Answer = unknown, Value = string>
   SingleAnswerMapping<Answer, Value> & {
     /** The options; by default `request.input.choices` (strings), as `askQuestion` sends them. */
     options?: readonly ChoiceOption<Value>[];
-    /** The submit button's text; "Choose" by default. */
+    /** The submit button's text; the widget texts' `choose` ("Choose") by default. */
     submitLabel?: string;
     /** A vertical list (default) or a grid of cards. */
     layout?: "list" | "grid";
@@ -37,6 +38,7 @@ export type ChoicePickerProps<Input = unknown, Answer = unknown, Value = string>
 export function ChoicePicker<Input = unknown, Answer = unknown, Value = string>(
   props: ChoicePickerProps<Input, Answer, Value>,
 ) {
+  const texts = useKitTexts();
   const options = props.options ?? (choicesOf(props.request.input) as unknown as ChoiceOption<Value>[]);
   const toAnswer = props.toAnswer ?? ((option: ChoiceOption<Value>) => ({ answer: option.value }) as Answer);
   return (
@@ -47,7 +49,7 @@ export function ChoicePicker<Input = unknown, Answer = unknown, Value = string>(
       min={1}
       max={1}
       toAnswer={(chosen) => toAnswer(chosen[0] as ChoiceOption<Value>)}
-      submitLabel={props.submitLabel ?? "Choose"}
+      submitLabel={props.submitLabel ?? texts.choose}
       layout={props.layout ?? "list"}
       renderVisual={props.renderVisual}
       hideLabels={props.hideLabels}

@@ -1,5 +1,5 @@
 import type { JsonSchema } from "@hitl-kit/protocol";
-import { busyButtonProps, SchemaForm, ValueView, WidgetFrame, type WidgetProps } from "@hitl-kit/react";
+import { busyButtonProps, SchemaForm, useWidgetTexts, ValueView, WidgetFrame, type WidgetProps } from "@hitl-kit/react";
 
 /** Props of {@link FormWidget}. */
 export type FormWidgetProps<Input = unknown, Answer = unknown> = WidgetProps<Input, Answer> & {
@@ -20,6 +20,7 @@ export type FormWidgetProps<Input = unknown, Answer = unknown> = WidgetProps<Inp
 export function FormWidget<Input = unknown, Answer = unknown>(props: FormWidgetProps<Input, Answer>) {
   const { request, status, error } = props;
   const busy = status === "submitting";
+  const texts = useWidgetTexts();
   return (
     <WidgetFrame
       {...props}
@@ -33,10 +34,10 @@ export function FormWidget<Input = unknown, Answer = unknown>(props: FormWidgetP
         onSubmit={props.respond}
         issues={status === "error" ? error?.issues : undefined}
         disabled={busy}
-        submitLabel={busy ? "Sending…" : (props.submitLabel ?? "Submit")}
+        submitLabel={busy ? texts.sending : (props.submitLabel ?? texts.submit)}
       >
         <button type="button" className="hitl-button" {...busyButtonProps(busy, () => props.decline())}>
-          Decline
+          {texts.decline}
         </button>
       </SchemaForm>
     </WidgetFrame>

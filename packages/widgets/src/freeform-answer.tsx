@@ -1,11 +1,12 @@
 import { busyButtonProps, WidgetFrame, type WidgetProps } from "@hitl-kit/react";
 import { type FormEvent, type KeyboardEvent, useId, useRef, useState } from "react";
+import { useKitTexts } from "./kit-texts.js";
 
 /** Props of {@link FreeformAnswer}. */
 export type FreeformAnswerProps<Input = unknown, Answer = unknown> = WidgetProps<Input, Answer> & {
   /** Turns the text into the answer; by default `{ [key]: text }` for the schema's string property (`answer`), or the text itself. */
   toAnswer?: (text: string) => Answer;
-  /** The text box's label; "Your answer" by default. */
+  /** The text box's label; the widget texts' `yourAnswer` ("Your answer") by default. */
   label?: string;
   placeholder?: string;
   submitLabel?: string;
@@ -33,6 +34,7 @@ export function FreeformAnswer<Input = unknown, Answer = unknown>(props: Freefor
   const { status, request } = props;
   const busy = status === "submitting";
   const id = useId();
+  const texts = useKitTexts();
   const [text, setText] = useState("");
   const [message, setMessage] = useState<string>();
   const boxRef = useRef<HTMLTextAreaElement>(null);
@@ -47,11 +49,7 @@ export function FreeformAnswer<Input = unknown, Answer = unknown>(props: Freefor
     const length = characters(value);
     if (length < min || (max !== undefined && length > max)) {
       setMessage(
-        length > (max ?? length)
-          ? `Write at most ${max} characters.`
-          : min <= 1
-            ? "Write an answer first."
-            : `Write at least ${min} characters.`,
+        length > (max ?? length) ? texts.atMost(max ?? length) : min <= 1 ? texts.writeFirst : texts.atLeast(min),
       );
       boxRef.current?.focus();
       return;
@@ -81,7 +79,7 @@ export function FreeformAnswer<Input = unknown, Answer = unknown>(props: Freefor
       <form className="hitl-form" noValidate onSubmit={submit}>
         <div className="hitl-field hitl-field--text" data-invalid={message ? true : undefined}>
           <label className="hitl-field__label" htmlFor={`${id}-text`}>
-            {props.label ?? "Your answer"}
+            {props.label ?? texts.yourAnswer}
           </label>
           <textarea
             ref={boxRef}
@@ -103,7 +101,7 @@ export function FreeformAnswer<Input = unknown, Answer = unknown>(props: Freefor
             onKeyDown={onKeyDown}
           />
           <p className="hitl-field__help hitl-counter" id={`${id}-count`}>
-            {max ? `${characters(text)} / ${max} characters` : `${characters(text)} characters`} · Ctrl+Enter to send
+            {texts.count(characters(text), max)} · {texts.sendKeys}
           </p>
           {message ? (
             <p className="hitl-field__error" id={`${id}-error`} role="alert">
@@ -113,10 +111,10 @@ export function FreeformAnswer<Input = unknown, Answer = unknown>(props: Freefor
         </div>
         <div className="hitl-actions">
           <button type="submit" className="hitl-button hitl-button--primary" {...busyButtonProps(busy)}>
-            {busy ? "Sending…" : (props.submitLabel ?? "Send")}
+            {busy ? texts.sending : (props.submitLabel ?? texts.send)}
           </button>
           <button type="button" className="hitl-button" {...busyButtonProps(busy, () => props.decline())}>
-            Decline
+            {texts.decline}
           </button>
         </div>
       </form>

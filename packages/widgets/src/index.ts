@@ -16,6 +16,7 @@ export type { ChoiceOption, RenderVisual } from "./choice-option.js";
 export { ChoicePicker, type ChoicePickerProps, type SingleAnswerMapping } from "./choice-picker.js";
 export { FormWidget, type FormWidgetProps } from "./form-widget.js";
 export { FreeformAnswer, type FreeformAnswerProps } from "./freeform-answer.js";
+export { defaultWidgetKitTexts, type WidgetKitTexts } from "./kit-texts.js";
 export { type MediaItem, MediaPicker, type MediaPickerProps } from "./media-picker.js";
 export {
   type MultiAnswerMapping,

@@ -1,5 +1,6 @@
 import type { WidgetProps } from "@hitl-kit/react";
 import { type ChoiceOption, choicesOf, type RenderVisual } from "./choice-option.js";
+import { useKitTexts } from "./kit-texts.js";
 import { PickerCore } from "./picker-core.js";
 
 /** How the chosen options become the answer; optional when the answer is `{ answers: values }`. */
@@ -41,6 +42,7 @@ export function arrayLimits(schema: Record<string, unknown>): { min?: number; ma
 export function MultiChoicePicker<Input = unknown, Answer = unknown, Value = string>(
   props: MultiChoicePickerProps<Input, Answer, Value>,
 ) {
+  const texts = useKitTexts();
   const options = props.options ?? (choicesOf(props.request.input) as unknown as ChoiceOption<Value>[]);
   const toAnswer =
     props.toAnswer ?? ((chosen: ChoiceOption<Value>[]) => ({ answers: chosen.map((o) => o.value) }) as Answer);
@@ -53,7 +55,7 @@ export function MultiChoicePicker<Input = unknown, Answer = unknown, Value = str
       min={props.min ?? limits.min ?? 1}
       max={props.max ?? limits.max}
       toAnswer={toAnswer}
-      submitLabel={props.submitLabel ?? "Choose"}
+      submitLabel={props.submitLabel ?? texts.choose}
       layout={props.layout ?? "list"}
       renderVisual={props.renderVisual}
       hideLabels={props.hideLabels}

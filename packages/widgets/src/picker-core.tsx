@@ -2,6 +2,7 @@ import { busyButtonProps, WidgetFrame, type WidgetProps } from "@hitl-kit/react"
 import { type FormEvent, useId, useState } from "react";
 import { ChoiceGroup } from "./choice-group.js";
 import { type ChoiceOption, chosenOptions, type RenderVisual } from "./choice-option.js";
+import { useKitTexts } from "./kit-texts.js";
 
 /** What the single and multiple pickers share. */
 export type PickerCoreProps<Value> = WidgetProps<unknown, unknown> & PickerCoreOptions<Value>;
@@ -18,12 +19,6 @@ export interface PickerCoreOptions<Value> {
   renderVisual?: RenderVisual<Value>;
   hideLabels?: boolean;
   className: string;
-}
-
-function limitHint(min: number, max: number | undefined): string | undefined {
-  if (max !== undefined && min > 0) return min === max ? `Choose ${min}.` : `Choose ${min} to ${max}.`;
-  if (max !== undefined) return `Choose up to ${max}.`;
-  return min > 1 ? `Choose at least ${min}.` : undefined;
 }
 
 /** What a resolved picker shows: the chosen options, each with its picture when the picker draws them. */
@@ -55,22 +50,30 @@ export function PickerCore<Value>(props: PickerCoreProps<Value>) {
   const { options, multiple, min, max, status, toAnswer } = props;
   const busy = status === "submitting";
   const id = useId();
+  const texts = useKitTexts();
   const [selected, setSelected] = useState<number[]>([]);
   const [message, setMessage] = useState<string>();
-  const hint = multiple ? limitHint(min, max) : undefined;
+  // The limits as help: "Choose 2.", "Choose 1 to 3.", "Choose up to 3.", "Choose at least 2." (one is no limit).
+  const hint = !multiple
+    ? undefined
+    : max !== undefined
+      ? texts.limits(min, max)
+      : min > 1
+        ? texts.limits(min, 0)
+        : undefined;
 
   function pick(index: number) {
     setMessage(undefined);
     if (!multiple) return setSelected([index]);
     if (selected.includes(index)) return setSelected(selected.filter((i) => i !== index));
-    if (max !== undefined && selected.length >= max) return setMessage(`You can choose up to ${max}.`);
+    if (max !== undefined && selected.length >= max) return setMessage(texts.upTo(max));
     setSelected([...selected, index]);
   }
 
   function submit(chosen: readonly number[]) {
     if (busy) return;
     if (chosen.length < Math.max(min, 1) && !(multiple && min === 0)) {
-      setMessage(multiple ? `Choose at least ${Math.max(min, 1)}.` : "Choose an option first.");
+      setMessage(multiple ? texts.issues.minItems(Math.max(min, 1)) : texts.chooseFirst);
       return;
     }
     const picked = [...chosen].sort((a, b) => a - b).flatMap((i) => (options[i] ? [options[i]] : []));
@@ -89,14 +92,14 @@ export function PickerCore<Value>(props: PickerCoreProps<Value>) {
   return (
     <WidgetFrame {...props} summary={summary} className={props.className}>
       <form className="hitl-form" noValidate onSubmit={onSubmit}>
-        {options.length === 0 ? <p className="hitl-muted">There are no options to choose from.</p> : null}
+        {options.length === 0 ? <p className="hitl-muted">{texts.noOptions}</p> : null}
         <ChoiceGroup
           options={options}
           multiple={multiple}
           selected={selected}
           onPick={pick}
           onSubmit={submit}
-          label={props.request.prompt ?? "Options"}
+          label={props.request.prompt ?? texts.options}
           describedBy={describedBy}
           disabled={busy}
           invalid={message !== undefined}
@@ -106,7 +109,7 @@ export function PickerCore<Value>(props: PickerCoreProps<Value>) {
         />
         {hint ? (
           <p className="hitl-field__help" id={`${id}-hint`}>
-            {hint} {multiple ? `${selected.length} selected.` : ""}
+            {hint} {multiple ? texts.selected(selected.length) : ""}
           </p>
         ) : null}
         {message ? (
@@ -116,10 +119,10 @@ export function PickerCore<Value>(props: PickerCoreProps<Value>) {
         ) : null}
         <div className="hitl-actions">
           <button type="submit" className="hitl-button hitl-button--primary" {...busyButtonProps(busy)}>
-            {busy ? "Sending…" : props.submitLabel}
+            {busy ? texts.sending : props.submitLabel}
           </button>
           <button type="button" className="hitl-button" {...busyButtonProps(busy, () => props.decline())}>
-            Decline
+            {texts.decline}
           </button>
         </div>
       </form>

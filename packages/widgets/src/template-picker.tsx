@@ -1,5 +1,6 @@
 import type { WidgetProps } from "@hitl-kit/react";
 import { ChoicePicker } from "./choice-picker.js";
+import { useKitTexts } from "./kit-texts.js";
 import { PicturePlaceholder } from "./picture-placeholder.js";
 import { safeCssColor, safeImageUrl } from "./safe-content.js";
 
@@ -44,6 +45,7 @@ function Preview({ template }: { template: Template }) {
  * widgets.add("pick_template", TemplatePicker);
  */
 export function TemplatePicker(props: TemplatePickerProps) {
+  const texts = useKitTexts();
   const templates = props.request.input.templates ?? [];
   const byId = new Map(templates.map((t) => [t.id, t]));
   return (
@@ -51,7 +53,7 @@ export function TemplatePicker(props: TemplatePickerProps) {
       {...props}
       className={["hitl-template-picker", props.className].filter(Boolean).join(" ")}
       layout="grid"
-      submitLabel="Use template"
+      submitLabel={texts.useTemplate}
       options={templates.map((t) => ({ value: t.id, label: t.name, description: t.description }))}
       toAnswer={(option) => ({ templateId: option.value })}
       renderVisual={(option) => {

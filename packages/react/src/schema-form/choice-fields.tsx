@@ -1,3 +1,4 @@
+import { useWidgetTexts } from "../use-widget-texts.js";
 import { FieldNotes, RequiredMark, useFieldA11y } from "./field-shell.js";
 import { useFormContext } from "./form-context.js";
 import { draftAt } from "./form-draft.js";
@@ -10,9 +11,10 @@ const maxRadios = 5;
 /** @internal A single choice: a radio group for few options, a select for many. */
 export function EnumField({ node, path, required }: FieldProps<"enum">) {
   const { draft, setDraft, disabled } = useFormContext();
+  const texts = useWidgetTexts();
   const help = descriptionOf(node.schema);
   const a11y = useFieldA11y(path, help);
-  const label = labelOf(node.schema, path.at(-1));
+  const label = labelOf(node.schema, path.at(-1), texts);
   const current = String(draftAt(draft, path) ?? "");
   if (node.options.length > maxRadios) {
     return (
@@ -31,7 +33,7 @@ export function EnumField({ node, path, required }: FieldProps<"enum">) {
           aria-describedby={a11y.describedBy}
           onChange={(event) => setDraft(path, event.currentTarget.value)}
         >
-          <option value="">Choose…</option>
+          <option value="">{texts.pick}</option>
           {node.options.map((option, index) => (
             <option key={String(index)} value={String(index)}>
               {option.label}
@@ -79,8 +81,11 @@ export function EnumField({ node, path, required }: FieldProps<"enum">) {
 /** @internal A multi-select: one checkbox per option, with the `minItems`/`maxItems` limits as help. */
 export function MultiField({ node, path, required }: FieldProps<"multi">) {
   const { draft, setDraft, disabled } = useFormContext();
+  const texts = useWidgetTexts();
   const { minItems, maxItems } = node.schema;
-  const limit = limitText(typeof minItems === "number" ? minItems : 0, typeof maxItems === "number" ? maxItems : 0);
+  const min = typeof minItems === "number" ? minItems : 0;
+  const max = typeof maxItems === "number" ? maxItems : 0;
+  const limit = min > 0 || max > 0 ? texts.limits(min, max) : undefined;
   const help = [descriptionOf(node.schema), limit].filter(Boolean).join(" ") || undefined;
   const a11y = useFieldA11y(path, help);
   const chosen = (draftAt(draft, path) as number[] | undefined) ?? [];
@@ -93,7 +98,7 @@ export function MultiField({ node, path, required }: FieldProps<"multi">) {
       data-invalid={a11y.invalid || undefined}
     >
       <legend className="hitl-field__label">
-        {labelOf(node.schema, path.at(-1))}
+        {labelOf(node.schema, path.at(-1), texts)}
         <RequiredMark required={required} />
       </legend>
       {node.options.map((option, index) => {
@@ -115,11 +120,4 @@ export function MultiField({ node, path, required }: FieldProps<"multi">) {
       <FieldNotes a11y={a11y} help={help} />
     </fieldset>
   );
-}
-
-function limitText(min: number, max: number): string | undefined {
-  if (min > 0 && max > 0) return min === max ? `Choose ${min}.` : `Choose ${min} to ${max}.`;
-  if (min > 0) return `Choose at least ${min}.`;
-  if (max > 0) return `Choose up to ${max}.`;
-  return undefined;
 }

@@ -1,3 +1,4 @@
+import { useWidgetTexts } from "../use-widget-texts.js";
 import type { WidgetProps } from "../widget-props.js";
 import { busyButtonProps } from "./busy-button-props.js";
 import { SchemaForm } from "./schema-form.js";
@@ -7,7 +8,8 @@ import { WidgetFrame } from "./widget-frame.js";
 /**
  * The widget for a request no widget is registered for: the prompt, a form built from the
  * request's answer schema (or a JSON editor when the schema is beyond a form), and Decline
- * and Cancel. An approval also shows the call's input, and says Approve and Deny.
+ * and Cancel. An approval also shows the call's input, and says Approve and Deny. Its words
+ * come from the widget texts (`useWidgetTexts`).
  * @example
  * <FallbackWidget {...widgetProps} />
  */
@@ -15,11 +17,12 @@ export function FallbackWidget(props: WidgetProps & { className?: string }) {
   const { request, status, respond, decline, cancel, error } = props;
   const busy = status === "submitting";
   const approval = request.kind === "approval";
+  const texts = useWidgetTexts();
   return (
     <WidgetFrame
       {...props}
       className={["hitl-fallback", props.className].filter(Boolean).join(" ")}
-      labels={approval ? { resolved: "Approved", declined: "Denied" } : undefined}
+      labels={approval ? { resolved: texts.approved, declined: texts.denied } : undefined}
       showIssues={false}
     >
       {approval ? <ValueView value={request.input} /> : null}
@@ -28,13 +31,13 @@ export function FallbackWidget(props: WidgetProps & { className?: string }) {
         onSubmit={respond}
         issues={status === "error" ? error?.issues : undefined}
         disabled={busy}
-        submitLabel={busy ? "Sending…" : approval ? "Approve" : "Submit"}
+        submitLabel={busy ? texts.sending : approval ? texts.approve : texts.submit}
       >
         <button type="button" className="hitl-button" {...busyButtonProps(busy, () => decline())}>
-          {approval ? "Deny" : "Decline"}
+          {approval ? texts.deny : texts.decline}
         </button>
         <button type="button" className="hitl-button hitl-button--quiet" {...busyButtonProps(busy, cancel)}>
-          Cancel
+          {texts.cancel}
         </button>
       </SchemaForm>
     </WidgetFrame>

@@ -1,36 +1,27 @@
 import type { JsonSchema, ValidationIssue } from "@hitl-kit/protocol";
-
-const formatNames: Record<string, string> = {
-  email: "an email address",
-  uri: "a URL such as https://example.com",
-  url: "a URL such as https://example.com",
-  date: "a date",
-  "date-time": "a date and time",
-};
+import type { IssueTexts } from "../widget-texts.js";
 
 /**
  * Rewrites a validator message in words a person understands, using the field's schema
- * for the limits ("String is too short (2 < 3)." → "Use at least 3 characters.").
- * Messages it does not recognise are kept as they are.
+ * for the limits ("String is too short (2 < 3)." → `texts.minLength(3)`, "Use at least 3
+ * characters."). Messages it does not recognise are kept as they are.
  */
-export function issueMessage(message: string, schema: JsonSchema | undefined): string {
+export function issueMessage(message: string, schema: JsonSchema | undefined, texts: IssueTexts): string {
   const s = schema ?? {};
-  if (message === "Required") return "This field is required.";
-  if (message.startsWith("String is too short")) return `Use at least ${s.minLength} characters.`;
-  if (message.startsWith("String is too long")) return `Use at most ${s.maxLength} characters.`;
+  if (message === "Required") return texts.required;
+  if (message.startsWith("String is too short")) return texts.minLength(s.minLength as number);
+  if (message.startsWith("String is too long")) return texts.maxLength(s.maxLength as number);
   if (message.startsWith("String does not match pattern"))
-    return typeof s.description === "string"
-      ? `Does not match: ${s.description}`
-      : "Does not match the expected format.";
+    return texts.pattern(typeof s.description === "string" ? s.description : undefined);
   const format = /does not match format "(.+)"/.exec(message)?.[1];
-  if (format) return `Enter ${formatNames[format] ?? `a valid ${format}`}.`;
-  if (/Expected "integer"/.test(message)) return "Enter a whole number.";
-  if (/Expected "number"/.test(message)) return "Enter a number.";
-  if (/ is less than /.test(message)) return `Enter ${s.minimum ?? s.exclusiveMinimum} or more.`;
-  if (/ is greater than /.test(message)) return `Enter ${s.maximum ?? s.exclusiveMaximum} or less.`;
-  if (message.startsWith("Array has too few items")) return `Choose at least ${s.minItems}.`;
-  if (message.startsWith("Array has too many items")) return `Choose at most ${s.maxItems}.`;
-  if (message.startsWith("Instance does not match any of")) return "Choose one of the options.";
+  if (format) return texts.format(format);
+  if (/Expected "integer"/.test(message)) return texts.integer;
+  if (/Expected "number"/.test(message)) return texts.number;
+  if (/ is less than /.test(message)) return texts.minimum((s.minimum ?? s.exclusiveMinimum) as number);
+  if (/ is greater than /.test(message)) return texts.maximum((s.maximum ?? s.exclusiveMaximum) as number);
+  if (message.startsWith("Array has too few items")) return texts.minItems(s.minItems as number);
+  if (message.startsWith("Array has too many items")) return texts.maxItems(s.maxItems as number);
+  if (message.startsWith("Instance does not match any of")) return texts.oneOf;
   return message;
 }
 

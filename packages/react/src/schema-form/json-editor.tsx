@@ -1,5 +1,6 @@
 import { type ValidationIssue, validateJsonSchema } from "@hitl-kit/protocol";
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import { useWidgetTexts } from "../use-widget-texts.js";
 import { busyButtonProps } from "./busy-button-props.js";
 import type { SchemaFormProps } from "./schema-form.js";
 import { descriptionOf, labelOf } from "./schema-node.js";
@@ -19,7 +20,8 @@ function describe(issue: ValidationIssue): string {
  * under it and the expected schema on hand.
  */
 export function JsonEditor<Value>(props: SchemaFormProps<Value>) {
-  const { schema, disabled = false, submitLabel = "Submit", children, className } = props;
+  const texts = useWidgetTexts();
+  const { schema, disabled = false, submitLabel = texts.submit, children, className } = props;
   const id = useId();
   const textRef = useRef<HTMLTextAreaElement>(null);
   const [text, setText] = useState(() => startText(schema, props.defaultValue));
@@ -40,7 +42,7 @@ export function JsonEditor<Value>(props: SchemaFormProps<Value>) {
     try {
       value = JSON.parse(text);
     } catch (error) {
-      setOwnIssues([{ path: [], message: `This is not valid JSON (${(error as Error).message}).` }]);
+      setOwnIssues([{ path: [], message: texts.issues.json((error as Error).message) }]);
       textRef.current?.focus();
       return;
     }
@@ -59,7 +61,7 @@ export function JsonEditor<Value>(props: SchemaFormProps<Value>) {
       <fieldset className="hitl-form__fields" disabled={disabled}>
         <div className="hitl-field hitl-field--json" data-invalid={shown.length > 0 || undefined}>
           <label className="hitl-field__label" htmlFor={`${id}-json`}>
-            {labelOf(schema, undefined)} (JSON)
+            {texts.json(labelOf(schema, undefined, texts))}
           </label>
           <textarea
             id={`${id}-json`}
@@ -73,7 +75,8 @@ export function JsonEditor<Value>(props: SchemaFormProps<Value>) {
             onChange={(event) => setText(event.currentTarget.value)}
           />
           <p className="hitl-field__help" id={`${id}-help`}>
-            {help ? `${help} ` : ""}Enter the answer as JSON that matches the expected shape.
+            {help ? `${help} ` : ""}
+            {texts.jsonHelp}
           </p>
           {shown.length > 0 ? (
             <ul className="hitl-field__error hitl-issues" id={`${id}-error`}>
@@ -83,7 +86,7 @@ export function JsonEditor<Value>(props: SchemaFormProps<Value>) {
             </ul>
           ) : null}
           <details className="hitl-schema">
-            <summary>Expected shape</summary>
+            <summary>{texts.shape}</summary>
             <pre className="hitl-code">{JSON.stringify(schema, null, 2)}</pre>
           </details>
         </div>

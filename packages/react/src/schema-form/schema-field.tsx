@@ -1,3 +1,4 @@
+import { useWidgetTexts } from "../use-widget-texts.js";
 import { EnumField, MultiField } from "./choice-fields.js";
 import { FieldNotes, FieldShell, RequiredMark, useFieldA11y } from "./field-shell.js";
 import { useFormContext } from "./form-context.js";
@@ -34,6 +35,7 @@ function num(value: unknown): number | undefined {
 }
 
 function TextField({ node, path, required }: FieldProps<"text">) {
+  const texts = useWidgetTexts();
   const { draft, setDraft, disabled } = useFormContext();
   const help = descriptionOf(node.schema);
   const a11y = useFieldA11y(path, help);
@@ -51,7 +53,7 @@ function TextField({ node, path, required }: FieldProps<"text">) {
     onChange: (event: { currentTarget: { value: string } }) => setDraft(path, event.currentTarget.value),
   };
   return (
-    <FieldShell a11y={a11y} label={labelOf(schema, path.at(-1))} required={required} help={help} kind="text">
+    <FieldShell a11y={a11y} label={labelOf(schema, path.at(-1), texts)} required={required} help={help} kind="text">
       {node.multiline ? (
         <textarea {...common} rows={4} />
       ) : (
@@ -67,13 +69,14 @@ function TextField({ node, path, required }: FieldProps<"text">) {
 }
 
 function NumberField({ node, path, required }: FieldProps<"number">) {
+  const texts = useWidgetTexts();
   const { draft, setDraft, disabled } = useFormContext();
   const help = descriptionOf(node.schema);
   const a11y = useFieldA11y(path, help);
   const { schema } = node;
   const step = num(schema.multipleOf) ?? (node.integer ? 1 : "any");
   return (
-    <FieldShell a11y={a11y} label={labelOf(schema, path.at(-1))} required={required} help={help} kind="number">
+    <FieldShell a11y={a11y} label={labelOf(schema, path.at(-1), texts)} required={required} help={help} kind="number">
       <input
         id={a11y.id}
         className="hitl-input"
@@ -95,6 +98,7 @@ function NumberField({ node, path, required }: FieldProps<"number">) {
 
 // A checkbox always has a value (unticked is false), so it carries no required marker.
 function BooleanField({ node, path }: FieldProps<"boolean">) {
+  const texts = useWidgetTexts();
   const { draft, setDraft, disabled } = useFormContext();
   const help = descriptionOf(node.schema);
   const a11y = useFieldA11y(path, help);
@@ -111,7 +115,7 @@ function BooleanField({ node, path }: FieldProps<"boolean">) {
           aria-describedby={a11y.describedBy}
           onChange={(event) => setDraft(path, event.currentTarget.checked)}
         />
-        <span className="hitl-check__label">{labelOf(node.schema, path.at(-1))}</span>
+        <span className="hitl-check__label">{labelOf(node.schema, path.at(-1), texts)}</span>
       </label>
       <FieldNotes a11y={a11y} help={help} />
     </div>
@@ -119,6 +123,7 @@ function BooleanField({ node, path }: FieldProps<"boolean">) {
 }
 
 function ObjectFieldset({ node, path, required }: FieldProps<"object">) {
+  const texts = useWidgetTexts();
   const help = descriptionOf(node.schema);
   const a11y = useFieldA11y(path, help);
   const fields = node.properties.map((property) => (
@@ -136,7 +141,7 @@ function ObjectFieldset({ node, path, required }: FieldProps<"object">) {
   return (
     <fieldset className="hitl-fieldset" id={a11y.id} aria-describedby={a11y.describedBy}>
       <legend className="hitl-fieldset__legend">
-        {labelOf(node.schema, path.at(-1))}
+        {labelOf(node.schema, path.at(-1), texts)}
         <RequiredMark required={required} />
       </legend>
       <FieldNotes a11y={a11y} help={help} />

@@ -1,5 +1,6 @@
 import { type JsonSchema, type ValidationIssue, validateJsonSchema } from "@hitl-kit/protocol";
 import { type FormEvent, type ReactNode, useCallback, useEffect, useId, useMemo, useRef, useState } from "react";
+import { useWidgetTexts } from "../use-widget-texts.js";
 import { busyButtonProps } from "./busy-button-props.js";
 import { focusFirstInvalid } from "./focus-first-invalid.js";
 import { FormContext, type FormContextValue } from "./form-context.js";
@@ -24,7 +25,7 @@ export interface SchemaFormProps<Value = unknown> {
    * focusable (`aria-disabled`, so focus is not lost) and a submit is ignored.
    */
   disabled?: boolean;
-  /** The submit button's text; "Submit" by default. */
+  /** The submit button's text; the widget texts' `submit` ("Submit") by default. */
   submitLabel?: string;
   /** Extra buttons, placed after the submit button. */
   children?: ReactNode;
@@ -53,7 +54,8 @@ function collectNodes(node: FormNode, path: string[], into: Map<string, FormNode
 }
 
 function NodeForm<Value>(props: SchemaFormProps<Value> & { node: FormNode }) {
-  const { node, schema, disabled = false, submitLabel = "Submit", children, className } = props;
+  const texts = useWidgetTexts();
+  const { node, schema, disabled = false, submitLabel = texts.submit, children, className } = props;
   const idBase = useId();
   const formRef = useRef<HTMLFormElement>(null);
   const [draft, setDraftState] = useState<Draft>(() => initialDraft(node, props.defaultValue));
@@ -74,15 +76,15 @@ function NodeForm<Value>(props: SchemaFormProps<Value> & { node: FormNode }) {
     for (const [key, issues] of issuesByField(shown, new Set(nodes.keys()))) {
       const field = nodes.get(key);
       const depth = (JSON.parse(key) as string[]).length;
-      const texts = issues.map((issue) => {
-        const text = issueMessage(issue.message, field?.schema);
+      const lines = issues.map((issue) => {
+        const text = issueMessage(issue.message, field?.schema, texts.issues);
         const rest = issue.path.slice(depth);
         return field?.kind === "object" && rest.length > 0 ? `${rest.join(".")}: ${text}` : text;
       });
-      byField.set(key, [...new Set(texts)]);
+      byField.set(key, [...new Set(lines)]);
     }
     return byField;
-  }, [shown, nodes]);
+  }, [shown, nodes, texts]);
 
   // Server issues arrive after the answer was sent: move focus to the first one.
   // Issues present on mount are only shown; where focus goes then is the widget's call.

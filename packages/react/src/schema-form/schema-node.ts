@@ -121,16 +121,24 @@ function objectNode(schema: JsonSchema): FormNode | undefined {
   return { kind: "object", schema, properties };
 }
 
-/** A field's label: its `title`, or its key in sentence case (`templateId` → "Template id"). */
-export function labelOf(schema: JsonSchema, key: string | undefined): string {
-  if (typeof schema.title === "string" && schema.title.trim() !== "") return schema.title;
-  if (!key) return "Answer";
+/** A key in sentence case, as English writes it: `templateId` → "Template id". */
+export function sentenceCase(key: string): string {
   const words = key
     .replace(/[_-]+/g, " ")
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .trim()
     .toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** A field's label: its `title`, or its key made a label by `texts.label` (`templateId` → "Template id"), else `texts.answer`. */
+export function labelOf(
+  schema: JsonSchema,
+  key: string | undefined,
+  texts: { label: (key: string) => string; answer: string },
+): string {
+  if (typeof schema.title === "string" && schema.title.trim() !== "") return schema.title;
+  return key ? texts.label(key) : texts.answer;
 }
 
 /** A field's help text, from `description`. */

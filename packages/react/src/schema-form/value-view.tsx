@@ -1,3 +1,4 @@
+import { useWidgetTexts } from "../use-widget-texts.js";
 import { labelOf } from "./schema-node.js";
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -36,15 +37,16 @@ function Scalar({ value }: { value: unknown }) {
  * <ValueView value={request.input} />
  */
 export function ValueView({ value, className }: { value: unknown; className?: string }) {
-  if (value === undefined) return <p className="hitl-muted">Nothing</p>;
+  const texts = useWidgetTexts();
+  if (value === undefined) return <p className="hitl-muted">{texts.nothing}</p>;
   if (!isPlainObject(value)) return <Scalar value={value} />;
   const entries = Object.entries(value);
-  if (entries.length === 0) return <p className="hitl-muted">Nothing</p>;
+  if (entries.length === 0) return <p className="hitl-muted">{texts.nothing}</p>;
   return (
     <dl className={["hitl-values", className].filter(Boolean).join(" ")}>
       {entries.map(([key, item]) => (
         <div className="hitl-values__row" key={key}>
-          <dt className="hitl-values__key">{labelOf({}, key)}</dt>
+          <dt className="hitl-values__key">{labelOf({}, key, texts)}</dt>
           <dd className="hitl-values__value">
             <Scalar value={item} />
           </dd>

@@ -1,20 +1,10 @@
-import { plainErrorMessage, type RequestState, type RequestStatus, type TypedInputRequest } from "@hitl-kit/client";
+import type { RequestState, RequestStatus, TypedInputRequest } from "@hitl-kit/client";
 import { type ReactNode, useId, useRef } from "react";
-import { labelOf } from "./schema-node.js";
+import { useWidgetTexts } from "../use-widget-texts.js";
+import { sentenceCase } from "./schema-node.js";
 import { useFocusOnAppear } from "./use-focus-on-appear.js";
 import { useKeepFocus } from "./use-keep-focus.js";
 import { ValueView } from "./value-view.js";
-
-/** The words a widget shows for each status, in its badge. */
-export const defaultStatusLabels: Record<RequestStatus, string> = {
-  pending: "Waiting for you",
-  submitting: "Sending…",
-  resolved: "Answered",
-  declined: "Declined",
-  cancelled: "Cancelled",
-  expired: "Expired",
-  error: "Not sent",
-};
 
 /** The state fields a frame reads: `status`, and `error` or `resolution` where the status has them. */
 export type WidgetFrameState = RequestState extends infer State
@@ -30,7 +20,7 @@ export type WidgetFrameProps = WidgetFrameState & {
   title?: ReactNode;
   /** What a resolved widget shows; by default the answer, formatted. */
   summary?: ReactNode;
-  /** Replaces some of the default status labels ("Waiting for you", "Sending…" and so on; an approval says "Approved" and "Denied"). */
+  /** Replaces some of the status labels (by default the `status` of the widget texts: "Waiting for you", "Sending…" and so on; an approval says "Approved" and "Denied"). */
   labels?: Partial<Record<RequestStatus, string>>;
   /** Lists `error.issues` under the error message; off for forms that show them per field. */
   showIssues?: boolean;
@@ -62,7 +52,8 @@ export function WidgetFrame(props: WidgetFrameProps) {
   const rootRef = useRef<HTMLElement>(null);
   const titleId = useId();
   const open = isOpen(status);
-  const label = labels?.[status] ?? defaultStatusLabels[status];
+  const texts = useWidgetTexts();
+  const label = labels?.[status] ?? texts.status[status];
   useFocusOnAppear(rootRef, open && autoFocus !== false);
   const keepFocus = useKeepFocus(rootRef, status);
   return (
@@ -80,18 +71,18 @@ export function WidgetFrame(props: WidgetFrameProps) {
     >
       <header className="hitl-widget__header">
         <span className="hitl-widget__tool" lang="en">
-          {labelOf({}, request.toolName)}
+          {sentenceCase(request.toolName)}
         </span>
         <span className="hitl-badge" role="status">
           {label}
         </span>
       </header>
       <p className="hitl-widget__title" id={titleId}>
-        {props.title ?? request.prompt ?? labelOf({}, request.toolName)}
+        {props.title ?? request.prompt ?? sentenceCase(request.toolName)}
       </p>
       {props.status === "error" ? (
         <div className="hitl-alert" role="alert">
-          <p>{plainErrorMessage(props.error)}</p>
+          <p>{texts.error(props.error)}</p>
           {showIssues && props.error.issues && props.error.issues.length > 0 ? (
             <ul className="hitl-issues">
               {props.error.issues.map((issue) => (
@@ -110,22 +101,22 @@ export function WidgetFrame(props: WidgetFrameProps) {
 }
 
 function Outcome(props: WidgetFrameProps) {
+  const texts = useWidgetTexts();
   let detail: ReactNode;
   if (props.status === "resolved") detail = props.summary ?? <ValueView value={props.resolution.value} />;
   else if (props.status === "declined")
     detail = props.resolution.reason ? (
-      <p className="hitl-quote">“{props.resolution.reason}”</p>
+      <p className="hitl-quote">{texts.quote(props.resolution.reason)}</p>
     ) : (
-      <p className="hitl-muted">No reason given.</p>
+      <p className="hitl-muted">{texts.noReason}</p>
     );
-  else if (props.status === "cancelled")
-    detail = <p className="hitl-muted">The request was cancelled without an answer.</p>;
-  else detail = <p className="hitl-muted">The request expired before it was answered.</p>;
+  else if (props.status === "cancelled") detail = <p className="hitl-muted">{texts.cancelled}</p>;
+  else detail = <p className="hitl-muted">{texts.expired}</p>;
   return (
     <div className="hitl-widget__outcome">
       {detail}
       {props.status === "resolved" && props.resolution.reason ? (
-        <p className="hitl-quote">“{props.resolution.reason}”</p>
+        <p className="hitl-quote">{texts.quote(props.resolution.reason)}</p>
       ) : null}
     </div>
   );

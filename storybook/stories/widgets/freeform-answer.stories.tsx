@@ -1,3 +1,4 @@
+import { type WidgetTextOverrides, WidgetTextsProvider } from "@hitl-kit/react";
 import { FreeformAnswer } from "@hitl-kit/widgets";
 import type { Meta, StoryObj } from "@storybook/react-vite";
 import { expect, fn } from "storybook/test";
@@ -46,3 +47,50 @@ export const Declined: Story = { args: states.declined };
 export const Cancelled: Story = { args: states.cancelled };
 export const Expired: Story = { args: states.expired };
 export const Failed: Story = { name: "Error", args: states.error() };
+
+const french: WidgetTextOverrides = {
+  send: "Envoyer",
+  sending: "Envoi…",
+  decline: "Refuser",
+  yourAnswer: "Votre réponse",
+  writeFirst: "Écrivez d'abord une réponse.",
+  atLeast: (count) => `Écrivez au moins ${count} caractères.`,
+  atMost: (count) => `Écrivez au plus ${count} caractères.`,
+  count: (count, max) => (max ? `${count} / ${max} caractères` : `${count} caractères`),
+  sendKeys: "Ctrl+Entrée pour envoyer",
+  status: { pending: "En attente", submitting: "Envoi…", resolved: "Répondu", error: "Non envoyé" },
+};
+
+/** The same widget with the app's texts in French (`WidgetTextsProvider`); the question comes from the model. */
+export const InFrench: Story = {
+  args: {
+    request: request(
+      "ask_question",
+      { question: "Que doit dire le titre de l'affiche ?" },
+      {
+        type: "object",
+        properties: { answer: { type: "string", minLength: 3, maxLength: 120 } },
+        required: ["answer"],
+      },
+      { prompt: "Que doit dire le titre de l'affiche ?" },
+    ),
+  },
+  decorators: [
+    (Story) => (
+      <div lang="fr">
+        <WidgetTextsProvider value={french}>
+          <Story />
+        </WidgetTextsProvider>
+      </div>
+    ),
+  ],
+  play: async ({ args, canvas, userEvent }) => {
+    const box = canvas.getByLabelText("Votre réponse");
+    await expect(canvas.getByRole("status")).toHaveTextContent("En attente");
+    await userEvent.type(box, "Hé");
+    await userEvent.click(canvas.getByRole("button", { name: "Envoyer" }));
+    await expect(canvas.getByRole("alert")).toHaveTextContent("Écrivez au moins 3 caractères.");
+    await expect(canvas.getByText("2 / 120 caractères · Ctrl+Entrée pour envoyer")).toBeVisible();
+    await expect(args.respond).not.toHaveBeenCalled();
+  },
+};

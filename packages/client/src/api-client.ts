@@ -1,5 +1,5 @@
 import { type InputResponse, ProtocolError, parseSnapshot } from "@hitl-kit/protocol";
-import { badResponseError, errorOfResponse, failedRequestError } from "./api-error.js";
+import { ApiError, badResponseError, errorOfResponse, failedRequestError } from "./api-error.js";
 import type {
   ApiClient,
   ApiClientOptions,
@@ -13,6 +13,7 @@ import type {
 import { sleep } from "./backoff.js";
 import { eventIterator } from "./event-iterator.js";
 import { openEventStream } from "./open-event-stream.js";
+import { whileOffline } from "./page-signals.js";
 import { idempotencyKey, retryDelay } from "./retry.js";
 
 const neverAborted = new AbortController().signal;
@@ -73,15 +74,25 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       accept: "application/json",
       ...(method === "POST" ? { "content-type": "application/json" } : {}),
     };
-    for (let attempt = 0; ; attempt += 1) {
+    const retry = resend ? options.retry : false;
+    const signal = call.signal ?? neverAborted;
+    for (let attempt = 0; ; ) {
       try {
         // Read again for each attempt: a token may have been refreshed meanwhile.
         const headers = await headersFor({ ...standard, ...defaults }, call.headers);
         return await requestOnce(method, path, body, headers, call.signal);
       } catch (error) {
-        const wait = resend && options.retry !== false ? retryDelay(error, attempt, options.retry) : undefined;
+        // The browser says it is offline: wait for the network without spending a resend.
+        const offline =
+          retry !== false && error instanceof ApiError && error.code === "network" && whileOffline(signal);
+        if (offline) {
+          await offline;
+          continue;
+        }
+        const wait = retry === false ? undefined : retryDelay(error, attempt, retry);
         if (wait === undefined) throw error;
-        await sleep(wait, call.signal ?? neverAborted);
+        attempt += 1;
+        await sleep(wait, signal);
       }
     }
   };

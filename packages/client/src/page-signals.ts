@@ -42,3 +42,25 @@ export function watchPage(signals: PageSignals): () => void {
     page?.removeEventListener("visibilitychange", visibility);
   };
 }
+
+/**
+ * While the browser says it has no network (`navigator.onLine` is `false`), a promise that
+ * resolves when it says the network is back (`online`) or `signal` aborts; otherwise
+ * `undefined`. A request that failed for want of a network waits for it this way instead of
+ * spending its resends, as a chat app keeps a message until the phone is back online.
+ */
+export function whileOffline(signal: AbortSignal): Promise<void> | undefined {
+  if (typeof navigator === "undefined" || navigator.onLine !== false) return undefined;
+  if (typeof window === "undefined" || typeof window.addEventListener !== "function") return undefined;
+  const target = window;
+  return new Promise((resolve) => {
+    const done = () => {
+      target.removeEventListener("online", done);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    target.addEventListener("online", done);
+    signal.addEventListener("abort", done, { once: true });
+    if (signal.aborted) done();
+  });
+}

@@ -8,7 +8,8 @@ import { type BackoffOptions, backoffDelay } from "./backoff.js";
  * unavailable` — a deploy, a database restart —, `502`, `504`, `408`, or `429` with a short
  * `Retry-After`). Only requests that are safe to send twice are resent: reads, answers,
  * `cancelTurn`, and messages (each sent with an `Idempotency-Key`, so the server starts one
- * turn however many times it arrives).
+ * turn however many times it arrives). While the browser says it is offline, a request
+ * that got no answer waits for the network instead, without spending a resend.
  */
 export interface RetryOptions extends BackoffOptions {
   /** How many times one request is resent before its error is thrown (default 6: about 13 s at most with the default waits). */

@@ -9,7 +9,7 @@ import {
   type ScriptedModelOptions,
   scriptedModel,
 } from "@hitl-kit/server";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { type ApiClient, type ApiClientOptions, ApiError, createApiClient } from "../src/index.js";
 import { pickCall, pickTemplate } from "./helpers.js";
 
@@ -546,6 +546,40 @@ describe("createApiClient against the real fetch handler", () => {
       abort.abort();
       expect(await pending).toMatchObject({ code: "aborted", status: 0 });
       expect(patient.sent).toHaveLength(1);
+    });
+
+    it("waits for the network while the browser says it is offline, without spending its resends", async () => {
+      const page = { window: new EventTarget(), navigator: { onLine: false } };
+      vi.stubGlobal("window", page.window);
+      vi.stubGlobal("navigator", page.navigator);
+      try {
+        const { runtime, api, sent, failing } = flaky();
+        const { sessionId, request } = await parked(api, runtime);
+        sent.length = 0;
+        failing.push("refused");
+        const answer = { requestId: request.requestId, action: "accept" as const, value: { templateId: "calm" } };
+        const reply = api.respond(sessionId, [answer]);
+        // Far longer than three resends take: it waits, as sent.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(sent).toHaveLength(1);
+        page.navigator.onLine = true;
+        page.window.dispatchEvent(new Event("online"));
+        expect(await reply).toEqual({ status: 202, resolutions: [answer] });
+        expect(sent).toHaveLength(2);
+        // A server that answers is not the network: its 503s are resent as many times as ever.
+        page.navigator.onLine = false;
+        failing.push(busy(), busy(), busy(), busy());
+        expect(await rejection(api.listSessions())).toMatchObject({ code: "unavailable" });
+        // Waiting for the network ends when the caller aborts.
+        failing.push("refused");
+        const abort = new AbortController();
+        const pending = rejection(api.listSessions({ signal: abort.signal }));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        abort.abort();
+        expect(await pending).toMatchObject({ code: "aborted" });
+      } finally {
+        vi.unstubAllGlobals();
+      }
     });
 
     it("keeps an Idempotency-Key the caller sends", async () => {

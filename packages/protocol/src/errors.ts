@@ -69,8 +69,27 @@ export function isErrorCode(code: string): code is ErrorCode {
   return Object.hasOwn(ERROR_CODES, code);
 }
 
-/** An error with a wire code, thrown by the server and the client alike. */
+/** What marks a `ProtocolError` of any copy of this package: the same symbol in every copy. */
+const protocolErrorMark = Symbol.for("@hitl-kit/protocol.ProtocolError");
+
+/**
+ * An error with a wire code, thrown by the server and the client alike. `instanceof
+ * ProtocolError` holds for one made by another copy of this package too (an app and a
+ * hitl-kit package on two versions of it), so neither takes the other's for an unknown error.
+ */
 export class ProtocolError extends Error {
+  /** Whether `value` is a `ProtocolError` of any copy of this package (a subclass's `instanceof` is the usual one). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof asked, which may be a subclass
+    if (this !== ProtocolError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === "object" && value !== null && protocolErrorMark in value;
+  }
+
+  /** Marks it for every copy of this package (see the class's `instanceof`). */
+  get [protocolErrorMark](): true {
+    return true;
+  }
+
   /** `"ProtocolError"` (`"ApiError"` for the client's subclass). */
   override readonly name: string = "ProtocolError";
   /** The error's code: one of {@link ERROR_CODES}, or a newer server's code this version does not know. */

@@ -34,13 +34,20 @@ export const states = {
   },
   cancelled: { status: "cancelled" as const, resolution: { action: "cancel" as const } },
   expired: { status: "expired" as const, resolution: { action: "expire" as const } },
+  /** A refusal with issues as the server words it (its summary is for developers), or an answer the network lost. */
   error: (issues: RequestError["issues"] = []) => ({
     status: "error" as const,
-    error: {
-      code: issues.length ? "invalid_answer" : "network",
-      message: "The answer was not sent. Try again.",
-      issues,
-    } satisfies RequestError,
+    error: (issues.length
+      ? {
+          code: "invalid_answer",
+          message: `The answer does not fit the answer schema of the tool (${serverSummary(issues)}).`,
+          issues,
+        }
+      : {
+          code: "network",
+          message:
+            "Could not reach /api/agent/sessions/ses_1/responses (Failed to fetch); check the connection and try again.",
+        }) satisfies RequestError,
   }),
 };
 
@@ -51,3 +58,8 @@ export const questionAnswer = {
   required: ["answer"],
   additionalProperties: false,
 };
+
+/** The issues as the server's message lists them (`path: message; …`): stories use only public entries. */
+function serverSummary(issues: NonNullable<RequestError["issues"]>): string {
+  return issues.map((issue) => `${issue.path.join(".") || "answer"}: ${issue.message}`).join("; ");
+}

@@ -83,6 +83,8 @@ export interface WidgetTexts {
   shape: string;
   /** The message of an answer that was not sent (its `code` and `message`); `plainErrorMessage` by default. */
   error: (error: { code?: string; message: string }) => string;
+  /** The message of an answer refused with issues, shown above them or beside their fields: "The answer does not fit what was asked. Check it, then send it again." */
+  notFit: string;
   /** `SchemaForm`'s messages for an answer that fails its schema. */
   issues: IssueTexts;
 }
@@ -158,6 +160,7 @@ export const defaultWidgetTexts: WidgetTexts = {
   jsonHelp: "Enter the answer as JSON that matches the expected shape.",
   shape: "Expected shape",
   error: plainErrorMessage,
+  notFit: "The answer does not fit what was asked. Check it, then send it again.",
   issues: {
     required: "This field is required.",
     minLength: (count) => `Use at least ${count} characters.`,

@@ -121,3 +121,26 @@ describe("WidgetFrame focus when it appears", () => {
     expect(document.activeElement).toBe(message);
   });
 });
+
+describe("WidgetFrame errors", () => {
+  it("says a refused answer does not fit in plain words and lists each issue once, not the server's summary", () => {
+    const issue = { path: ["colour"], message: "Choose one of the options." };
+    const message = `The answer does not fit the answer schema of pick_colour (colour: ${issue.message}).`;
+    render(<Frame state={{ status: "error", error: { code: "invalid_answer", message, issues: [issue] } }} />);
+    const alert = screen.getByRole("alert");
+    expect(alert.querySelector("p")?.textContent).toBe(
+      "The answer does not fit what was asked. Check it, then send it again.",
+    );
+    expect(screen.getAllByRole("listitem").map((item) => item.textContent)).toEqual([
+      "colour: Choose one of the options.",
+    ]);
+    expect(alert.textContent).not.toContain("pick_colour");
+  });
+
+  it("shows a failure without issues in plain words", () => {
+    render(<Frame state={{ status: "error", error: { code: "network", message: "Could not reach http://x/." } }} />);
+    expect(screen.getByRole("alert").textContent).toBe(
+      "Could not reach the server. Check your connection, then try again.",
+    );
+  });
+});

@@ -112,9 +112,13 @@ export const ServerValidationError: Story = {
   args: {
     events: parkedPicker,
     answer: () => {
-      throw new ProtocolError("invalid_answer", "The bold template is reserved for the spring fair's main stage.", [
-        { path: ["templateId"], message: "Choose another template." },
-      ]);
+      // As the server words it: its message sums the issues up for developers; the widget shows the issues.
+      const message = "The bold template is reserved for the spring fair's main stage; choose another.";
+      throw new ProtocolError(
+        "invalid_answer",
+        `The answer does not fit the answer schema of pick_template (templateId: ${message})`,
+        [{ path: ["templateId"], message }],
+      );
     },
   },
   play: async ({ canvasElement }) => {
@@ -122,7 +126,10 @@ export const ServerValidationError: Story = {
     await userEvent.click(within(picker).getByRole("radio", { name: /Bold/ }));
     await userEvent.click(within(picker).getByRole("button", { name: "Use template" }));
     await expect(picker).toHaveAttribute("data-state", "error");
-    await expect(within(picker).getByRole("alert")).toHaveTextContent("main stage");
+    const alert = within(picker).getByRole("alert");
+    await expect(alert).toHaveTextContent("The answer does not fit what was asked.");
+    await expect(alert).toHaveTextContent("main stage");
+    await expect(alert).not.toHaveTextContent("pick_template");
   },
 };
 

@@ -82,7 +82,8 @@ export function WidgetFrame(props: WidgetFrameProps) {
       </p>
       {props.status === "error" ? (
         <div className="hitl-alert" role="alert">
-          <p>{texts.error(props.error)}</p>
+          {/* The server's message of a refusal with issues summarises them for developers: the person reads them below, or at their fields. */}
+          <p>{props.error.issues?.length ? texts.notFit : texts.error(props.error)}</p>
           {showIssues && props.error.issues && props.error.issues.length > 0 ? (
             <ul className="hitl-issues">
               {props.error.issues.map((issue) => (

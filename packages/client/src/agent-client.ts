@@ -57,8 +57,8 @@ export type StateListener = (state: ClientState, previous: ClientState) => void;
 export class AgentClient {
   /**
    * Resolves once the session is known and its first snapshot applied (after the first
-   * subscriber, or when `send()` creates the session); rejects if that fails. It starts
-   * nothing by itself.
+   * subscriber, or when `send()` creates the session); rejects if that fails, or (as
+   * `aborted`) when the client is closed first. It starts nothing by itself.
    */
   readonly ready: Promise<void>;
   readonly #transport: Transport;

@@ -1,3 +1,4 @@
+import { ApiError } from "./api-error.js";
 import type { BackoffOptions } from "./backoff.js";
 import type { ClientAction } from "./client-action.js";
 import { toCommandError } from "./command-result.js";
@@ -167,6 +168,9 @@ export class SessionConnection {
     this.#closed = true;
     clearTimeout(this.#stopTimer);
     this.#stop("closed");
+    this.#snapshot.close(
+      new ApiError("aborted", "The client was closed before the session's history loaded.", { status: 0 }),
+    );
   }
 
   async #open(sessionId: string, generation: number): Promise<void> {
@@ -176,7 +180,7 @@ export class SessionConnection {
       retrying: (error) => this.host.dispatch({ type: "connection.retrying", error }),
       failed: (error) => {
         // Stopped meanwhile and started again: the newer start waits for the same load and reports it.
-        if (!stale() || !this.#running) this.#fail(toCommandError(error), error);
+        if (!this.#closed && (!stale() || !this.#running)) this.#fail(toCommandError(error), error);
       },
     });
     if (!hydrated) return;

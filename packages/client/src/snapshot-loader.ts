@@ -29,6 +29,8 @@ export class SnapshotLoader {
   #loading: Promise<void> | undefined;
   /** Ends the wait before the next load (a stop, or an explicit action that wants it now). */
   #backoffWait: AbortController | undefined;
+  /** Aborts every load once the connection is closed. */
+  readonly #closed = new AbortController();
 
   constructor(
     private readonly transport: Transport,
@@ -101,10 +103,17 @@ export class SnapshotLoader {
     this.#backoffWait?.abort();
   }
 
+  /** The connection is closed for good: the load in flight is aborted, and `ready`, if it has not resolved, rejects with `error`. */
+  close(error: unknown): void {
+    this.#closed.abort(error);
+    this.stopWaiting();
+    this.#rejectReady(error);
+  }
+
   /** Loads and applies the snapshot; a start while a load is in flight waits for that one. */
   #load(sessionId: string): Promise<void> {
     this.#loading ??= this.transport
-      .loadSnapshot(sessionId)
+      .loadSnapshot(sessionId, { signal: this.#closed.signal })
       .then((snapshot) => {
         this.dispatch({ type: "snapshot.loaded", snapshot });
         this.#hydrated = true;

@@ -55,8 +55,14 @@ export interface StreamOptions {
 export interface Transport {
   /** `POST /sessions`, with `key` as its `Idempotency-Key`: created again under the same key, it is the same session. */
   createSession(options?: { key?: string }): Promise<{ sessionId: string }>;
-  /** `GET /sessions/:id`: the newest messages, or with `before` (a snapshot's `before`) the page before them. */
-  loadSnapshot(sessionId: string, page?: { before?: string; limit?: number }): Promise<SessionSnapshot>;
+  /**
+   * `GET /sessions/:id`: the newest messages, or with `before` (a snapshot's `before`) the
+   * page before them. `signal` aborts it (the client was closed): it stops resending and waiting.
+   */
+  loadSnapshot(
+    sessionId: string,
+    page?: { before?: string; limit?: number; signal?: AbortSignal },
+  ): Promise<SessionSnapshot>;
   /**
    * Sends one command; resolves with a 2xx answer, throws a `ProtocolError` otherwise (code
    * `aborted` once `signal` aborts: it stops resending and waiting).

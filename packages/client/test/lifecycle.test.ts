@@ -144,6 +144,28 @@ describe("a client's lifecycle", () => {
     expect(await server.runtime.listSessions()).toHaveLength(1);
   });
 
+  it("aborts a snapshot load in flight when closed, without an error, and ready rejects as aborted", async () => {
+    server = await startAgentServer([{ text: "a" }]);
+    const { sessionId } = await server.runtime.createSession({ owner: "tester" });
+    let aborted: unknown;
+    // The load never answers (a hung connection, or a browser offline): only its signal ends it.
+    const fetch = (_input: string, init?: RequestInit) =>
+      new Promise<Response>((_resolve, reject) => {
+        init?.signal?.addEventListener("abort", () => {
+          aborted = init.signal?.reason;
+          reject(init.signal?.reason);
+        });
+      });
+    client = createAgentClient({ url: server.url, fetch, sessionId });
+    client.subscribe(() => {});
+    await tick();
+    client.close();
+    await expect(client.ready).rejects.toMatchObject({ code: "aborted" });
+    expect(aborted).toBeDefined();
+    await tick();
+    expect(client.getSnapshot()).toMatchObject({ connection: "closed", error: undefined });
+  });
+
   it("stays closed after close(), whoever subscribes", async () => {
     server = await startAgentServer([{ text: "a" }]);
     const { sessionId } = await server.runtime.createSession({ owner: "tester" });

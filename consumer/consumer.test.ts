@@ -145,7 +145,7 @@ describe("the packed packages, installed in a new project outside the workspace"
       );
       expect(JSON.stringify(done.messages)).toContain("Hello from Express.");
       const health = await fetch(new URL("/health", express.api));
-      expect(await health.json()).toEqual({ ok: true });
+      expect(await health.json()).toEqual({ ok: true, status: "serving" });
     } finally {
       await express.stop();
     }

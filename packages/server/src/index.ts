@@ -29,6 +29,7 @@ export {
   createAgentRuntime,
   type ResolutionView,
   type RespondResult,
+  type RuntimeHealth,
   type SentMessage,
 } from "./runtime/agent-runtime.js";
 export type { AbortCause, Coordination, SessionLocker, TurnLeases } from "./runtime/coordination.js";

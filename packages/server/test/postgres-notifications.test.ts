@@ -334,6 +334,37 @@ describe.skipIf(!postgresAvailable)("event notifications across Postgres instanc
     );
   });
 
+  it("ends this instance's listeners only, when its runtime closes (endAll), and tells no other instance", async () => {
+    const schema = postgres.schema();
+    const a = await instance(schema);
+    const b = await instance(schema);
+    const [id] = sessionIds(1) as [string];
+    await createSession(a.store, id);
+    const ended = { a: 0, b: 0 };
+    a.coordination.hub.subscribe(
+      id,
+      () => {},
+      () => (ended.a += 1),
+    );
+    const onB = listen(b.coordination)(id);
+    b.coordination.hub.subscribe(
+      id,
+      () => {},
+      () => (ended.b += 1),
+    );
+    a.coordination.hub.endAll();
+    expect(ended).toEqual({ a: 1, b: 0 });
+    // B still hears what is appended.
+    await vi.waitFor(
+      async () => {
+        await append(a.store, id);
+        expect(onB.seen.length).toBeGreaterThan(0);
+      },
+      { timeout: 5000, interval: 50 },
+    );
+    expect(ended.b).toBe(0);
+  });
+
   it("keeps the channel and statement names of the longest schema name within PostgreSQL's 63 bytes, and refuses a longer one", async () => {
     const longest = `n${"x".repeat(LONGEST_SCHEMA - 1)}`;
     expect(() => postgresStore(postgres.url(), { schema: `${longest}x` })).toThrow(

@@ -21,6 +21,7 @@ import { cutText } from "./cut-text.js";
 import type { EventListener } from "./event-hub.js";
 import { ExpiryTimer } from "./expiry-timer.js";
 import { randomId } from "./ids.js";
+import { MAX_TIMER_MS } from "./model-step.js";
 import type { PlanSettlementInput } from "./plan-settlement.js";
 import { RetentionSweeper } from "./retention-sweeper.js";
 import { type AgentRuntimeOptions, RuntimeCore } from "./runtime-core.js";
@@ -60,6 +61,18 @@ export interface RespondResult {
   status: 200 | 202;
   /** The resolution of each answered request, in the order of the responses. */
   resolutions: ResolutionView[];
+}
+
+/** What {@link AgentRuntime.health} finds. */
+export interface RuntimeHealth {
+  /** Whether the instance takes new turns now. */
+  ok: boolean;
+  /**
+   * `serving`; `starting` (its store not reached or migrated yet: `ready` has not resolved,
+   * or its start is tried again); `closing` (`close()` was called); `store_unavailable`
+   * (started, but its store does not answer now: the log says why).
+   */
+  status: "serving" | "starting" | "closing" | "store_unavailable";
 }
 
 /** The embedded runtime: sessions, turns, parked requests and their one result each. */
@@ -122,17 +135,32 @@ export interface AgentRuntime {
   cancel(sessionId: string, options?: { turnId?: string }): Promise<void>;
   /** Resolves when no turn is being driven and no session left running waits to be resumed (for tests and shutdown). */
   idle(): Promise<void>;
+  /**
+   * Whether this instance takes new turns now, for a balancer's readiness probe: started,
+   * not closing, and its store answering a read. Serve it on a route of your own, `200` when
+   * `ok` and `503` otherwise; a closing instance then leaves the balancer before it stops.
+   * @example
+   * app.get("/ready", async (_req, res) => {
+   *   const health = await runtime.health();
+   *   res.status(health.ok ? 200 : 503).json(health);
+   * });
+   */
+  health(): Promise<RuntimeHealth>;
   /** Where the runtime logs (its `logger` option, or `console`); the fetch handler logs there too by default. */
   readonly logger: Pick<Console, "warn" | "error">;
   /**
-   * Stops timers and waits for running turns. Meanwhile it starts no turn: a new message,
-   * and an answer to a parked turn, reject with `unavailable` (503), while a question that a
-   * running tool waits on (`ctx.ask`) is still answered. The store stays open; once closed,
-   * every call that reaches it rejects with `unavailable`, so close the HTTP server first.
-   * It resolves even when the runtime never started (`ready` rejected), so a shutdown goes
-   * on to close the store.
+   * Stops timers and waits for running turns, at most `timeoutMs` (default 10 000). Meanwhile
+   * it starts no turn: a new message, and an answer to a parked turn, reject with
+   * `unavailable` (503), while a question that a running tool waits on (`ctx.ask`) is still
+   * answered. Turns still running then are left as a crash leaves them: each stops without
+   * writing more (its tools are aborted, and given `abortGraceMs` to stop), and the next start
+   * or another instance resumes it, every tool call still getting one result. Then every
+   * event stream of this runtime ends, so browsers reconnect (to another instance). The
+   * store stays open; once closed, every call that reaches it rejects with `unavailable`. It
+   * resolves even when the runtime never started (`ready` rejected), so a shutdown goes on
+   * to close the store.
    */
-  close(): Promise<void>;
+  close(options?: { timeoutMs?: number }): Promise<void>;
 }
 
 /**
@@ -382,9 +410,11 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   let orphans: ReturnType<typeof setInterval> | undefined;
   // What runs in the background. An attempt that failed (the store could not be reached) runs
   // again: the coordination's start is idempotent, and what follows recovery runs once.
+  let started = false;
   const start = async () => {
     await coordination.start();
     await recoverAll();
+    started = true;
     if (closing) return;
     expiry.schedule();
     sweeper?.start();
@@ -624,8 +654,18 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       while (recovering) await recovering;
       await driver.idle();
     },
+    async health() {
+      if (closing) return { ok: false, status: "closing" };
+      if (!started) return { ok: false, status: "starting" };
+      try {
+        await store.getSession("ses_health_check");
+        return { ok: true, status: "serving" };
+      } catch {
+        return { ok: false, status: "store_unavailable" };
+      }
+    },
     logger: core.logger,
-    async close() {
+    async close({ timeoutMs = DEFAULT_CLOSE_TIMEOUT_MS } = {}) {
       closing = true;
       driver.stop();
       expiry.stop();
@@ -635,8 +675,20 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       clearTimeout(recoverAgain);
       // A start that failed was reported by `ready`; closing goes on without it.
       await starting.catch(() => {});
-      await recovering;
-      await driver.idle();
+      const drained = (async () => {
+        while (recovering) await recovering;
+        await driver.idle();
+      })();
+      if (!(await settlesWithin(drained, timeoutMs))) {
+        const left = driver.leave();
+        const next = coordination.shared ? "another instance" : "the next start";
+        core.logger.warn(
+          `hitl-kit: closing: ${left.length} turn(s) still running after ${timeoutMs} ms were left for ${next} to resume: ${left.slice(0, 10).join(", ")}${left.length > 10 ? ", …" : ""}.`,
+        );
+        await drained;
+      }
+      // Nothing more comes through this instance: its streams end, and browsers reconnect elsewhere.
+      core.hub.endAll();
       await coordination.close();
       closed = true;
     },
@@ -688,6 +740,23 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /** How many sessions a starting runtime recovers at a time, each until its resumed turn parks or ends. */
 const RECOVERY_CONCURRENCY = 32;
+
+/** How long `close()` waits for running turns by default, well within a deploy's usual 30 s grace. */
+const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
+
+/** Whether `work` settles within `ms` (for ever beyond what a timer can wait). The timer holds the process open, so a close ends. */
+async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  if (ms > MAX_TIMER_MS) return work.then(() => true);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([work.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** How long after a recovery that failed (the store out of reach) it is tried again. */
 const RECOVERY_RETRY_MS = 5_000;

@@ -75,10 +75,17 @@ export function localCoordination(): Coordination {
   };
 }
 
-/** Thrown into a turn this instance no longer holds the lease of: it stops without writing. */
+/**
+ * Thrown into a turn this instance no longer holds the lease of, or leaves as it closes
+ * (`why`): it stops without writing.
+ */
 export class LeaseLost extends Error {
-  constructor(sessionId: string) {
-    super(`This instance lost the lease of session ${sessionId}'s turn; another instance drives it.`);
+  constructor(sessionId: string, why?: string) {
+    super(
+      why
+        ? `This instance left session ${sessionId}'s turn (${why}); the next to resume it drives it.`
+        : `This instance lost the lease of session ${sessionId}'s turn; another instance drives it.`,
+    );
     this.name = "LeaseLost";
   }
 }

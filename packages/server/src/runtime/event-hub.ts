@@ -20,6 +20,8 @@ export interface EventHub {
   publish(sessionId: string, events: readonly ProtocolEvent[]): void;
   /** Tells a deleted session's listeners that nothing more will come, and forgets them. */
   end(sessionId: string): void;
+  /** Tells every listener of this process that nothing more will come through it (the runtime closed), and forgets them. */
+  endAll(): void;
 }
 
 /**
@@ -53,6 +55,10 @@ export class LocalEventHub implements EventHub {
     const listeners = this.#listeners.get(sessionId);
     this.#listeners.delete(sessionId);
     for (const { onEnd } of listeners ?? []) onEnd?.();
+  }
+
+  endAll(): void {
+    for (const sessionId of this.sessions()) this.end(sessionId);
   }
 
   /** Whether anyone in this process listens to the session. */

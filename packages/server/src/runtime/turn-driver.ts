@@ -49,6 +49,8 @@ export class TurnDriver {
   /** Per session, the drive waiting for the store to come back: its timer and how many tries it made. */
   readonly #retries = new Map<string, { timer: ReturnType<typeof setTimeout>; tries: number }>();
   #stopped = false;
+  /** The runtime closed before its turns ended, and left them: no drive starts any more. */
+  #left = false;
   /** Aborted when the runtime closes: a model call's retry waits no longer, and the turn is left to the next start. */
   readonly #closing = new AbortController();
 
@@ -61,6 +63,7 @@ export class TurnDriver {
    * them alone when it ends.
    */
   kick(sessionId: string, before: EventInput[] = []): void {
+    if (this.#left) return;
     const running = this.#running.get(sessionId);
     if (running) {
       // The drive may be past its last look at the session (a settlement or a message just
@@ -136,6 +139,19 @@ export class TurnDriver {
     this.#closing.abort();
     for (const { timer } of this.#retries.values()) clearTimeout(timer);
     this.#retries.clear();
+  }
+
+  /**
+   * The runtime closes before its turns ended: every drive stops where it is and writes
+   * nothing more, as when another instance takes its turn over, and gives its lease up; each
+   * turn stays running in the store, for the next start (or another instance) to resume as
+   * after a crash. No drive starts after this. Answers the sessions it left.
+   */
+  leave(): string[] {
+    this.#left = true;
+    const left = [...this.#running.keys()];
+    for (const [sessionId, { abort }] of this.#running) abort.abort(new LeaseLost(sessionId, "the runtime closed"));
+    return left;
   }
 
   /**

@@ -344,6 +344,10 @@ class PostgresEventHub implements EventHub {
     void this.options.notifyEnd(sessionId).catch(() => {});
   }
 
+  endAll(): void {
+    for (const sessionId of this.#local.sessions()) this.endLocally(sessionId);
+  }
+
   /** Ends the session's streams in this instance. */
   endLocally(sessionId: string): void {
     this.#local.end(sessionId);

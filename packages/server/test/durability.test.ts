@@ -225,7 +225,7 @@ describe("one SQLite file, one process", () => {
     expect(body.sessionId).toMatch(/^ses_/);
 
     await expect(startProcess(db)).rejects.toThrow(
-      `another hitl-kit process holds ${db}; use postgresStore to run several`,
+      `another hitl-kit process holds ${db}; use postgresStore to run several (a build or a dev server's worker`,
     );
     // The holder still serves: the refused process wrote nothing.
     expect((await first.api("GET", `/sessions/${body.sessionId}`)).status).toBe(200);

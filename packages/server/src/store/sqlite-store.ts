@@ -197,7 +197,10 @@ function claim(path: string): () => void {
   } catch (error) {
     lock.close();
     if ((error as { code?: string }).code === "SQLITE_BUSY") {
-      throw new Error(`another hitl-kit process holds ${path}; use postgresStore to run several`, { cause: error });
+      throw new Error(
+        `another hitl-kit process holds ${path}; use postgresStore to run several (a build or a dev server's worker that loads the module making the store counts too: make it on the first request)`,
+        { cause: error },
+      );
     }
     throw error;
   }

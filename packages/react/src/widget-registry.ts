@@ -42,14 +42,16 @@ export interface WidgetRegistry<Tools extends ToolSet = any> {
    * A new registry with one more widget. An unknown tool name, or a widget whose props do
    * not fit the tool's input and answer, is a compile error.
    */
-  add<Name extends ToolName<Tools>>(name: Name, widget: WidgetFor<Tools, Name>): WidgetRegistry<Tools>;
+  // `NoInfer`: the name alone picks the tool; without `strictFunctionTypes` (`strict: false`,
+  // as Next.js writes a new project's tsconfig) the widget would widen it to every tool.
+  add<Name extends ToolName<Tools>>(name: Name, widget: WidgetFor<Tools, NoInfer<Name>>): WidgetRegistry<Tools>;
   /**
    * A new registry with one more renderer for a tool's calls that do not park (running,
    * done, failed). Its props' `input` is typed from the tool's definition.
    */
   addToolCall<Name extends ToolName<Tools>>(
     name: Name,
-    renderer: ToolCallRendererFor<Tools, Name>,
+    renderer: ToolCallRendererFor<Tools, NoInfer<Name>>,
   ): WidgetRegistry<Tools>;
   /** The widget registered for a tool, if any. */
   get(toolName: string): ComponentType<WidgetProps> | undefined;

@@ -62,3 +62,26 @@ export const Declined: Story = { args: states.declined };
 export const Cancelled: Story = { args: states.cancelled };
 export const Expired: Story = { args: states.expired };
 export const Failed: Story = { name: "Error", args: states.error() };
+
+const link = `https://payments.example.com/refunds/${"ch_3PqL9x2eZvKYlo2C".repeat(6)}`;
+
+/** A long key, a long unbroken value and a refusal that quotes a URL wrap inside a phone-wide card instead of widening it. */
+export const LongUnbrokenText: Story = {
+  args: {
+    request: request(
+      "refund_charge",
+      // An input with a key of its own, as a tool's arguments may have.
+      { ...input, chargeId: link, recipient_email_address_of_the_customer: "ada.lovelace@example.com" } as typeof input,
+      { type: "object", properties: { reason: { type: "string" } } },
+      { prompt: "Refund €1,250.00 to Ada Lovelace?", kind: "approval" },
+    ),
+    ...states.error([{ path: ["reason"], message: `Give the reason the ledger at ${link} needs.` }]),
+  },
+  play: async ({ canvasElement }) => {
+    const card = canvasElement.querySelector<HTMLElement>(".hitl-widget")!;
+    card.style.width = "288px"; // a 320 px phone, less the page's margins
+    await expect(card.scrollWidth).toBeLessThanOrEqual(card.clientWidth);
+    const value = canvasElement.querySelector<HTMLElement>(".hitl-values__value")!;
+    await expect(value.getBoundingClientRect().width).toBeGreaterThan(100); // not one character per line
+  },
+};

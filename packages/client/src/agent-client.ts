@@ -85,6 +85,8 @@ export class AgentClient {
   #discarded: { text: string; key: string } | undefined;
   /** Keeps the outbox in `outboxStorage` for the session's next client. */
   readonly #keeper: OutboxKeeper;
+  /** The first state, before what this page restored: what a server render showed. */
+  readonly #serverState: ClientState;
 
   constructor(options: AgentClientOptions) {
     this.#transport = options.transport ?? sseTransport(options);
@@ -92,6 +94,7 @@ export class AgentClient {
     this.#keeper = new OutboxKeeper(options.outboxStorage, options.sessionId, () => this.#letGo());
     this.#creationKey = this.#keeper.creationKey ?? this.#creationKey;
     this.#state = initialClientState(options.sessionId);
+    this.#serverState = this.#state;
     // What an earlier page left unsent shows with the session's history, which takes out what the server had taken; a new chat's at once.
     if (options.sessionId === undefined) this.#state = restored(this.#state, this.#takeStored());
     this.#connection = new SessionConnection(
@@ -117,6 +120,14 @@ export class AgentClient {
 
   /** The current state: the same object until something changes. */
   getSnapshot = (): ClientState => this.#state;
+
+  /**
+   * The state a server render shows, for hydration (`useSyncExternalStore`'s third
+   * argument): the client's first state, before anything this page holds that a server
+   * cannot (what `outboxStorage` kept of a new chat), so the page hydrates without a mismatch
+   * and shows the rest right after.
+   */
+  getServerSnapshot = (): ClientState => this.#serverState;
 
   /**
    * Creates the session now, if the client has none yet (otherwise resolves with its id).

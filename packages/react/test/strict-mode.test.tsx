@@ -1,5 +1,6 @@
 import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { StrictMode } from "react";
+import { hydrateRoot } from "react-dom/client";
 import { renderToString } from "react-dom/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { AgentProvider, useAgent } from "../src/index.js";
@@ -94,5 +95,41 @@ describe("useAgent under StrictMode", () => {
     }
     await settle();
     expect((await live.log()).requests).toEqual([]);
+  });
+});
+
+describe("useAgent hydrating a server render", () => {
+  it("hydrates a new chat whose unsent message the page kept without a mismatch, and shows the message right after", async () => {
+    const storage = new Map<string, string>();
+    const outboxStorage = {
+      getItem: (key: string) => storage.get(key) ?? null,
+      setItem: (key: string, value: string) => void storage.set(key, value),
+      removeItem: (key: string) => void storage.delete(key),
+    };
+    function Kept({ storage }: { storage?: typeof outboxStorage }) {
+      const agent = useAgent({ url: "http://127.0.0.1:9/api/agent", ...(storage ? { outboxStorage: storage } : {}) });
+      return (
+        <main>
+          {agent.outbox.map((message) => (
+            <article key={message.key} data-state={message.status}>
+              {message.text}
+            </article>
+          ))}
+        </main>
+      );
+    }
+    const html = renderToString(<Kept />); // a server has no storage
+    storage.set("hitl-kit:outbox:new", JSON.stringify({ messages: [{ key: "k_1", text: "first words" }] }));
+    const container = document.createElement("div");
+    container.innerHTML = html;
+    document.body.append(container);
+    const recoverable: unknown[] = [];
+    const root = hydrateRoot(container, <Kept storage={outboxStorage} />, {
+      onRecoverableError: (error) => recoverable.push(error),
+    });
+    await waitFor(() => expect(container.querySelector("article")?.textContent).toBe("first words"));
+    expect(recoverable).toEqual([]);
+    root.unmount();
+    container.remove();
   });
 });

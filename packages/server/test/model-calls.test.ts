@@ -98,7 +98,9 @@ describe("a model call that fails before it streams anything", () => {
     expect(text).toBe("Recovered.");
     expect(signals).toHaveLength(3);
     expect(log.warnings).toEqual([
-      expect.stringContaining("the model call failed (Overloaded); trying again in 1 ms (retry 1 of 2)"),
+      expect.stringContaining(
+        "the model call failed; trying again in 1 ms (retry 1 of 2): AI_APICallError (status 529, https://api.example/v1/messages): Overloaded",
+      ),
       expect.stringContaining("trying again in 2 ms (retry 2 of 2)"),
     ]);
     // One assistant message: the failed calls left nothing behind.

@@ -1,4 +1,5 @@
 import { ProtocolError } from "@hitl-kit/protocol";
+import { failureLine } from "../runtime/logged-error.js";
 import { StoreUnavailable } from "../store/store-unavailable.js";
 
 /**
@@ -43,7 +44,7 @@ export function errorResponse(error: unknown, log: FailureLog): Response {
     );
   }
   if (!(error instanceof ProtocolError)) {
-    log.logger.error("hitl-kit: unexpected error", error);
+    log.logger.error(...failureLine("hitl-kit: unexpected error", error));
     return errorResponse(new ProtocolError("internal", "The server failed to handle this request."), log);
   }
   // A client-only code (status 0) is no answer a server can send: it is the server's failure.

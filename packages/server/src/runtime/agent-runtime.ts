@@ -21,6 +21,7 @@ import { cutText } from "./cut-text.js";
 import type { EventListener } from "./event-hub.js";
 import { ExpiryTimer } from "./expiry-timer.js";
 import { randomId } from "./ids.js";
+import { failureLine } from "./logged-error.js";
 import { MAX_TIMER_MS } from "./model-step.js";
 import type { PlanSettlementInput } from "./plan-settlement.js";
 import { RetentionSweeper } from "./retention-sweeper.js";
@@ -197,7 +198,9 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         const live = session?.status === "running" || session?.status === "resuming";
         if (live && session.turnId === cause.turnId) driver.abort(sessionId);
       })
-      .catch((error: unknown) => core.logger.error(`hitl-kit: could not stop session ${sessionId}'s turn:`, error));
+      .catch((error: unknown) =>
+        core.logger.error(...failureLine(`hitl-kit: could not stop session ${sessionId}'s turn`, error)),
+      );
   });
 
   /**
@@ -350,7 +353,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           (sessionId) =>
             deleteSession(sessionId).catch((error: unknown) => {
               if (!(error instanceof ProtocolError)) {
-                core.logger.error(`hitl-kit: could not delete ${sessionId}:`, error);
+                core.logger.error(...failureLine(`hitl-kit: could not delete ${sessionId}`, error));
               }
             }),
           (error) => core.trouble("deleting idle sessions failed (the next sweep tries again)", error),

@@ -4,6 +4,7 @@ import type { SessionRecord, SessionStore, ToolCallRecord, WriteBatch, WriteResu
 import { StoreUnavailable } from "../store/store-unavailable.js";
 import { type Coordination, localCoordination, type SessionLocker } from "./coordination.js";
 import type { EventHub } from "./event-hub.js";
+import { failureLine } from "./logged-error.js";
 import { type ModelCallOptions, modelCallOptions } from "./model-call-options.js";
 import { type PlanSettlementInput, planSettlement, type Settlement } from "./plan-settlement.js";
 import { type RegisteredTool, type RuntimeTool, registerTools } from "./tool-registry.js";
@@ -141,7 +142,7 @@ export class RuntimeCore {
    */
   trouble(what: string, error: unknown): void {
     if (!(error instanceof StoreUnavailable)) {
-      this.logger.error(`hitl-kit: ${what}:`, error);
+      this.logger.error(...failureLine(`hitl-kit: ${what}`, error));
       return;
     }
     const now = Date.now();

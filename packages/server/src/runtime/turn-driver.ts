@@ -15,6 +15,7 @@ import { LeaseLost } from "./coordination.js";
 import { eventCoalescer } from "./event-coalescer.js";
 import { randomId, toolCallId } from "./ids.js";
 import type { AskOptions, AskResult } from "./implement.js";
+import { errorSummary, failureLine } from "./logged-error.js";
 import { DEFAULT_MODEL_RETRIES, DEFAULT_MODEL_RETRY_DELAY_MS, delay, modelRetryDelay } from "./model-retry.js";
 import { MAX_TIMER_MS, ModelStalled, type StepOutput, streamModelStep } from "./model-step.js";
 import { planStep } from "./plan-step.js";
@@ -87,7 +88,7 @@ export class TurnDriver {
           if (error instanceof StoreUnavailable) return this.#retryLater(sessionId, error, retry?.tries ?? 0);
           this.#retries.delete(sessionId);
           if (error instanceof LeftForRecovery) return this.core.logger.warn(error.message);
-          this.core.logger.error(`hitl-kit: driving session ${sessionId} failed:`, error);
+          this.core.logger.error(...failureLine(`hitl-kit: driving session ${sessionId} failed`, error));
         },
       )
       .finally(() => {
@@ -195,7 +196,9 @@ export class TurnDriver {
       // Left for later: the message is still open in the log, and recovery (or the turn's next driver) closes it.
       this.#before.delete(sessionId);
       if (!(error instanceof LeaseLost)) {
-        this.core.logger.warn(`hitl-kit: session ${sessionId}: could not close a cut-off message:`, error);
+        this.core.logger.warn(
+          ...failureLine(`hitl-kit: session ${sessionId}: could not close a cut-off message`, error),
+        );
       }
     });
   }
@@ -291,7 +294,7 @@ export class TurnDriver {
             );
         await this.#commit(sessionId, batch);
       });
-      if (!signal.aborted) core.logger.warn(`hitl-kit: turn of session ${sessionId} failed:`, error);
+      if (!signal.aborted) core.logger.warn(...failureLine(`hitl-kit: turn of session ${sessionId} failed`, error));
       return false;
     }
   }
@@ -666,7 +669,9 @@ export class TurnDriver {
         });
       })
       .catch((error: unknown) =>
-        core.logger.warn(`hitl-kit: session ${sessionId}: could not settle a question (${cause.action}):`, error),
+        core.logger.warn(
+          ...failureLine(`hitl-kit: session ${sessionId}: could not settle a question (${cause.action})`, error),
+        ),
       );
   }
 
@@ -725,7 +730,7 @@ export class TurnDriver {
         // A closing runtime makes no more calls: the turn stays running in the store, for the next start.
         if (this.#stopped) throw new LeftForRecovery(sessionId, error);
         core.logger.warn(
-          `hitl-kit: session ${sessionId}: the model call failed (${failureText(error)}); trying again in ${wait} ms (retry ${attempt + 1} of ${modelRetries}).`,
+          `hitl-kit: session ${sessionId}: the model call failed; trying again in ${wait} ms (retry ${attempt + 1} of ${modelRetries}): ${errorSummary(error)}`,
         );
         await delay(wait, signal, this.#closing.signal).catch((reason: unknown) => {
           throw this.#closing.signal.aborted && !signal.aborted ? new LeftForRecovery(sessionId, error) : reason;

@@ -231,7 +231,13 @@ describe("a server tool that asks while it runs (ctx.ask)", () => {
     expect(rounds).toBe(1);
 
     answerElsewhere({ value: { paid: "yes" } });
-    await vi.waitFor(() => expect(String(warnings.at(-1)?.[0])).toMatch(/could not settle a question \(accept\)/));
+    await vi.waitFor(() =>
+      expect(String(warnings.at(-1)?.[0])).toMatch(
+        new RegExp(
+          `^hitl-kit: session ${id} turn turn_[\\w-]+ call ${pending.toolCallId} \\(book_table\\): could not settle the question ${pending.requestId} \\(accept\\): ProtocolError \\(code invalid_answer\\): `,
+        ),
+      ),
+    );
     expect((await server.snapshot(id)).pending.map((request) => request.requestId)).toEqual([pending.requestId]);
 
     // A second question of the same call: answered elsewhere with a fitting value.

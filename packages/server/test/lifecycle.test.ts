@@ -218,9 +218,11 @@ describe("a tool that does not stop when the turn is stopped", () => {
     // The session takes the next message; the tool's own result, coming now, is not a second one.
     expect((await server.call("POST", `/sessions/${id}/messages`, { text: "again" })).status).toBe(202);
     finish({ done: true });
+    const call = ended.find((event) => event.type === "tool.result")!;
+    const turn = ended.at(-1) as { turnId: string };
     await vi.waitFor(() =>
       expect(warnings.map((args) => String(args[0]))).toContainEqual(
-        expect.stringMatching(/slow_job \(.*\) ended after its turn was stopped.*its result was dropped/),
+        `hitl-kit: session ${id} turn ${turn.turnId} call ${call.toolCallId} (slow_job): the tool ended after its turn was stopped without it; its result was dropped.`,
       ),
     );
     await server.runtime.idle();

@@ -56,14 +56,14 @@ describe("what the runtime logs of an error", () => {
     const log = keptLog();
     server = startServer(failingModel(providerError()), { logger: log.logger, modelRetries: 0 });
     const id = await server.session();
-    await server.call("POST", `/sessions/${id}/messages`, { text: "go" });
+    const { turnId } = (await server.call("POST", `/sessions/${id}/messages`, { text: "go" })).body;
     await server.runtime.idle();
 
     expect(log.lines).toHaveLength(1);
     const [{ level, args }] = log.lines as [(typeof log.lines)[number]];
     expect(level).toBe("warn");
     expect(args[0]).toBe(
-      `hitl-kit: turn of session ${id} failed: AI_APICallError (status 401, https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent): ` +
+      `hitl-kit: session ${id} turn ${turnId}: the turn failed: AI_APICallError (status 401, https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent): ` +
         "API key not valid. Please pass a valid API key.; cause: TypeError: fetch failed; cause: Error (code ECONNRESET): socket hang up",
     );
     // Beside the line, for a console: a copy of the error with its stack, not the original.
@@ -82,7 +82,7 @@ describe("what the runtime logs of an error", () => {
     expect(log.everything()).not.toMatch(secrets);
   });
 
-  it("logs a request the handler failed with its cause, redacted", async () => {
+  it("logs a request the handler failed with its method, path and cause, redacted, without its query or headers", async () => {
     const log = keptLog();
     server = startServer(scriptedModel([]), {
       logger: log.logger,
@@ -92,12 +92,15 @@ describe("what the runtime logs of an error", () => {
         },
       },
     });
-    expect((await server.call("GET", "/sessions?limit=5")).status).toBe(500);
+    const asked = await server.call("GET", "/sessions?limit=5&token=SECRET-QUERY", undefined, {
+      authorization: "Bearer SECRET-AUTHORIZATION",
+    });
+    expect(asked.status).toBe(500);
     expect(log.lines).toHaveLength(1);
     const [{ level, args }] = log.lines as [(typeof log.lines)[number]];
     expect(level).toBe("error");
     expect(args[0]).toMatch(
-      /^hitl-kit: unexpected error.*: AI_APICallError \(status 401, https:\/\/generativelanguage\.googleapis\.com\/\S+:streamGenerateContent\): API key not valid\. .*; cause: TypeError: fetch failed; cause: Error \(code ECONNRESET\): socket hang up$/,
+      /^hitl-kit: unexpected error in GET \/api\/agent\/sessions: AI_APICallError \(status 401, https:\/\/generativelanguage\.googleapis\.com\/\S+:streamGenerateContent\): API key not valid\. .*; cause: TypeError: fetch failed; cause: Error \(code ECONNRESET\): socket hang up$/,
     );
     expect(args[1]).toBeInstanceOf(Error);
     expect(args[1]).not.toBeInstanceOf(APICallError);

@@ -103,6 +103,9 @@ describe("a model call that fails before it streams anything", () => {
       ),
       expect.stringContaining("trying again in 2 ms (retry 2 of 2)"),
     ]);
+    const started = (await server!.events(id)).find((event) => event.type === "turn.started");
+    const turnId = started?.type === "turn.started" ? started.turnId : "?";
+    expect(log.warnings[0]).toMatch(new RegExp(`^hitl-kit: session ${id} turn ${turnId}: the model call failed`));
     // One assistant message: the failed calls left nothing behind.
     expect(snapshot.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
   });

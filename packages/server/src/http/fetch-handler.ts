@@ -236,7 +236,7 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
     try {
       response = await answer(request, platform, extra);
     } catch (error) {
-      response = errorResponse(error, failures);
+      response = errorResponse(error, failures, request);
     }
     if (request.method === "HEAD" && response.body) {
       await response.body.cancel();

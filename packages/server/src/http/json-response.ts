@@ -32,9 +32,9 @@ export function withHeaders(response: Response, extra: Headers): Response {
 /**
  * The JSON error response for what was thrown: a `ProtocolError`, a `Response` (sent as it
  * is), a store that cannot reach its database (a 503, logged now and then), or anything
- * else (a 500, logged).
+ * else (a 500, logged with the `request`'s method and path).
  */
-export function errorResponse(error: unknown, log: FailureLog): Response {
+export function errorResponse(error: unknown, log: FailureLog, request?: Request): Response {
   if (error instanceof Response) return error;
   if (error instanceof StoreUnavailable) {
     log.outage(error);
@@ -44,7 +44,9 @@ export function errorResponse(error: unknown, log: FailureLog): Response {
     );
   }
   if (!(error instanceof ProtocolError)) {
-    log.logger.error(...failureLine("hitl-kit: unexpected error", error));
+    // The method and path say which request failed; its query and headers may hold what is nobody's to log.
+    const where = request ? ` in ${request.method} ${new URL(request.url).pathname}` : "";
+    log.logger.error(...failureLine(`hitl-kit: unexpected error${where}`, error));
     return errorResponse(new ProtocolError("internal", "The server failed to handle this request."), log);
   }
   // A client-only code (status 0) is no answer a server can send: it is the server's failure.

@@ -21,7 +21,7 @@ import { cutText } from "./cut-text.js";
 import type { EventListener } from "./event-hub.js";
 import { ExpiryTimer } from "./expiry-timer.js";
 import { randomId } from "./ids.js";
-import { failureLine } from "./logged-error.js";
+import { failureLine, logScope } from "./logged-error.js";
 import { MAX_TIMER_MS } from "./model-step.js";
 import type { PlanSettlementInput } from "./plan-settlement.js";
 import { RetentionSweeper } from "./retention-sweeper.js";
@@ -199,7 +199,9 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         if (live && session.turnId === cause.turnId) driver.abort(sessionId);
       })
       .catch((error: unknown) =>
-        core.logger.error(...failureLine(`hitl-kit: could not stop session ${sessionId}'s turn`, error)),
+        core.logger.error(
+          ...failureLine(`hitl-kit: ${logScope(sessionId, cause.turnId)}: could not stop the turn`, error),
+        ),
       );
   });
 

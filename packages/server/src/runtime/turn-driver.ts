@@ -15,7 +15,7 @@ import { LeaseLost } from "./coordination.js";
 import { eventCoalescer } from "./event-coalescer.js";
 import { randomId, toolCallId } from "./ids.js";
 import type { AskOptions, AskResult } from "./implement.js";
-import { errorSummary, failureLine } from "./logged-error.js";
+import { errorSummary, failureLine, logScope } from "./logged-error.js";
 import { DEFAULT_MODEL_RETRIES, DEFAULT_MODEL_RETRY_DELAY_MS, delay, modelRetryDelay } from "./model-retry.js";
 import { MAX_TIMER_MS, ModelStalled, type StepOutput, streamModelStep } from "./model-step.js";
 import { planStep } from "./plan-step.js";
@@ -276,8 +276,10 @@ export class TurnDriver {
       if (error instanceof LeaseLost || signal.reason instanceof LeaseLost) return true;
       // Not the turn's failure: the drive stops, and goes on once the store is back (or at the next start).
       if (error instanceof StoreUnavailable || error instanceof LeftForRecovery) throw error;
+      let turnId: string | undefined;
       await core.lock.run(sessionId, async () => {
         const found = await core.requireSession(sessionId);
+        turnId = found.turnId;
         if (found.status === "idle" || found.status === "waiting") return;
         const session = (await this.writeFinished(found)) ? await core.requireSession(sessionId) : found;
         const batch = signal.aborted
@@ -294,7 +296,8 @@ export class TurnDriver {
             );
         await this.#commit(sessionId, batch);
       });
-      if (!signal.aborted) core.logger.warn(...failureLine(`hitl-kit: turn of session ${sessionId} failed`, error));
+      if (!signal.aborted)
+        core.logger.warn(...failureLine(`hitl-kit: ${logScope(sessionId, turnId)}: the turn failed`, error));
       return false;
     }
   }
@@ -499,7 +502,7 @@ export class TurnDriver {
     if (signal?.aborted && !(await this.#stillExecuting(sessionId, call))) {
       this.#asked.delete(call.toolCallId);
       this.core.logger.warn(
-        `hitl-kit: session ${sessionId}: ${call.toolName} (${call.toolCallId}) ended after its turn was stopped without it; its result was dropped.`,
+        `hitl-kit: ${logScope(sessionId, call.turnId, call)}: the tool ended after its turn was stopped without it; its result was dropped.`,
       );
       return;
     }
@@ -625,7 +628,7 @@ export class TurnDriver {
     // question, a webhook's promise that never comes): they let go of it once it settles.
     const { signal: withdrawal, answeredElsewhere } = question;
     const withdraw = () =>
-      this.#settleAsked(sessionId, requestId, {
+      this.#settleAsked(sessionId, call, requestId, {
         requestId,
         action: "cancel",
         reason: withdrawnReason(withdrawal?.reason),
@@ -633,7 +636,7 @@ export class TurnDriver {
     if (withdrawal?.aborted) await withdraw();
     else withdrawal?.addEventListener("abort", withdraw, { once: true });
     const stopWaiting = whileWanted(answeredElsewhere, ({ value, reason }) =>
-      this.#settleAsked(sessionId, requestId, {
+      this.#settleAsked(sessionId, call, requestId, {
         requestId,
         action: "accept",
         value,
@@ -653,7 +656,7 @@ export class TurnDriver {
    * the asker withdrew it (`ask({ signal })`), accepted when it was answered elsewhere
    * (`ask({ answeredElsewhere })`).
    */
-  async #settleAsked(sessionId: string, requestId: string, cause: InputResponse): Promise<void> {
+  async #settleAsked(sessionId: string, call: ToolCallRecord, requestId: string, cause: InputResponse): Promise<void> {
     const { core } = this;
     await core.lock
       .run(sessionId, async () => {
@@ -670,7 +673,10 @@ export class TurnDriver {
       })
       .catch((error: unknown) =>
         core.logger.warn(
-          ...failureLine(`hitl-kit: session ${sessionId}: could not settle a question (${cause.action})`, error),
+          ...failureLine(
+            `hitl-kit: ${logScope(sessionId, call.turnId, call)}: could not settle the question ${requestId} (${cause.action})`,
+            error,
+          ),
         ),
       );
   }
@@ -690,7 +696,7 @@ export class TurnDriver {
         events: [{ type: "turn.failed", turnId: session.turnId!, error }],
         session: { status: "idle" },
       });
-      core.logger.error(`hitl-kit: session ${sessionId}: ${error.message}`);
+      core.logger.error(`hitl-kit: ${logScope(sessionId, session.turnId)}: ${error.message}`);
       return "stop";
     }
     const { system } = core.options;
@@ -730,7 +736,7 @@ export class TurnDriver {
         // A closing runtime makes no more calls: the turn stays running in the store, for the next start.
         if (this.#stopped) throw new LeftForRecovery(sessionId, error);
         core.logger.warn(
-          `hitl-kit: session ${sessionId}: the model call failed; trying again in ${wait} ms (retry ${attempt + 1} of ${modelRetries}): ${errorSummary(error)}`,
+          `hitl-kit: ${logScope(sessionId, session.turnId)}: the model call failed; trying again in ${wait} ms (retry ${attempt + 1} of ${modelRetries}): ${errorSummary(error)}`,
         );
         await delay(wait, signal, this.#closing.signal).catch((reason: unknown) => {
           throw this.#closing.signal.aborted && !signal.aborted ? new LeftForRecovery(sessionId, error) : reason;
@@ -741,7 +747,7 @@ export class TurnDriver {
     const { output, renamed } = uniqueToolCallIds(streamed, check.called, toolCallId);
     for (const call of renamed) {
       core.logger.warn(
-        `hitl-kit: session ${sessionId}: the model gave a ${call.toolName} call the id "${call.modelId}", ` +
+        `hitl-kit: ${logScope(sessionId, session.turnId)}: the model gave a ${call.toolName} call the id "${call.modelId}", ` +
           `which is empty or already used; it runs as ${call.id}.`,
       );
     }

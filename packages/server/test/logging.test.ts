@@ -1,14 +1,20 @@
+import { join } from "node:path";
 import { inspect } from "node:util";
 import { APICallError, type LanguageModelV4 } from "@ai-sdk/provider";
-import { afterEach, describe, expect, it } from "vitest";
-import { scriptedModel } from "../src/index.js";
+import { defineTool, type ProtocolEvent } from "@hitl-kit/protocol";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { createAgentRuntime, implement, scriptedModel } from "../src/index.js";
 import { errorSummary, redactedError } from "../src/runtime/logged-error.js";
-import { startServer } from "./harness.js";
+import { sqliteStore } from "../src/store/sqlite-store.js";
+import { quiet, startServer, tempDir } from "./harness.js";
 
 let server: ReturnType<typeof startServer> | undefined;
+const dirs: ReturnType<typeof tempDir>[] = [];
 afterEach(async () => {
   await server?.close();
   server = undefined;
+  for (const dir of dirs.splice(0)) dir.cleanup();
 });
 
 /** A logger that keeps every argument it is given, at each level. */
@@ -116,5 +122,143 @@ describe("what the runtime logs of an error", () => {
     looping.cause = new Error("inner", { cause: looping });
     expect(errorSummary(looping)).toBe("Error: outer; cause: Error: inner");
     expect((redactedError(looping).cause as Error).cause).toBeUndefined();
+  });
+});
+
+const refund = defineTool({
+  name: "refund_charge",
+  description: "Refund a charge.",
+  inputSchema: z.object({ chargeId: z.string() }),
+});
+const refundOnce = scriptedModel([
+  { toolCalls: [{ toolName: "refund_charge", input: { chargeId: "ch_1" } }] },
+  { text: "Done." },
+]);
+
+/** The ids of a session's first turn and first tool call, from its log. */
+function idsOf(events: ProtocolEvent[]) {
+  const started = events.find((event) => event.type === "turn.started");
+  const called = events.find((event) => event.type === "tool.called");
+  return {
+    turnId: started?.type === "turn.started" ? started.turnId : "?",
+    toolCallId: called?.type === "tool.called" ? called.toolCallId : "?",
+  };
+}
+
+describe("the events an operator must act on", () => {
+  it("logs a tool that throws, with its session, turn and call, once", async () => {
+    const log = keptLog();
+    const failing = implement(refund, async () => {
+      throw new Error("The payment provider refused: card expired", { cause: new Error("HTTP 402") });
+    });
+    server = startServer(refundOnce, { tools: [failing], logger: log.logger });
+    const id = await server.session();
+    await server.call("POST", `/sessions/${id}/messages`, { text: "refund it" });
+    await server.runtime.idle();
+    const { turnId, toolCallId } = idsOf(await server.events(id));
+    expect(log.lines.map((line) => [line.level, line.args[0]])).toEqual([
+      [
+        "warn",
+        `hitl-kit: session ${id} turn ${turnId} call ${toolCallId} (refund_charge): the tool failed: Error: The payment provider refused: card expired; cause: Error: HTTP 402`,
+      ],
+    ]);
+    expect(log.lines[0]!.args[1]).toBeInstanceOf(Error);
+  });
+
+  it("logs nothing when a Stop aborts a tool, which then rejects", async () => {
+    const log = keptLog();
+    const stoppable = implement(
+      refund,
+      (_input, ctx) =>
+        new Promise((_resolve, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason))),
+    );
+    server = startServer(refundOnce, { tools: [stoppable], logger: log.logger });
+    const id = await server.session();
+    await server.call("POST", `/sessions/${id}/messages`, { text: "refund it" });
+    await vi.waitFor(async () => expect((await server!.snapshot(id)).messages.at(-1)?.parts).toHaveLength(1));
+    expect((await server.call("POST", `/sessions/${id}/cancel`, {})).status).toBe(202);
+    await server.runtime.idle();
+    expect((await server.snapshot(id)).status).toBe("idle");
+    expect(log.lines).toEqual([]);
+  });
+
+  it("logs a tool still running when the Stop's grace is over, since it may yet take effect", async () => {
+    const log = keptLog();
+    const stubborn = implement(refund, () => new Promise(() => {}));
+    server = startServer(refundOnce, { tools: [stubborn], logger: log.logger, abortGraceMs: 50 });
+    const id = await server.session();
+    await server.call("POST", `/sessions/${id}/messages`, { text: "refund it" });
+    await vi.waitFor(async () => expect((await server!.snapshot(id)).messages.at(-1)?.parts).toHaveLength(1));
+    expect((await server.call("POST", `/sessions/${id}/cancel`, {})).status).toBe(202);
+    await vi.waitFor(async () => expect((await server!.snapshot(id)).status).toBe("idle"), { timeout: 5_000 });
+    const { turnId, toolCallId } = idsOf(await server.events(id));
+    expect(log.lines.map((line) => [line.level, line.args[0]])).toEqual([
+      [
+        "warn",
+        `hitl-kit: session ${id} turn ${turnId} call ${toolCallId} (refund_charge): the tool was still running 50 ms after its turn was stopped (abortGraceMs); the call got a cancelled result, but the tool may or may not complete: check whether it took effect.`,
+      ],
+    ]);
+  });
+
+  /**
+   * A session whose refund was running when its process stopped: the first runtime's file,
+   * let go of while the tool runs, as a crash leaves it. `stopAsked` keeps a Stop the person
+   * pressed that the process died before it saw through.
+   */
+  async function interruptedRefund(stopAsked: boolean) {
+    const dir = tempDir();
+    dirs.push(dir);
+    const path = join(dir.path, "hitl.sqlite");
+    const firstStore = sqliteStore(path);
+    const hanging = implement(refund, () => new Promise(() => {}));
+    const first = createAgentRuntime({ model: refundOnce, tools: [hanging], store: firstStore, logger: quiet });
+    const { sessionId } = await first.createSession();
+    const { turnId } = await first.sendMessage(sessionId, "refund it");
+    await vi.waitFor(async () =>
+      expect((await firstStore.getToolCalls(sessionId, turnId, 1)).map((call) => call.state)).toEqual(["executing"]),
+    );
+    await firstStore.close();
+
+    const store = sqliteStore(path);
+    if (stopAsked) await store.write(sessionId, { session: { cancelRequested: turnId } });
+    const log = keptLog();
+    const second = createAgentRuntime({ model: refundOnce, tools: [hanging], store, logger: log.logger });
+    await second.ready;
+    await second.idle();
+    const events = await second.readEvents(sessionId, 0);
+    await second.close();
+    await store.close();
+    return { log, sessionId, events, ...idsOf(events) };
+  }
+
+  it("logs, at the next start, how many turns it resumes and each call cut off mid-run", async () => {
+    const { log, sessionId, events, turnId, toolCallId } = await interruptedRefund(false);
+    expect(events.filter((event) => event.type === "tool.result")).toMatchObject([{ outcome: "error" }]);
+    expect(log.lines.map((line) => [line.level, line.args[0]])).toEqual([
+      [
+        "warn",
+        "hitl-kit: resuming 1 turn left running by a server that stopped (this one before a restart, or an instance whose lease lapsed), 32 at a time.",
+      ],
+      [
+        "warn",
+        `hitl-kit: session ${sessionId} turn ${turnId} call ${toolCallId} (refund_charge): the server running the tool stopped before it finished; the call got an error result, but the tool may or may not have completed: check whether it took effect.`,
+      ],
+    ]);
+  });
+
+  it("logs a call cut off mid-run whose turn the person had stopped", async () => {
+    const { log, sessionId, events, turnId, toolCallId } = await interruptedRefund(true);
+    expect(events.filter((event) => event.type === "tool.result")).toMatchObject([{ outcome: "cancelled" }]);
+    expect(log.lines.map((line) => line.args[0])).toEqual([
+      expect.stringContaining("hitl-kit: resuming 1 turn left running"),
+      `hitl-kit: session ${sessionId} turn ${turnId} call ${toolCallId} (refund_charge): the server running the tool stopped before it finished; the call got a cancelled result, but the tool may or may not have completed: check whether it took effect.`,
+    ]);
+  });
+
+  it("logs nothing at a start that finds no turn left running", async () => {
+    const log = keptLog();
+    server = startServer(refundOnce, { logger: log.logger });
+    await server.runtime.ready;
+    expect(log.lines).toEqual([]);
   });
 });

@@ -401,6 +401,11 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     if (recovering) return;
     const left = await store.listSessionsToRecover();
     if (recovering || closing) return;
+    if (left.length > 0) {
+      core.logger.warn(
+        `hitl-kit: resuming ${left.length} ${left.length === 1 ? "turn" : "turns"} left running by a server that stopped (this one before a restart, or an instance whose lease lapsed), ${RECOVERY_CONCURRENCY} at a time.`,
+      );
+    }
     recovering = eachBounded(left, RECOVERY_CONCURRENCY, recover, () => closing)
       .catch((error: unknown) => {
         core.trouble("recovering turns failed (it tries again)", error);

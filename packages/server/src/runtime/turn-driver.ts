@@ -323,6 +323,7 @@ export class TurnDriver {
           new Map(interrupted.map((call) => [call.toolCallId, STOPPED_WHILE_INTERRUPTED])),
         ),
       );
+      this.#logInterrupted(sessionId, interrupted, "a cancelled");
       return { kind: "stop" };
     }
     if (!session.stepOpen) {
@@ -361,6 +362,7 @@ export class TurnDriver {
           })),
         ],
       });
+      this.#logInterrupted(sessionId, interrupted, "an error");
       return { kind: "again" };
     }
     const ready = calls.filter((call) => call.state === "ready");
@@ -380,6 +382,15 @@ export class TurnDriver {
     }
     await this.#commit(sessionId, core.closeStep(calls)!);
     return { kind: "again" };
+  }
+
+  /** Someone may have to find out whether a call cut off by a crash took effect (a refund, say): one line each. */
+  #logInterrupted(sessionId: string, calls: readonly ToolCallRecord[], result: "an error" | "a cancelled"): void {
+    for (const call of calls) {
+      this.core.logger.warn(
+        `hitl-kit: ${logScope(sessionId, call.turnId, call)}: the server running the tool stopped before it finished; the call got ${result} result, but the tool may or may not have completed: check whether it took effect.`,
+      );
+    }
   }
 
   async #stepCalls(session: SessionRecord): Promise<ToolCallRecord[]> {
@@ -417,6 +428,12 @@ export class TurnDriver {
         } catch (error) {
           outcome = "error";
           output = { message: error instanceof Error ? error.message : String(error) };
+          // A Stop aborts its tools on purpose: only a tool that failed on its own is logged.
+          if (!signal.aborted) {
+            core.logger.warn(
+              ...failureLine(`hitl-kit: ${logScope(sessionId, call.turnId, call)}: the tool failed`, error),
+            );
+          }
         }
         unfinished.delete(call.toolCallId);
         try {
@@ -431,7 +448,16 @@ export class TurnDriver {
         }
       }),
     );
-    const ran = await this.#withinGrace(running, signal, unfinished);
+    const ran = await this.#withinGrace(running, signal, unfinished).catch((error: unknown) => {
+      if (error instanceof ToolsOutlastedStop) {
+        for (const call of calls.filter((candidate) => error.reasons.has(candidate.toolCallId))) {
+          core.logger.warn(
+            `hitl-kit: ${logScope(sessionId, call.turnId, call)}: the tool was still running ${error.graceMs} ms after its turn was stopped (abortGraceMs); the call got a cancelled result, but the tool may or may not complete: check whether it took effect.`,
+          );
+        }
+      }
+      throw error;
+    });
     const failed = ran.find((outcome) => outcome.status === "rejected");
     if (failed) throw failed.reason;
   }
@@ -837,7 +863,10 @@ class LeftForRecovery extends Error {
 /** A stopped turn's tools had not all ended within the grace: `reasons` is what the results of those still running say. */
 class ToolsOutlastedStop extends Error {
   readonly reasons: ReadonlyMap<string, string>;
-  constructor(graceMs: number, running: readonly string[]) {
+  constructor(
+    readonly graceMs: number,
+    running: readonly string[],
+  ) {
     const reason = `The person stopped the turn while this tool ran, and it had not stopped ${graceMs} ms later: it may or may not have completed.`;
     super(reason);
     this.name = "ToolsOutlastedStop";

@@ -4,7 +4,8 @@ import { APICallError, type LanguageModelV4 } from "@ai-sdk/provider";
 import { defineTool, type ProtocolEvent } from "@hitl-kit/protocol";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { createAgentRuntime, implement, scriptedModel } from "../src/index.js";
+import { createAgentRuntime, implement, memoryStore, type SessionStore, scriptedModel } from "../src/index.js";
+import { localCoordination } from "../src/runtime/coordination.js";
 import { errorSummary, redactedError } from "../src/runtime/logged-error.js";
 import { sqliteStore } from "../src/store/sqlite-store.js";
 import { quiet, startServer, tempDir } from "./harness.js";
@@ -198,6 +199,28 @@ describe("the events an operator must act on", () => {
         `hitl-kit: session ${id} turn ${turnId} call ${toolCallId} (refund_charge): the tool was still running 50 ms after its turn was stopped (abortGraceMs); the call got a cancelled result, but the tool may or may not complete: check whether it took effect.`,
       ],
     ]);
+  });
+
+  it("logs no tool outlasting the grace when the instance lost the turn, which the instance taking it over ends", async () => {
+    let loseLease: (sessionId: string) => void = () => {};
+    const store: SessionStore = Object.assign(Object.create(memoryStore()), {
+      coordinate: () => ({
+        ...localCoordination(),
+        onAbort: (listener: (sessionId: string, cause: { kind: "lease_lost" }) => void) => {
+          loseLease = (sessionId) => listener(sessionId, { kind: "lease_lost" });
+        },
+      }),
+    });
+    const log = keptLog();
+    const stubborn = implement(refund, () => new Promise(() => {}));
+    server = startServer(refundOnce, { tools: [stubborn], store, logger: log.logger, abortGraceMs: 50 });
+    const id = await server.session();
+    await server.call("POST", `/sessions/${id}/messages`, { text: "refund it" });
+    await vi.waitFor(async () => expect((await server!.snapshot(id)).messages.at(-1)?.parts).toHaveLength(1));
+    loseLease(id);
+    await server.runtime.idle();
+    expect((await server.snapshot(id)).status).toBe("running");
+    expect(log.lines).toEqual([]);
   });
 
   /**

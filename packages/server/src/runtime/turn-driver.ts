@@ -449,7 +449,8 @@ export class TurnDriver {
       }),
     );
     const ran = await this.#withinGrace(running, signal, unfinished).catch((error: unknown) => {
-      if (error instanceof ToolsOutlastedStop) {
+      // An instance that lost the turn writes nothing: the one that took it over ends the calls.
+      if (error instanceof ToolsOutlastedStop && !(signal.reason instanceof LeaseLost)) {
         for (const call of calls.filter((candidate) => error.reasons.has(candidate.toolCallId))) {
           core.logger.warn(
             `hitl-kit: ${logScope(sessionId, call.turnId, call)}: the tool was still running ${error.graceMs} ms after its turn was stopped (abortGraceMs); the call got a cancelled result, but the tool may or may not complete: check whether it took effect.`,

@@ -75,7 +75,12 @@ export interface AgentRuntimeOptions {
    * (`store: false`): the session keeps its transcript, and does not depend on OpenAI's.
    */
   callOptions?: Omit<LanguageModelV4CallOptions, "prompt" | "tools" | "abortSignal">;
-  /** Where the runtime reports what it cannot answer to anyone (default: console). */
+  /**
+   * Where the runtime reports what it cannot answer to anyone (default: console). Each call
+   * gets one line that reads on its own (the session, turn and call, and a failure's causes),
+   * and for a failure a redacted copy of the error as a second argument: for pino, pass
+   * `{ warn: (message, err) => log.warn({ err }, message), error: … }`.
+   */
   logger?: Pick<Console, "warn" | "error">;
 }
 

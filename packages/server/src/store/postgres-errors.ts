@@ -1,5 +1,6 @@
 import pg from "pg";
 import { transactionPoolerError } from "./postgres-pooler.js";
+import { reportStoreErrors } from "./report-store-errors.js";
 import { StoreUnavailable } from "./store-unavailable.js";
 
 /** Node's socket errors that mean the database could not be reached. */
@@ -58,17 +59,7 @@ export function asStoreError(error: unknown): unknown {
  * {@link asStoreError}; the same object: its methods are replaced).
  */
 export function reportUnreachable<T extends object>(target: T, names: readonly (keyof T)[]): T {
-  for (const name of names) {
-    const method = target[name] as (...args: unknown[]) => unknown;
-    target[name] = (async (...args: unknown[]) => {
-      try {
-        return await method.apply(target, args);
-      } catch (error) {
-        throw asStoreError(error);
-      }
-    }) as T[keyof T];
-  }
-  return target;
+  return reportStoreErrors(target, names, asStoreError);
 }
 
 /**

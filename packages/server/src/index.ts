@@ -62,4 +62,4 @@ export type {
   WriteBatch,
   WriteResult,
 } from "./store/records.js";
-export { StoreUnavailable } from "./store/store-unavailable.js";
+export { StoreUnavailable, type StoreUnavailableOptions } from "./store/store-unavailable.js";

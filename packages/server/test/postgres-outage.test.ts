@@ -188,6 +188,7 @@ describe.skipIf(!postgresAvailable)("an instance whose database is not up yet wh
     try {
       store = postgresStore(url, { schema: `outage_${++schemas}` });
       await expect(store.getSession("ses_none")).rejects.toThrow(StoreUnavailable);
+      await expect(store.findKeyedTurn("ses_none", "key")).rejects.toThrow(StoreUnavailable);
     } finally {
       cluster!.resume();
     }

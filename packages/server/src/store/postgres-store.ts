@@ -34,6 +34,7 @@ import type {
   WriteBatch,
   WriteResult,
 } from "./records.js";
+import { STORE_CALLS } from "./report-store-errors.js";
 
 /** Options of {@link postgresStore}. */
 export interface PostgresStoreOptions {
@@ -646,25 +647,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     },
   };
   // What reaches the database reports a database it cannot reach as `StoreUnavailable`, and a pooler in transaction mode by name.
-  return reportUnreachable(store, [
-    "createSession",
-    "getSession",
-    "listSessions",
-    "countSessions",
-    "deleteSession",
-    "listIdleSessions",
-    "readEvents",
-    "readSnapshot",
-    "streamingMessageIds",
-    "readTranscript",
-    "getToolCalls",
-    "getRequest",
-    "getOpenRequests",
-    "listSessionsToRecover",
-    "listExpiredRequests",
-    "nextExpiry",
-    "write",
-  ]);
+  return reportUnreachable(store, STORE_CALLS);
 }
 
 function fromRow(row: SessionRow): SessionRecord {

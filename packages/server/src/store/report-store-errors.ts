@@ -1,3 +1,27 @@
+import type { SessionStore } from "./records.js";
+
+/** The methods of a {@link SessionStore} that reach its database: all but `coordinate` and `close`. */
+export const STORE_CALLS = [
+  "createSession",
+  "getSession",
+  "listSessions",
+  "countSessions",
+  "deleteSession",
+  "listIdleSessions",
+  "readEvents",
+  "readSnapshot",
+  "streamingMessageIds",
+  "readTranscript",
+  "getToolCalls",
+  "getRequest",
+  "getOpenRequests",
+  "findKeyedTurn",
+  "listSessionsToRecover",
+  "listExpiredRequests",
+  "nextExpiry",
+  "write",
+] as const satisfies readonly (keyof SessionStore)[];
+
 /**
  * `target` with each of its methods `names` throwing what `asStoreError` makes of a failure
  * (the same object: its methods are replaced), so a store's callers see its database's

@@ -30,6 +30,8 @@ import type {
   WriteBatch,
   WriteResult,
 } from "./records.js";
+import { reportStoreErrors, STORE_CALLS } from "./report-store-errors.js";
+import { asSqliteStoreError, fileTrouble } from "./sqlite-errors.js";
 import { walCheckpointer } from "./wal-checkpointer.js";
 
 /** Options of {@link sqliteStore}. */
@@ -502,7 +504,8 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
   // and concurrent sessions share the sessions table's pages and its indexes'. A write is
   // answered once its group is committed. Should one write throw (data that cannot be
   // stored), the group is rolled back and each write runs again in a transaction of its
-  // own, so what one batch does or fails to do is its own.
+  // own, so what one batch does or fails to do is its own. Trouble with the file (a full
+  // disk) is no batch's own: the group's writes all fail with it, not each again alone.
   let queued: QueuedWrite[] = [];
   const writeGroup = db.transaction((group: QueuedWrite[]) => group.map((item) => apply(item.sessionId, item.batch)));
   const commitQueued = () => {
@@ -513,8 +516,12 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     try {
       results = writeGroup(group);
       commitStaged();
-    } catch {
+    } catch (error) {
       staged.clear();
+      if (fileTrouble(error, path) !== undefined) {
+        for (const item of group) item.reject(error);
+        return;
+      }
       for (const item of group) {
         try {
           item.resolve(write(item.sessionId, item.batch));
@@ -546,7 +553,7 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     return deleted > 0; // the last statement deletes the session row
   });
 
-  return {
+  const store: SessionStore = {
     async createSession({ owner, ...session }) {
       if (paused) await paused.over;
       const { sessionId, createdAt, status } = session;
@@ -651,6 +658,10 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
       release?.();
     },
   };
+  // A full disk, a read-only file, an I/O error: reported as StoreUnavailable, which the
+  // runtime answers with 503 and a running turn waits out. Each failed write was rolled
+  // back, and the row cache took none of it (rows enter it only once their write commits).
+  return reportStoreErrors(store, STORE_CALLS, (error) => asSqliteStoreError(error, path));
 }
 
 /** How many sessions' rows the store keeps in memory: far more than are busy at once. */

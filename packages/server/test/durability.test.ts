@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { chmodSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { emptySnapshot, type Message, reduceSession, type SessionSnapshot } from "@hitl-kit/protocol";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -15,10 +15,16 @@ afterEach(() => {
 
 type ServerProcess = Awaited<ReturnType<typeof startProcess>>;
 
-/** Starts processes/durable-server.ts in a new Node process on the given SQLite file. */
-async function startProcess(db: string, env: Record<string, string> = {}) {
+/**
+ * Starts processes/durable-server.ts in a new Node process on the given SQLite file; with
+ * `unprivileged`, as a user file modes bind (`nobody`, when the tests run as root).
+ */
+async function startProcess(db: string, env: Record<string, string> = {}, { unprivileged = false } = {}) {
   const script = join(import.meta.dirname, "processes/durable-server.ts");
-  const child = spawn(process.execPath, ["--conditions=@hitl-kit/source", "--import", "tsx", script], {
+  const node = [process.execPath, "--conditions=@hitl-kit/source", "--import", "tsx", script];
+  const asNobody = unprivileged && process.getuid?.() === 0;
+  const [command, ...args] = asNobody ? ["runuser", "-u", "nobody", "--", ...node] : node;
+  const child = spawn(command!, args, {
     env: { ...process.env, HITL_DB: db, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -248,6 +254,29 @@ describe("one SQLite file, one process", () => {
     await first.close();
     await sqliteStore(db).close();
   });
+
+  it("refuses at start a file it may not write, naming it, rather than failing every write later", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const db = join(dir.path, "hitl.sqlite");
+    await sqliteStore(db).close();
+    // The folder stays writable (the lock file, the WAL); the file itself is read-only.
+    chmodSync(dir.path, 0o777);
+    chmodSync(db, 0o444);
+    await expect(startProcess(db, {}, { unprivileged: true })).rejects.toThrow(
+      `sqliteStore: ${db} is read-only (SQLITE_READONLY: attempt to write a readonly database)`,
+    );
+    // A folder it may not write in: the lock file cannot be made, which is said just as plainly.
+    rmSync(`${db}.lock`, { force: true });
+    chmodSync(dir.path, 0o555);
+    try {
+      await expect(startProcess(db, {}, { unprivileged: true })).rejects.toThrow(
+        `sqliteStore: ${db}.lock cannot be opened or created (SQLITE_CANTOPEN: unable to open database file): check that its folder exists and that this process may write in it`,
+      );
+    } finally {
+      chmodSync(dir.path, 0o755); // so the folder can be removed
+    }
+  }, 30_000);
 
   it("leaves a file it could not open unclaimed", async () => {
     const dir = tempDir();

@@ -14,7 +14,7 @@ export function fileTrouble(error: unknown, path: string): string | undefined {
   if (typeof code !== "string") return undefined;
   const said = `${code}: ${(error as Error).message}`;
   if (code === "SQLITE_FULL") {
-    return `the disk holding ${path} is full (${said}): free some space; writes go on once there is room`;
+    return `the disk holding ${path} is full (${said}): free some space`;
   }
   if (code === "SQLITE_READONLY_DBMOVED") {
     return `${path} was moved or deleted while the store had it open (${said}): put it back, or restart the server`;
@@ -24,7 +24,7 @@ export function fileTrouble(error: unknown, path: string): string | undefined {
   }
   if (code.startsWith("SQLITE_IOERR")) return `reading or writing ${path} failed (${said}): check the disk`;
   if (code.startsWith("SQLITE_CANTOPEN")) {
-    return `${path} or its -wal or -shm file cannot be opened (${said}): check that the folder exists and this process may write in it`;
+    return `${path} cannot be opened or created (${said}): check that its folder exists and that this process may write in it`;
   }
   if (code.startsWith("SQLITE_BUSY")) {
     return `another program held a lock on ${path} for more than 5 s (${said}), a sqlite3 shell or a backup in a write transaction, say: end it`;
@@ -37,4 +37,10 @@ export function asSqliteStoreError(error: unknown, path: string): unknown {
   if (error instanceof StoreUnavailable) return error;
   const trouble = fileTrouble(error, path);
   return trouble === undefined ? error : new StoreUnavailable(error, { message: `sqliteStore: ${trouble}` });
+}
+
+/** An error opening the store's file (or its lock file), trouble with the file said in words (see {@link fileTrouble}). */
+export function openFailure(error: unknown, file: string): unknown {
+  const trouble = fileTrouble(error, file);
+  return trouble === undefined ? error : new Error(`sqliteStore: ${trouble}`, { cause: error });
 }

@@ -31,7 +31,7 @@ import type {
   WriteResult,
 } from "./records.js";
 import { reportStoreErrors, STORE_CALLS } from "./report-store-errors.js";
-import { asSqliteStoreError, fileTrouble } from "./sqlite-errors.js";
+import { asSqliteStoreError, fileTrouble, openFailure } from "./sqlite-errors.js";
 import { walCheckpointer } from "./wal-checkpointer.js";
 
 /** Options of {@link sqliteStore}. */
@@ -190,7 +190,12 @@ function claim(path: string): () => void {
         "runtime for the process (under a dev server that runs modules again, keep it on globalThis)",
     );
   }
-  const lock = new Database(`${path}.lock`);
+  let lock: Database.Database;
+  try {
+    lock = new Database(`${path}.lock`);
+  } catch (error) {
+    throw openFailure(error, `${path}.lock`);
+  }
   try {
     lock.pragma("locking_mode = EXCLUSIVE");
     // A process that is just exiting (a restart) gets a moment to let go.
@@ -204,7 +209,7 @@ function claim(path: string): () => void {
         { cause: error },
       );
     }
-    throw error;
+    throw openFailure(error, `${path}.lock`);
   }
   held.add(file);
   return () => {
@@ -237,9 +242,17 @@ type StateRow = SessionRow & {
   record?: SessionRecord;
 };
 
-/** Opens the file in WAL mode with the store's settings, its schema created or brought up to date. */
+/**
+ * Opens the file in WAL mode with the store's settings, its schema created or brought up to
+ * date, and checks that it may be written.
+ */
 function openDatabase(path: string, options: SqliteStoreOptions): Database.Database {
-  const db = new Database(path);
+  let db: Database.Database;
+  try {
+    db = new Database(path);
+  } catch (error) {
+    throw openFailure(error, path);
+  }
   try {
     db.pragma("journal_mode = WAL");
     db.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
@@ -247,10 +260,27 @@ function openDatabase(path: string, options: SqliteStoreOptions): Database.Datab
     db.pragma("temp_store = MEMORY");
     db.exec(schema);
     migrate(db, path);
+    checkWritable(db);
     return db;
   } catch (error) {
     db.close();
-    throw error;
+    throw openFailure(error, path);
+  }
+}
+
+/**
+ * Throws unless the connection may write the file. SQLite opens a file it may not write
+ * (its mode, a read-only mount) read-only without a word, and a file already up to date
+ * needs no write to open: the store would start as if all was well, and fail every write.
+ * A write in a transaction that is rolled back asks SQLite itself, and leaves nothing.
+ */
+function checkWritable(db: Database.Database): void {
+  const version = db.pragma("user_version", { simple: true }) as number;
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    db.pragma(`user_version = ${version}`);
+  } finally {
+    if (db.inTransaction) db.exec("ROLLBACK");
   }
 }
 

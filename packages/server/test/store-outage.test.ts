@@ -13,17 +13,21 @@ import { scriptedModel } from "../src/models/scripted-model.js";
 import { checkOneResultPerCall, quiet } from "./harness.js";
 import { pickTemplate } from "./tools.js";
 
-/** A memory store that, while `down`, fails every call as a store that cannot reach its database does. */
-function flakyStore() {
+/**
+ * A memory store that, while `down`, fails every call as a store that cannot reach its
+ * database does (or with `failure`), counting the calls it failed.
+ */
+function flakyStore(failure = () => new StoreUnavailable(new Error("connect ECONNREFUSED 127.0.0.1:5432"))) {
   const store = memoryStore();
-  const state = { down: false };
+  const state = { down: false, failed: 0 };
   const flaky = { ...store } as SessionStore;
   for (const [name, method] of Object.entries(store) as [keyof SessionStore, unknown][]) {
     if (typeof method !== "function" || name === "coordinate" || name === "close") continue;
-    (flaky as unknown as Record<string, unknown>)[name] = (...args: unknown[]) =>
-      state.down
-        ? Promise.reject(new StoreUnavailable(new Error("connect ECONNREFUSED 127.0.0.1:5432")))
-        : (method as (...a: unknown[]) => unknown).apply(store, args);
+    (flaky as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
+      if (!state.down) return (method as (...a: unknown[]) => unknown).apply(store, args);
+      state.failed += 1;
+      return Promise.reject(failure());
+    };
   }
   return { store: flaky, state };
 }
@@ -163,5 +167,87 @@ describe("the fetch handler while the store is away", () => {
       state.down = false;
       await runtime.close();
     }
+  });
+});
+
+describe("a store that can never start (trying again cannot help)", () => {
+  const newer =
+    "postgresStore: schema hitl is at version 99, newer than this @hitl-kit/server knows (4): a newer version migrated it.";
+  const lasting = () => new StoreUnavailable(new Error(newer), { message: newer, lasting: true });
+  const recorder = () => ({ warn: vi.fn(), error: vi.fn() });
+
+  it("answers 503 with the store's own message logged once, not a 500 with a stack per request", async () => {
+    const { store, state } = flakyStore(lasting);
+    state.down = true;
+    const logger = recorder();
+    const runtime = createAgentRuntime({ model: scriptedModel([]), tools: [], store, logger });
+    await expect(runtime.ready).rejects.toThrow(newer);
+    const handler = createFetchHandler(runtime, { identify: () => "ada", rateLimit: false });
+    try {
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        const listed = await handler(new Request("http://127.0.0.1/api/agent/sessions"));
+        expect(listed.status).toBe(503);
+        expect(await listed.json()).toMatchObject({ error: { code: "unavailable" } });
+        const created = await handler(
+          new Request("http://127.0.0.1/api/agent/sessions", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: "{}",
+          }),
+        );
+        expect(created.status).toBe(503);
+      }
+      expect(logger.error).not.toHaveBeenCalled();
+      expect(logger.warn.mock.calls).toEqual([
+        [
+          `hitl-kit: ${newer.slice(0, -1)}; this instance answers 503 to every request that needs it until that is fixed and it is restarted.`,
+        ],
+      ]);
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it("does not try to start again", async () => {
+    const { store, state } = flakyStore(lasting);
+    state.down = true;
+    const runtime = createAgentRuntime({ model: scriptedModel([]), tools: [], store, logger: recorder() });
+    await expect(runtime.ready).rejects.toThrow(newer);
+    const tried = state.failed;
+    await new Promise((resolve) => setTimeout(resolve, 500)); // a retry would come after 100 ms
+    expect(state.failed).toBe(tried);
+    await runtime.close();
+  });
+
+  it("stops a running turn once, leaving it for the next start, rather than driving it again and again", async () => {
+    const { store, state } = flakyStore(lasting);
+    const logger = recorder();
+    let runs = 0;
+    const tool = implement(job, async () => {
+      runs += 1;
+      state.down = true; // the store fails for good while the tool runs: its result cannot be written
+      return { refunded: 1500 };
+    });
+    const runtime = createAgentRuntime({
+      model: scriptedModel([{ toolCalls: [{ toolName: "refund", input: {} }] }, { text: "Done." }]),
+      tools: [tool],
+      store,
+      logger,
+    });
+    await runtime.ready;
+    const { sessionId } = await runtime.createSession();
+    await runtime.sendMessage(sessionId, "go");
+    await vi.waitFor(() => expect(runs).toBe(1));
+    await runtime.idle();
+    const failed = state.failed;
+    await new Promise((resolve) => setTimeout(resolve, 500)); // a retry would come after 100 ms
+    expect(state.failed).toBe(failed);
+    expect(logger.error).not.toHaveBeenCalled();
+    expect(logger.warn).toHaveBeenCalledWith(
+      `hitl-kit: turns stop until the store is fixed and the server restarted: ${newer}`,
+    );
+    state.down = false;
+    expect((await store.getSession(sessionId))?.status).toBe("running"); // for the next start to pick up
+    await runtime.close();
   });
 });

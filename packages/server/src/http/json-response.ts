@@ -78,7 +78,10 @@ export class FailureLog {
       return;
     }
     const more = this.#since > 0 ? ` (${this.#since} more since the last report)` : "";
-    this.logger.warn(`hitl-kit: ${error.message}; requests that need it get 503 until it is back${more}.`);
+    const until = error.lasting
+      ? "this instance answers 503 to every request that needs it until that is fixed and it is restarted"
+      : "requests that need it get 503 until it is back";
+    this.logger.warn(`hitl-kit: ${error.message.replace(/\.$/, "")}; ${until}${more}.`);
     this.#at = now;
     this.#since = 0;
   }

@@ -16,6 +16,7 @@ import type {
   WriteBatch,
 } from "../store/records.js";
 import { idleSession } from "../store/records.js";
+import { StoreUnavailable } from "../store/store-unavailable.js";
 import { LeaseLost } from "./coordination.js";
 import { cutText } from "./cut-text.js";
 import type { EventListener } from "./event-hub.js";
@@ -441,13 +442,16 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const ready = start();
   // `ready` rejects with the first failure, for an app that awaits it; one that goes on has the
   // start tried again (100 ms, doubling to 5 s) until it succeeds or the runtime closes, so a
-  // database that comes up later gets its fan-out, heartbeat, recovery and expiry.
+  // database that comes up later gets its fan-out, heartbeat, recovery and expiry. What
+  // trying again cannot fix (a schema a newer version migrated) is not tried again.
   let starting = ready;
   let startAgain: ReturnType<typeof setTimeout> | undefined;
   const retryStart = (tries: number) => (error: unknown) => {
     if (closing) return;
+    const lasting = error instanceof StoreUnavailable && error.lasting;
     // The first failure is `ready`'s to tell (an app that awaits it exits with its own words).
-    if (tries > 0) core.trouble("starting failed (it tries again)", error);
+    if (tries > 0) core.trouble(lasting ? "starting failed for good" : "starting failed (it tries again)", error);
+    if (lasting) return;
     startAgain = setTimeout(
       () => {
         starting = start();

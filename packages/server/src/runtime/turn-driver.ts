@@ -85,9 +85,16 @@ export class TurnDriver {
           this.#finished.delete(sessionId);
         },
         (error: unknown) => {
-          if (error instanceof StoreUnavailable) return this.#retryLater(sessionId, error, retry?.tries ?? 0);
+          if (error instanceof StoreUnavailable && !error.lasting) {
+            return this.#retryLater(sessionId, error, retry?.tries ?? 0);
+          }
           this.#retries.delete(sessionId);
           if (error instanceof LeftForRecovery) return this.core.logger.warn(error.message);
+          if (error instanceof StoreUnavailable) {
+            // Trying again cannot help: the turn stays as it is in the store, for the next start.
+            this.#finished.delete(sessionId);
+            return this.core.trouble("turns stop until the store is fixed and the server restarted", error);
+          }
           this.core.logger.error(...failureLine(`hitl-kit: driving session ${sessionId} failed`, error));
         },
       )
@@ -213,7 +220,7 @@ export class TurnDriver {
     // by the heartbeat) for its next try (see `#retryLater`), which gives it up when it ends:
     // else another instance would take the turn over meanwhile and write as interrupted the
     // calls whose results wait here. Any other failure gives the lease up.
-    const keeps = (error: unknown) => error instanceof StoreUnavailable && !this.#stopped;
+    const keeps = (error: unknown) => error instanceof StoreUnavailable && !error.lasting && !this.#stopped;
     try {
       if (!(await turns.acquire(sessionId))) return false;
     } catch (error) {

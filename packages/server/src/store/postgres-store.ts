@@ -35,6 +35,7 @@ import type {
   WriteResult,
 } from "./records.js";
 import { STORE_CALLS } from "./report-store-errors.js";
+import { StoreUnavailable } from "./store-unavailable.js";
 
 /** Options of {@link postgresStore}. */
 export interface PostgresStoreOptions {
@@ -80,7 +81,8 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
   const pool = resilientPool({ connectionString, max: options.poolSize ?? 10 });
   // The connection is checked and the schema brought up to date once. An attempt that could not reach the database (it
   // is not up yet, or wakes from a scale to zero) is made again by the next call; one that
-  // reached it and failed (a schema newer than this code) fails every call.
+  // reached it and failed (a schema newer than this code) fails every call, as a lasting
+  // StoreUnavailable with its own message: this instance cannot serve, another may.
   let migration: Promise<void> | undefined;
   const ready = () => {
     migration ??= (async () => {
@@ -88,8 +90,11 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       await checkSessionKept(connectionString);
       await migrate(pool, s);
     })().catch((error: unknown) => {
-      if (isUnreachable(error)) migration = undefined;
-      throw error;
+      if (isUnreachable(error)) {
+        migration = undefined;
+        throw error;
+      }
+      throw new StoreUnavailable(error, { message: (error as Error).message, lasting: true });
     });
     return migration;
   };

@@ -4,6 +4,8 @@ import type { SessionStore } from "./records.js";
 export interface StoreUnavailableOptions {
   /** What is wrong, in the store's own words (a full disk, a read-only file); by default, that it cannot be reached and why. */
   message?: string;
+  /** Trying again cannot help (see {@link StoreUnavailable.lasting}); default `false`. */
+  lasting?: boolean;
 }
 
 /**
@@ -17,6 +19,14 @@ export interface StoreUnavailableOptions {
 export class StoreUnavailable extends Error {
   /** Always `"StoreUnavailable"`, so a check need not import the class. */
   override readonly name = "StoreUnavailable";
+  /**
+   * `true` when trying again cannot help: this store serves nothing until someone fixes the
+   * cause and restarts the process (a schema a newer version migrated, a role without the
+   * privileges it needs, a pooler in transaction mode). Requests still get `503` (another
+   * instance may serve them), and the message is logged as an outage is, once and then now
+   * and then; but no turn waits for it, and the runtime does not try to start again.
+   */
+  readonly lasting: boolean;
 
   constructor(cause: unknown, options: StoreUnavailableOptions = {}) {
     super(
@@ -24,5 +34,6 @@ export class StoreUnavailable extends Error {
         `The session store cannot be reached: ${cause instanceof Error ? cause.message : String(cause)}`,
       { cause },
     );
+    this.lasting = options.lasting ?? false;
   }
 }

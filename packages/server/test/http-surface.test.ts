@@ -4,7 +4,14 @@ import { request as httpsRequest } from "node:https";
 import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { RateLimiter } from "../src/http/rate-limiter.js";
-import { createFetchHandler, memoryStore, type Served, scriptedModel, serve } from "../src/index.js";
+import {
+  createAgentRuntime,
+  createFetchHandler,
+  memoryStore,
+  type Served,
+  scriptedModel,
+  serve,
+} from "../src/index.js";
 import { startServer } from "./harness.js";
 
 let server: ReturnType<typeof startServer> | undefined;
@@ -60,6 +67,15 @@ function sendRaw(port: number, bytes: string): Promise<string> {
   });
 }
 
+/** Sends the start of a request on a new connection, then drops the connection, as a client that aborts its upload does. */
+function abortAfter(port: number, bytes: string): Promise<void> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1", () => socket.write(bytes, () => setTimeout(() => socket.destroy(), 20)));
+    socket.on("close", () => resolve());
+    socket.on("error", () => {});
+  });
+}
+
 async function servedChat(http = {}) {
   server = startServer(
     scriptedModel(() => ({ text: "Pick.", toolCalls: [{ toolName: "pick_template", input: { templates: ["a"] } }] })),
@@ -105,6 +121,63 @@ describe("the Node adapter (serve)", () => {
       expect(next.socket).toBe(tooLarge.socket); // the same connection
     }
     expect(await server!.events(id)).toHaveLength(1);
+  });
+
+  it("answers an upload the client cut off with a 400, and logs nothing of it", async () => {
+    const logger = { warn: vi.fn(), error: vi.fn() };
+    const printed = [vi.spyOn(console, "error"), vi.spyOn(console, "info")];
+    const runtime = createAgentRuntime({ model: scriptedModel([]), store: memoryStore(), logger });
+    const handler = createFetchHandler(runtime, { identify: () => "ada", rateLimit: false });
+    const statuses: number[] = [];
+    served = await serve(
+      async (request, platform) => {
+        const response = await handler(request, platform);
+        statuses.push(response.status);
+        return response;
+      },
+      { port: 0 },
+    );
+    try {
+      const { sessionId } = await runtime.createSession({ owner: "ada" });
+      const head = `POST /api/agent/sessions/${sessionId}/messages HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n`;
+      const cutOff = [
+        `${head}content-length: 1000\r\n\r\n{"text": "hello `,
+        `${head}transfer-encoding: chunked\r\n\r\n10\r\n{"text": "hello \r\n`,
+      ];
+      await Promise.all(
+        Array.from({ length: 20 }, (_, index) => abortAfter(served!.port, cutOff[index % cutOff.length]!)),
+      );
+      await vi.waitFor(() => expect(statuses).toHaveLength(20));
+      expect(statuses).toEqual(Array(20).fill(400));
+      expect(logger.error).not.toHaveBeenCalled();
+      for (const print of printed) expect(print).not.toHaveBeenCalled();
+      // A web-standard runtime's body that ends in an error reads the same.
+      const broken = new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"text": "hel'));
+          controller.error(new Error("aborted"));
+        },
+      });
+      const response = await handler(
+        new Request(`http://127.0.0.1/api/agent/sessions/${sessionId}/messages`, {
+          method: "POST",
+          headers: json,
+          body: broken,
+          duplex: "half",
+        } as RequestInit),
+      );
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({
+        error: {
+          code: "bad_request",
+          message: "The request body was cut off: the connection ended before all of it came.",
+        },
+      });
+      expect(logger.error).not.toHaveBeenCalled();
+      expect(await runtime.readEvents(sessionId, 0)).toHaveLength(1); // session.created, nothing more
+    } finally {
+      await runtime.close();
+    }
   });
 
   it("answers a malformed Host header with a JSON 400", async () => {

@@ -24,7 +24,7 @@ export async function readJson<K extends keyof CommandBodies>(
   }
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes);
-  const text = await readText(request, maxBytes, declared >= 0);
+  const text = await readWhole(request, () => readText(request, maxBytes, declared >= 0));
   let json: unknown;
   try {
     json = text.trim() === "" ? {} : JSON.parse(text);
@@ -35,6 +35,22 @@ export async function readJson<K extends keyof CommandBodies>(
     throw new ProtocolError("bad_request", `The body nests arrays and objects more than ${MAX_JSON_DEPTH} deep.`);
   }
   return parseCommandBody(command, json);
+}
+
+/**
+ * What `read` makes of the request's body. A body that fails part way (the client aborted
+ * the upload, its connection dropped) is the client's doing, not a server error: a `400`,
+ * logged nowhere. A body the host read before the handler got it is the host's bug, and
+ * fails as it is.
+ */
+async function readWhole<T>(request: Request, read: () => Promise<T>): Promise<T> {
+  const unread = !request.bodyUsed;
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof ProtocolError || !unread) throw error;
+    throw new ProtocolError("bad_request", "The request body was cut off: the connection ended before all of it came.");
+  }
 }
 
 /**

@@ -13,7 +13,7 @@ export {
   type SessionAccess,
   type SessionAction,
 } from "./http/fetch-handler.js";
-export { type NodeHandler, toNodeHandler } from "./http/node-handler.js";
+export { type NodeHandler, type NodeHandlerOptions, toNodeHandler } from "./http/node-handler.js";
 export type { RateLimitOptions } from "./http/rate-limiter.js";
 export { type Served, type ServeOptions, serve } from "./http/serve.js";
 export {

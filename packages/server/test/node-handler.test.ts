@@ -10,6 +10,7 @@ import {
   createFetchHandler,
   memoryStore,
   scriptedModel,
+  serve,
   toNodeHandler,
 } from "../src/index.js";
 import { quiet, readSse } from "./harness.js";
@@ -26,7 +27,7 @@ afterEach(async () => {
 });
 
 /** A runtime whose model asks the person to pick a template, then thanks them in words streamed slowly. */
-function hitlHandler() {
+function hitlHandler(logger: Pick<Console, "warn" | "error"> = quiet) {
   runtime = createAgentRuntime({
     model: scriptedModel(
       [
@@ -37,7 +38,7 @@ function hitlHandler() {
     ),
     tools: serverTools,
     store: memoryStore(),
-    logger: quiet,
+    logger,
   });
   return toNodeHandler(createFetchHandler(runtime, { rateLimit: false }));
 }
@@ -177,20 +178,55 @@ describe("toNodeHandler", () => {
     }
   });
 
-  it("says what to move when middleware read the body and kept nothing of it", async () => {
-    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+  it("says what to move when middleware read the body and kept nothing of it, once, to the runtime's logger", async () => {
+    const printed = vi.spyOn(console, "error").mockImplementation(() => {});
+    const logger = { warn: vi.fn(), error: vi.fn() };
     const app = express();
     app.use((request, _response, next) => {
       request.resume();
       request.once("end", () => next());
     });
-    app.all("/api/agent/*splat", hitlHandler());
+    app.all("/api/agent/*splat", hitlHandler(logger));
     const origin = await listen(app);
 
-    const refused = await person(origin).json("POST", "/sessions", {});
-    expect(refused.status).toBe(500);
-    expect(refused.body.error.message).toMatch(/mount the handler before the middleware that reads bodies/);
-    expect(error).toHaveBeenCalledTimes(1);
-    error.mockRestore();
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const refused = await person(origin).json("POST", "/sessions", {});
+      expect(refused.status).toBe(500);
+      expect(refused.body.error.message).toMatch(/mount the handler before the middleware that reads bodies/);
+    }
+    expect(logger.error).toHaveBeenCalledTimes(1);
+    expect(logger.error.mock.calls[0]![0]).toMatch(/^hitl-kit: The request's body was read before hitl-kit's handler/);
+    expect(printed).not.toHaveBeenCalled();
+    printed.mockRestore();
+  });
+
+  it("logs a handler's failure to the logger it is given (serve's too), else the fetch handler's, not to the console", async () => {
+    const printed = vi.spyOn(console, "error").mockImplementation(() => {});
+    const failing = async (): Promise<Response> => {
+      throw new Error("boom");
+    };
+    const given = { warn: vi.fn(), error: vi.fn() };
+    const origin = await listen(toNodeHandler(failing, { logger: given }));
+    const response = await fetch(`${origin}/api/agent/sessions`);
+    expect(response.status).toBe(500);
+    expect(await response.json()).toMatchObject({ error: { code: "internal" } });
+    expect(given.error).toHaveBeenCalledWith(
+      "hitl-kit: unexpected error",
+      expect.objectContaining({ message: "boom" }),
+    );
+
+    const ofServe = { warn: vi.fn(), error: vi.fn() };
+    const served = await serve(failing, { port: 0, logger: ofServe });
+    try {
+      expect((await fetch(`${served.url}/api/agent/sessions`)).status).toBe(500);
+    } finally {
+      await served.close();
+    }
+    expect(ofServe.error).toHaveBeenCalledWith(
+      "hitl-kit: unexpected error",
+      expect.objectContaining({ message: "boom" }),
+    );
+    expect(printed).not.toHaveBeenCalled();
+    printed.mockRestore();
   });
 });

@@ -4,6 +4,7 @@ import { type Caller, type Identify, identifyCaller, identityCookieHeader } from
 import { addressBlock, clientAddress } from "./client-address.js";
 import { CrossOriginPolicy } from "./cross-origin.js";
 import { eventStream } from "./event-stream.js";
+import { withLogger } from "./handler-logger.js";
 import { errorResponse, FailureLog, json, withHeaders } from "./json-response.js";
 import { RateLimiter, type RateLimitOptions } from "./rate-limiter.js";
 import { readJson } from "./read-json.js";
@@ -230,7 +231,7 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
     return `address:${address === undefined ? "unknown" : addressBlock(address)}`;
   }
 
-  return async function handle(request, platform) {
+  return withLogger(async function handle(request: Request, platform?: unknown) {
     const extra = new Headers();
     let response: Response;
     try {
@@ -243,7 +244,7 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
       response = new Response(null, response);
     }
     return withHeaders(response, extra);
-  };
+  }, failures.logger);
 }
 
 /**

@@ -1,10 +1,21 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ProtocolError } from "@hitl-kit/protocol";
 import { getRequestListener } from "@hono/node-server";
+import { loggerOf } from "./handler-logger.js";
 import { json } from "./json-response.js";
 
 /** A Node `(req, res)` listener: what `http.createServer`, Express and Connect take. */
 export type NodeHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+
+/** Options of {@link toNodeHandler}. */
+export interface NodeHandlerOptions {
+  /**
+   * Where the adapter logs what it failed (a request it could not hand over, a body middleware
+   * read before it). Default: the logger of the fetch handler it wraps (`createFetchHandler`'s
+   * `logger`, or the runtime's), else `console` for a handler of your own.
+   */
+  logger?: Pick<Console, "warn" | "error">;
+}
 
 /** What Express and its body parsers add to Node's request. */
 interface FrameworkRequest extends IncomingMessage {
@@ -31,12 +42,27 @@ interface FrameworkRequest extends IncomingMessage {
  * app.all("/api/agent/*splat", toNodeHandler(createFetchHandler(runtime)));
  * app.use(express.json()); // your own routes' parser, after hitl-kit's
  */
-export function toNodeHandler(handler: (request: Request, platform?: unknown) => Promise<Response>): NodeHandler {
+export function toNodeHandler(
+  handler: (request: Request, platform?: unknown) => Promise<Response>,
+  options: NodeHandlerOptions = {},
+): NodeHandler {
+  const logger = options.logger ?? loggerOf(handler) ?? console;
+  let bodyWarned = false;
+  /** Something mounted before the handler read the body and kept nothing of it: a 500 that says what to move. */
+  const sendBodyAlreadyRead = (response: ServerResponse) => {
+    const message =
+      "The request's body was read before hitl-kit's handler got it, and nothing kept it: " +
+      "mount the handler before the middleware that reads bodies.";
+    if (!bodyWarned) logger.error(`hitl-kit: ${message}`);
+    bodyWarned = true;
+    const body = new ProtocolError("internal", message);
+    response.writeHead(body.status, { "content-type": "application/json" }).end(JSON.stringify(body.toBody()));
+  };
   const listener = getRequestListener(handler, {
     overrideGlobalObjects: false,
     errorHandler: (error) => {
       const malformed = error instanceof Error && error.name === "RequestError";
-      if (!malformed) console.error("hitl-kit: unexpected error", error);
+      if (!malformed) logger.error("hitl-kit: unexpected error", error);
       const refusal = malformed
         ? new ProtocolError("bad_request", `The request is malformed: ${(error as Error).message}.`)
         : new ProtocolError("internal", "The server failed to handle this request.");
@@ -61,17 +87,4 @@ function parsedBody(body: unknown): Buffer | undefined {
   // `express.json()` parsed it: the same JSON again, which hitl-kit checks as it would the original.
   if (body !== null && typeof body === "object") return Buffer.from(JSON.stringify(body));
   return undefined;
-}
-
-let bodyWarned = false;
-
-/** Something mounted before the handler read the body and kept nothing of it: a 500 that says what to move. */
-function sendBodyAlreadyRead(response: ServerResponse): void {
-  const message =
-    "The request's body was read before hitl-kit's handler got it, and nothing kept it: " +
-    "mount the handler before the middleware that reads bodies.";
-  if (!bodyWarned) console.error(`hitl-kit: ${message}`);
-  bodyWarned = true;
-  const body = new ProtocolError("internal", message);
-  response.writeHead(body.status, { "content-type": "application/json" }).end(JSON.stringify(body.toBody()));
 }

@@ -3,7 +3,7 @@ import { createServer as createHttpsServer, type ServerOptions as HttpsServerOpt
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { ProtocolError } from "@hitl-kit/protocol";
-import { toNodeHandler } from "./node-handler.js";
+import { type NodeHandlerOptions, toNodeHandler } from "./node-handler.js";
 
 /** Options of {@link serve}. */
 export interface ServeOptions {
@@ -13,6 +13,8 @@ export interface ServeOptions {
   host?: string;
   /** Serve HTTPS with this key and certificate (`{ key, cert }`, as `node:https` takes them); request URLs then say `https:`. */
   tls?: Pick<HttpsServerOptions, "key" | "cert" | "ca" | "passphrase">;
+  /** Where the adapter logs what it failed; default: the fetch handler's logger (see {@link NodeHandlerOptions.logger}). */
+  logger?: Pick<Console, "warn" | "error">;
 }
 
 /** A running server. */
@@ -39,7 +41,7 @@ export async function serve(
   handler: (request: Request, platform?: unknown) => Promise<Response>,
   options: ServeOptions = {},
 ): Promise<Served> {
-  const listener = toNodeHandler(handler);
+  const listener = toNodeHandler(handler, options.logger ? { logger: options.logger } : {});
   const server = options.tls ? createHttpsServer(options.tls, listener) : createServer(listener);
   // What Node's HTTP parser refuses never reaches the handler: answer it in JSON too.
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {

@@ -96,6 +96,24 @@ describe("an SQLite store that cannot write its file for a while", () => {
     }
   });
 
+  it("reports a write lock another program holds as StoreUnavailable, and writes once it lets go", async () => {
+    const file = databaseFile();
+    const store = sqliteStore(file);
+    const shell = new Database(file); // a sqlite3 shell, say
+    try {
+      await store.createSession(idleSession("s"));
+      shell.exec("BEGIN IMMEDIATE");
+      const refused = store.write("s", { events: [{ type: "session.created" }] });
+      await expect(refused).rejects.toThrow(StoreUnavailable);
+      await expect(refused).rejects.toThrow(`sqliteStore: another program holds the write lock on ${file}`);
+      shell.exec("ROLLBACK");
+      expect(await store.write("s", { events: [{ type: "session.created" }] })).toMatchObject({ ok: true });
+    } finally {
+      shell.close();
+      await store.close();
+    }
+  });
+
   it("answers 503 unavailable while the disk is full, logged once naming the file, and takes the message once there is room", async () => {
     const file = databaseFile();
     const logger = recordingLogger();

@@ -7,7 +7,8 @@ import { StoreUnavailable } from "./store-unavailable.js";
  * program holding its lock lets go. (This store's own connections never wait on each
  * other: the lock file keeps other hitl-kit processes out, and the checkpoint worker
  * writes only while the store holds its commits, so `SQLITE_BUSY` means another program
- * held the file's write lock past `busy_timeout`.)
+ * holds the file's write lock: after `busy_timeout` (5 s, the thread blocked), or at once
+ * for a transaction that read before it wrote, which SQLite does not let wait.)
  */
 export function fileTrouble(error: unknown, path: string): string | undefined {
   const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
@@ -27,7 +28,7 @@ export function fileTrouble(error: unknown, path: string): string | undefined {
     return `${path} cannot be opened or created (${said}): check that its folder exists and that this process may write in it`;
   }
   if (code.startsWith("SQLITE_BUSY")) {
-    return `another program held a lock on ${path} for more than 5 s (${said}), a sqlite3 shell or a backup in a write transaction, say: end it`;
+    return `another program holds the write lock on ${path} (${said}), a sqlite3 shell or a backup in a write transaction, say: end it`;
   }
   return undefined;
 }

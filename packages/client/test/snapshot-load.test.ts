@@ -9,10 +9,13 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The server behind a switch: while `down`, every request gets `answer()` (a refused connection by default). */
 function outage(target: Server, answer: () => Response = () => Promise.reject(new TypeError("fetch failed")) as never) {
-  const api = { down: true, snapshotLoads: 0, streams: 0 };
+  const api = { down: true, snapshotLoads: 0, streams: 0, loadTimes: [] as number[] };
   const fetch = async (input: string, init?: RequestInit) => {
     const path = new URL(input).pathname;
-    if ((init?.method ?? "GET") === "GET" && /\/sessions\/[^/]+$/.test(path)) api.snapshotLoads++;
+    if ((init?.method ?? "GET") === "GET" && /\/sessions\/[^/]+$/.test(path)) {
+      api.snapshotLoads++;
+      api.loadTimes.push(performance.now());
+    }
     if (path.endsWith("/events")) api.streams++;
     return api.down ? answer() : target.fetch(input, init);
   };
@@ -50,16 +53,20 @@ describe("loading a session's snapshot", () => {
     expect(textOf(await waitFor(client, (s) => textOf(s) === "back again"))).toBe("back again");
   });
 
-  it("backs off between tries, up to the stream's longest wait", async () => {
+  it("backs off between tries, doubling up to the stream's longest wait", async () => {
     const server = running.add(await startAgentServer([{ text: "hi" }]));
     const { sessionId } = await server.runtime.createSession({ owner: "tester" });
     const { api, fetch } = outage(server, () => new Response("<h1>Bad Gateway</h1>", { status: 502 }));
     const reconnect = { initialDelayMs: 20, maxDelayMs: 40, jitter: 0 };
     const client = running.add(createAgentClient({ url: server.url, fetch, sessionId, retry: false, reconnect }));
     client.subscribe(() => {});
-    await pause(230); // tries at 0, 20, 60, 100, 140, 180, 220 ms: not one every few milliseconds
-    expect(api.snapshotLoads).toBeGreaterThanOrEqual(4);
-    expect(api.snapshotLoads).toBeLessThanOrEqual(8);
+    for (let waited = 0; api.loadTimes.length < 6 && waited < 10_000; waited += 10) await pause(10);
+
+    // A busy machine only makes the waits longer, so each gap is at least its backoff: 20 ms,
+    // then 40 ms each (backoffDelay's own test shows the doubling stops there).
+    const gaps = api.loadTimes.slice(1, 6).map((at, index) => at - (api.loadTimes[index] as number));
+    expect(gaps).toHaveLength(5);
+    expect(gaps.map((gap, index) => gap >= (index === 0 ? 20 : 40) - 2)).toEqual([true, true, true, true, true]);
     expect(client.getSnapshot()).toMatchObject({ status: "reconnecting", error: { code: "bad_response" } });
   });
 

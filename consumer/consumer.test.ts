@@ -83,6 +83,25 @@ describe("the packed packages, installed in a new project outside the workspace"
     expect(unsummarized).toEqual([]);
   });
 
+  it('mark "use client" every shipped module that runs React (hooks, context, components) and no other', () => {
+    // React Server Components bundlers (Next.js's App Router) read the directive: a module
+    // with it becomes a client reference, one without it must run on the server too. So a
+    // server component may render <AgentProvider> and import createWidgetRegistry or the
+    // query options, each from the package itself.
+    const wrong: string[] = [];
+    const usesReact = /^import [^;]*? from "react(?:\/jsx-runtime)?";$/m;
+    for (const name of ["react", "widgets", "ai-sdk"] as const) {
+      const dist = join(consumer.app, "node_modules/@hitl-kit", name, "dist");
+      for (const file of readdirSync(dist, { recursive: true, encoding: "utf8" })) {
+        if (!file.endsWith(".js")) continue;
+        const code = readFileSync(join(dist, file), "utf8");
+        const client = code.startsWith('"use client";') || /^(?:\/\/[^\n]*\n)+"use client";/.test(code);
+        if (client !== usesReact.test(code)) wrong.push(`${name}/dist/${file}: ${client ? "marked" : "unmarked"}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
   it.each([
     ["6", "strict"],
     ["5.9", "strict"],

@@ -1,3 +1,5 @@
+"use client";
+
 import type { AgentClient } from "@hitl-kit/client";
 import { createContext } from "react";
 

@@ -1,3 +1,5 @@
+"use client";
+
 import type { AgentClient, AgentClientOptions } from "@hitl-kit/client";
 import type { ReactNode } from "react";
 import { AgentContext } from "./agent-context.js";

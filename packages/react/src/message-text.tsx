@@ -1,3 +1,5 @@
+"use client";
+
 import { memo, useRef } from "react";
 
 /** A text cut into finished blocks and the tail still being written; see {@link splitTextBlocks}. */

@@ -1,3 +1,5 @@
+"use client";
+
 import type { AgentClient } from "@hitl-kit/client";
 import { type ComponentType, memo } from "react";
 import { FallbackWidget } from "./schema-form/index.js";

@@ -1,3 +1,5 @@
+"use client";
+
 import type { AgentClient } from "@hitl-kit/client";
 import type { ComponentType } from "react";
 import { ParkedRequest } from "./parked-request.js";

@@ -1,3 +1,5 @@
+"use client";
+
 import { sentenceCase } from "./schema-form/schema-node.js";
 import { ValueView } from "./schema-form/value-view.js";
 import { useWidgetTexts } from "./use-widget-texts.js";

@@ -1,3 +1,5 @@
+"use client";
+
 import { type AgentClient, toolCallStateOf } from "@hitl-kit/client";
 import type { ToolPart } from "@hitl-kit/protocol";
 import { type ComponentType, memo } from "react";

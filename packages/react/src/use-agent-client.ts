@@ -1,3 +1,5 @@
+"use client";
+
 import { type AgentClient, type AgentClientOptions, createAgentClient } from "@hitl-kit/client";
 import { useState } from "react";
 

@@ -1,3 +1,5 @@
+"use client";
+
 import type { AgentClient, AgentClientOptions } from "@hitl-kit/client";
 import type { ToolSet } from "@hitl-kit/protocol";
 import { useContext } from "react";

@@ -1,3 +1,5 @@
+"use client";
+
 import type { AgentClient, ClientState } from "@hitl-kit/client";
 import { useCallback, useRef, useSyncExternalStore } from "react";
 import { type AgentView, agentView } from "./agent-view.js";

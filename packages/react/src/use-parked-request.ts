@@ -1,3 +1,5 @@
+"use client";
+
 import type { AgentClient } from "@hitl-kit/client";
 import type { AnyToolDefinition, ToolAnswerOf, ToolInputOf } from "@hitl-kit/protocol";
 import { useMemo } from "react";

@@ -1,3 +1,5 @@
+"use client";
+
 import type { AgentClient } from "@hitl-kit/client";
 import { useContext } from "react";
 import { AgentContext } from "./agent-context.js";

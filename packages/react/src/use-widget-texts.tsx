@@ -1,3 +1,5 @@
+"use client";
+
 import { createContext, type ReactNode, useContext, useMemo } from "react";
 import { defaultWidgetTexts, type WidgetTextOverrides, type WidgetTexts } from "./widget-texts.js";
 

@@ -1,3 +1,5 @@
+"use client";
+
 import type { ApprovalAnswer } from "@hitl-kit/protocol";
 import { busyButtonProps, ValueView, WidgetFrame, type WidgetProps } from "@hitl-kit/react";
 import { useId, useState } from "react";

@@ -1,3 +1,5 @@
+"use client";
+
 import type { WidgetProps } from "@hitl-kit/react";
 import { ChoicePicker } from "./choice-picker.js";
 import { FreeformAnswer } from "./freeform-answer.js";

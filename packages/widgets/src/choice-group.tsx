@@ -1,6 +1,7 @@
 // biome-ignore-all lint/a11y/noStaticElementInteractions: the roles (radio or checkbox) are chosen at run time, which the linter cannot read
 // biome-ignore-all lint/a11y/useAriaPropsSupportedByRole: the roles (radio or checkbox) are chosen at run time, which the linter cannot read
 // biome-ignore-all lint/a11y/useKeyWithClickEvents: the group handles the keyboard for all its options
+"use client";
 import { type KeyboardEvent, useId, useRef, useState } from "react";
 import type { ChoiceOption, RenderVisual } from "./choice-option.js";
 

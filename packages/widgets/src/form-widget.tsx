@@ -1,3 +1,5 @@
+"use client";
+
 import type { JsonSchema } from "@hitl-kit/protocol";
 import { busyButtonProps, SchemaForm, useWidgetTexts, ValueView, WidgetFrame, type WidgetProps } from "@hitl-kit/react";
 

@@ -1,3 +1,5 @@
+"use client";
+
 import { busyButtonProps, WidgetFrame, type WidgetProps } from "@hitl-kit/react";
 import { type FormEvent, type KeyboardEvent, useId, useRef, useState } from "react";
 import { useKitTexts } from "./kit-texts.js";

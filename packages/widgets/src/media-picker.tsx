@@ -1,3 +1,5 @@
+"use client";
+
 import type { WidgetProps } from "@hitl-kit/react";
 import type { ChoiceOption } from "./choice-option.js";
 import { ChoicePicker } from "./choice-picker.js";

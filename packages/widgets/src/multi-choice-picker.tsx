@@ -1,3 +1,5 @@
+"use client";
+
 import type { WidgetProps } from "@hitl-kit/react";
 import { type ChoiceOption, choicesOf, type RenderVisual } from "./choice-option.js";
 import { useKitTexts } from "./kit-texts.js";

@@ -1,3 +1,5 @@
+"use client";
+
 import { busyButtonProps, WidgetFrame, type WidgetProps } from "@hitl-kit/react";
 import { type FormEvent, useId, useState } from "react";
 import { ChoiceGroup } from "./choice-group.js";

@@ -1,3 +1,5 @@
+"use client";
+
 /**
  * What a widget draws instead of a picture or swatch it refused to render (see
  * `safeImageUrl` and `safeCssColor`): a neutral box with the option's label, so nothing

@@ -1,3 +1,5 @@
+"use client";
+
 import { type ValidationIssue, validate } from "@hitl-kit/protocol";
 import { issueSummary } from "@hitl-kit/protocol/internal";
 import { FallbackWidget, type WidgetProps, type WidgetRegistry } from "@hitl-kit/react";

@@ -1,3 +1,5 @@
+"use client";
+
 import { useWidgetTexts } from "../use-widget-texts.js";
 import { FieldNotes, RequiredMark, useFieldA11y } from "./field-shell.js";
 import { useFormContext } from "./form-context.js";

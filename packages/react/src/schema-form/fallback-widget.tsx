@@ -1,3 +1,5 @@
+"use client";
+
 import { useWidgetTexts } from "../use-widget-texts.js";
 import type { WidgetProps } from "../widget-props.js";
 import { busyButtonProps } from "./busy-button-props.js";

@@ -1,3 +1,5 @@
+"use client";
+
 import type { ReactNode } from "react";
 import { fieldId, useFormContext } from "./form-context.js";
 import { pathKey } from "./issue-message.js";

@@ -1,3 +1,5 @@
+"use client";
+
 import { type ValidationIssue, validateJsonSchema } from "@hitl-kit/protocol";
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { useWidgetTexts } from "../use-widget-texts.js";

@@ -1,3 +1,5 @@
+"use client";
+
 import { useWidgetTexts } from "../use-widget-texts.js";
 import { EnumField, MultiField } from "./choice-fields.js";
 import { FieldNotes, FieldShell, RequiredMark, useFieldA11y } from "./field-shell.js";

@@ -1,3 +1,5 @@
+"use client";
+
 import { type JsonSchema, type ValidationIssue, validateJsonSchema } from "@hitl-kit/protocol";
 import { type FormEvent, type ReactNode, useCallback, useEffect, useId, useMemo, useRef, useState } from "react";
 import { useWidgetTexts } from "../use-widget-texts.js";

@@ -1,3 +1,5 @@
+"use client";
+
 import type { RequestStatus } from "@hitl-kit/client";
 import { type FocusEvent, type RefObject, useEffect, useRef } from "react";
 

@@ -1,3 +1,5 @@
+"use client";
+
 import { useWidgetTexts } from "../use-widget-texts.js";
 import { labelOf } from "./schema-node.js";
 

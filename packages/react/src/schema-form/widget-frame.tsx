@@ -1,3 +1,5 @@
+"use client";
+
 import type { RequestState, RequestStatus, TypedInputRequest } from "@hitl-kit/client";
 import { type ReactNode, useId, useRef } from "react";
 import { useWidgetTexts } from "../use-widget-texts.js";

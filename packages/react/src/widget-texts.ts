@@ -65,6 +65,14 @@ export interface WidgetTexts {
   expired: string;
   /** A reason the person gave, quoted: “Too much”. */
   quote: (text: string) => string;
+  /** By when an open request is to be answered, given the time as `deadline` formats it: "Answer by 14:05". */
+  answerBy: (time: string) => string;
+  /** A request's `expiresAt` as the person reads it: the local time through `Intl` ("14:05"), with the date when it is not today. */
+  deadline: (date: Date) => string;
+  /** Said once, politely, shortly before a request expires: "Less than 2 minutes left to answer." */
+  expiresSoon: (minutes: number) => string;
+  /** Above what the person had typed when the request was cancelled or expired before they sent it: "Your answer was not sent. Here is what you typed, to copy." */
+  unsent: string;
   /** `ValueView` of no value or an empty object: "Nothing". */
   nothing: string;
   /** The label of a field made from its key when the schema has no `title` (`templateId` → "Template id"). */
@@ -144,6 +152,14 @@ export const defaultWidgetTexts: WidgetTexts = {
   cancelled: "The request was cancelled without an answer.",
   expired: "The request expired before it was answered.",
   quote: (text) => `“${text}”`,
+  answerBy: (time) => `Answer by ${time}`,
+  deadline: (date) =>
+    new Intl.DateTimeFormat(undefined, {
+      ...(date.toDateString() === new Date().toDateString() ? {} : { dateStyle: "medium" }),
+      timeStyle: "short",
+    }).format(date),
+  expiresSoon: (minutes) => `Less than ${minutes} minutes left to answer.`,
+  unsent: "Your answer was not sent. Here is what you typed, to copy.",
   nothing: "Nothing",
   label: sentenceCase,
   answer: "Answer",

@@ -35,6 +35,7 @@ export function ApprovalCard<Input = unknown>(props: ApprovalCardProps<Input>) {
       title={request.prompt ?? texts.allow}
       labels={{ resolved: texts.approved, declined: texts.denied }}
       autoFocus="frame"
+      unsent={reason}
       className={["hitl-approval-card", props.className].filter(Boolean).join(" ")}
       summary={
         <>

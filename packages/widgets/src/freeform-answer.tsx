@@ -72,6 +72,7 @@ export function FreeformAnswer<Input = unknown, Answer = unknown>(props: Freefor
     <WidgetFrame
       {...props}
       className={["hitl-freeform-answer", props.className].filter(Boolean).join(" ")}
+      unsent={text}
       summary={
         <p className="hitl-quote" dir="auto">
           {String(shown ?? "")}

@@ -1,6 +1,7 @@
-import { type WidgetTextOverrides, WidgetTextsProvider } from "@hitl-kit/react";
+import { type WidgetProps, type WidgetTextOverrides, WidgetTextsProvider } from "@hitl-kit/react";
 import { FreeformAnswer } from "@hitl-kit/widgets";
 import type { Meta, StoryObj } from "@storybook/react-vite";
+import { useState } from "react";
 import { expect, fn } from "storybook/test";
 import { request, states } from "../fixtures.js";
 
@@ -47,6 +48,57 @@ export const Declined: Story = { args: states.declined };
 export const Cancelled: Story = { args: states.cancelled };
 export const Expired: Story = { args: states.expired };
 export const Failed: Story = { name: "Error", args: states.error() };
+
+/** In `minutes` from when the story renders. */
+function useExpiresIn(minutes: number): string {
+  return useState(() => new Date(Date.now() + minutes * 60_000).toISOString())[0];
+}
+
+/** A request that expires in 90 seconds: the frame says by when to answer, and says once that little time is left. */
+export const ExpiringSoon: Story = {
+  render: function Render(args) {
+    return <FreeformAnswer {...args} request={{ ...args.request, expiresAt: useExpiresIn(1.5) }} />;
+  },
+  play: async ({ canvas, canvasElement }) => {
+    const time = canvasElement.querySelector("time");
+    await expect(time).toBeVisible();
+    await expect(new Date(time?.dateTime ?? "").getTime()).toBeGreaterThan(Date.now());
+    await expect(time?.parentElement).toHaveTextContent(/^Answer by /);
+    await expect(await canvas.findByText("Less than 2 minutes left to answer.")).toHaveAttribute("aria-live", "polite");
+  },
+};
+
+/** Stands in for the server: the request stays open until the story's button lets it expire. */
+function ExpiresWhileTyping(args: Pick<WidgetProps, "request" | "respond" | "decline" | "cancel">) {
+  const [expired, setExpired] = useState(false);
+  const verbs = { respond: args.respond, decline: args.decline, cancel: args.cancel };
+  const request = { ...args.request, expiresAt: useExpiresIn(10) };
+  return (
+    <div style={{ display: "grid", gap: 16, justifyItems: "start" }}>
+      {expired ? (
+        <FreeformAnswer {...verbs} request={request} status="expired" resolution={{ action: "expire" }} />
+      ) : (
+        <FreeformAnswer {...verbs} request={request} status="pending" />
+      )}
+      <button type="button" onClick={() => setExpired(true)} disabled={expired}>
+        Let the request expire (as the server would)
+      </button>
+    </div>
+  );
+}
+
+/** The request expired while the person was typing: what they typed stays, read-only, to copy. */
+export const ExpiredWhileTyping: Story = {
+  render: (args) => <ExpiresWhileTyping {...args} />,
+  play: async ({ canvas, userEvent }) => {
+    await userEvent.type(canvas.getByLabelText("Your answer"), "Spring has sprung, 20% off");
+    await userEvent.click(canvas.getByRole("button", { name: /Let the request expire/ }));
+    await expect(canvas.getByText("The request expired before it was answered.")).toBeVisible();
+    const kept = canvas.getByRole("textbox", { name: "Your answer was not sent. Here is what you typed, to copy." });
+    await expect(kept).toHaveValue("Spring has sprung, 20% off");
+    await expect(kept).toHaveAttribute("readonly");
+  },
+};
 
 const french: WidgetTextOverrides = {
   send: "Envoyer",

@@ -104,3 +104,19 @@ export function setDraftAt(draft: Draft, path: readonly string[], value: Draft):
   const record = isRecord(draft) ? (draft as Record<string, Draft>) : {};
   return { ...record, [key]: setDraftAt(record[key] ?? "", rest, value) };
 }
+
+/**
+ * What the person typed into a draft's text and number fields, as text to copy: a form of
+ * one field gives its text, a form of several one line per filled field (`Label: text`).
+ */
+export function typedText(node: FormNode, draft: Draft, labelFor: (node: FormNode, key: string) => string): string {
+  if (node.kind === "text" || node.kind === "number") return typeof draft === "string" ? draft.trim() : "";
+  if (node.kind !== "object" || !isRecord(draft)) return "";
+  return node.properties
+    .flatMap((p) => {
+      const text = typedText(p.node, (draft as Record<string, Draft>)[p.key] ?? "", labelFor);
+      if (text === "") return [];
+      return [p.node.kind === "object" ? text : `${labelFor(p.node, p.key)}: ${text}`];
+    })
+    .join("\n");
+}

@@ -6,6 +6,7 @@ import { useWidgetTexts } from "../use-widget-texts.js";
 import { busyButtonProps } from "./busy-button-props.js";
 import type { SchemaFormProps } from "./schema-form.js";
 import { descriptionOf, labelOf } from "./schema-node.js";
+import { useReportUnsent } from "./unsent-answer.js";
 
 function startText(schema: Record<string, unknown>, value: unknown): string {
   const start = value ?? schema.default ?? (schema.type === "object" ? {} : schema.type === "array" ? [] : undefined);
@@ -26,7 +27,9 @@ export function JsonEditor<Value>(props: SchemaFormProps<Value>) {
   const { schema, disabled = false, submitLabel = texts.submit, children, className } = props;
   const id = useId();
   const textRef = useRef<HTMLTextAreaElement>(null);
-  const [text, setText] = useState(() => startText(schema, props.defaultValue));
+  const [start] = useState(() => startText(schema, props.defaultValue));
+  const [text, setText] = useState(start);
+  useReportUnsent(text === start ? "" : text);
   const [ownIssues, setOwnIssues] = useState<ValidationIssue[]>([]);
   const shown = ownIssues.length > 0 ? ownIssues : (props.issues ?? []);
   const help = descriptionOf(schema);

@@ -6,11 +6,12 @@ import { useWidgetTexts } from "../use-widget-texts.js";
 import { busyButtonProps } from "./busy-button-props.js";
 import { focusFirstInvalid } from "./focus-first-invalid.js";
 import { FormContext, type FormContextValue } from "./form-context.js";
-import { type Draft, draftToValue, initialDraft, setDraftAt } from "./form-draft.js";
+import { type Draft, draftToValue, initialDraft, setDraftAt, typedText } from "./form-draft.js";
 import { issueMessage, issuesByField, pathKey } from "./issue-message.js";
 import { JsonEditor } from "./json-editor.js";
 import { SchemaField } from "./schema-field.js";
-import { type FormNode, toFormNode } from "./schema-node.js";
+import { type FormNode, labelOf, toFormNode } from "./schema-node.js";
+import { useReportUnsent } from "./unsent-answer.js";
 
 /** Props of {@link SchemaForm}. */
 export interface SchemaFormProps<Value = unknown> {
@@ -66,6 +67,9 @@ function NodeForm<Value>(props: SchemaFormProps<Value> & { node: FormNode }) {
   const nodes = useMemo(() => collectNodes(node, [], new Map()), [node]);
 
   const value = useMemo(() => draftToValue(node, draft, true), [node, draft]);
+  useReportUnsent(
+    useMemo(() => typedText(node, draft, (field, key) => labelOf(field.schema, key, texts)), [node, draft, texts]),
+  );
   const ownIssues = useMemo(() => {
     if (!attempted) return [];
     const result = validateJsonSchema(schema, value);

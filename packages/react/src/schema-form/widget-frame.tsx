@@ -1,9 +1,11 @@
 "use client";
 
 import type { RequestState, RequestStatus, TypedInputRequest } from "@hitl-kit/client";
-import { type ReactNode, useId, useRef } from "react";
+import { type ReactNode, useId, useRef, useState } from "react";
 import { useWidgetTexts } from "../use-widget-texts.js";
+import { ExpiryNote } from "./expiry-note.js";
 import { sentenceCase } from "./schema-node.js";
+import { UnsentAnswer, UnsentContext } from "./unsent-answer.js";
 import { useFocusOnAppear } from "./use-focus-on-appear.js";
 import { useKeepFocus } from "./use-keep-focus.js";
 import { ValueView } from "./value-view.js";
@@ -17,7 +19,7 @@ export type WidgetFrameState = RequestState extends infer State
 
 /** Props of {@link WidgetFrame}: a request's state (spread a widget's props) and what the frame shows. */
 export type WidgetFrameProps = WidgetFrameState & {
-  request: Pick<TypedInputRequest, "toolName" | "prompt">;
+  request: Pick<TypedInputRequest, "toolName" | "prompt" | "expiresAt">;
   /** The question shown as the widget's title; the request's prompt by default. */
   title?: ReactNode;
   /** What a resolved widget shows; by default the answer, formatted. */
@@ -28,6 +30,12 @@ export type WidgetFrameProps = WidgetFrameState & {
   showIssues?: boolean;
   /** Where focus goes on mount: into the first control (`"control"`), the frame itself, or nowhere. */
   autoFocus?: "control" | "frame" | false;
+  /**
+   * What the person has typed and not sent (a text box's text): if the request is cancelled
+   * or expires first, the settled frame shows it read-only, to copy. A `SchemaForm` inside
+   * the frame reports its own.
+   */
+  unsent?: string;
   className?: string;
   /** The controls, shown while the request is open (pending, submitting, error). */
   children: ReactNode;
@@ -40,7 +48,10 @@ function isOpen(status: RequestStatus): boolean {
 /**
  * The frame every hitl-kit widget shares: the tool and the question, a status badge,
  * the error of a refused answer, the controls while the request is open and the outcome
- * once it is settled. It sets `data-state={status}` and moves focus in when it appears;
+ * once it is settled. While the request is open it shows by when to answer (`expiresAt`),
+ * and says once, politely, when little time is left; text the person typed and could not
+ * send (`unsent`, or a `SchemaForm`'s) stays readable once the request is cancelled or
+ * expires. It sets `data-state={status}` and moves focus in when it appears;
  * when a new status takes away the control that had focus, focus goes to the frame itself
  * rather than falling to the page.
  * Use it to build a custom widget that looks and behaves like the built-in ones.
@@ -56,6 +67,7 @@ export function WidgetFrame(props: WidgetFrameProps) {
   const open = isOpen(status);
   const texts = useWidgetTexts();
   const label = labels?.[status] ?? texts.status[status];
+  const [typed, setTyped] = useState("");
   useFocusOnAppear(rootRef, open && autoFocus !== false);
   const keepFocus = useKeepFocus(rootRef, status);
   return (
@@ -82,6 +94,7 @@ export function WidgetFrame(props: WidgetFrameProps) {
       <p className="hitl-widget__title" id={titleId}>
         {props.title ?? request.prompt ?? sentenceCase(request.toolName)}
       </p>
+      {open && request.expiresAt ? <ExpiryNote expiresAt={request.expiresAt} /> : null}
       {props.status === "error" ? (
         <div className="hitl-alert" role="alert">
           {/* The server's message of a refusal with issues summarises them for developers: the person reads them below, or at their fields. */}
@@ -98,7 +111,13 @@ export function WidgetFrame(props: WidgetFrameProps) {
           ) : null}
         </div>
       ) : null}
-      {open ? <div className="hitl-widget__body">{props.children}</div> : <Outcome {...props} />}
+      {open ? (
+        <UnsentContext.Provider value={setTyped}>
+          <div className="hitl-widget__body">{props.children}</div>
+        </UnsentContext.Provider>
+      ) : (
+        <Outcome {...props} unsent={props.unsent || typed} />
+      )}
     </section>
   );
 }
@@ -115,12 +134,14 @@ function Outcome(props: WidgetFrameProps) {
     );
   else if (props.status === "cancelled") detail = <p className="hitl-muted">{texts.cancelled}</p>;
   else detail = <p className="hitl-muted">{texts.expired}</p>;
+  const unsent = props.status === "cancelled" || props.status === "expired" ? props.unsent?.trim() : "";
   return (
     <div className="hitl-widget__outcome">
       {detail}
       {props.status === "resolved" && props.resolution.reason ? (
         <p className="hitl-quote">{texts.quote(props.resolution.reason)}</p>
       ) : null}
+      {unsent ? <UnsentAnswer text={props.unsent ?? ""} /> : null}
     </div>
   );
 }

@@ -109,3 +109,28 @@ export const Declined: Story = { args: states.declined };
 export const Cancelled: Story = { args: states.cancelled };
 export const Expired: Story = { args: states.expired };
 export const Failed: Story = { name: "Error", args: states.error() };
+
+/**
+ * A 320 px phone zoomed to 200 % (160 CSS px, less the chat's margins): the grid has as many
+ * columns as fit, one at least, and never overflows the card.
+ */
+export const Narrow: Story = {
+  decorators: [
+    (Story) => (
+      <div style={{ width: 136 }}>
+        <Story />
+      </div>
+    ),
+  ],
+  play: async ({ canvasElement }) => {
+    const card = canvasElement.querySelector<HTMLElement>(".hitl-widget")!;
+    const grid = canvasElement.querySelector<HTMLElement>(".hitl-options--grid")!;
+    const edge = card.getBoundingClientRect().right;
+    const past = [...card.querySelectorAll<HTMLElement>("*")].filter(
+      (el) => el.getBoundingClientRect().right > edge + 0.5,
+    );
+    await expect(past.map((el) => el.className)).toEqual([]);
+    await expect(card.scrollWidth).toBeLessThanOrEqual(card.clientWidth);
+    await expect(grid.scrollWidth).toBeLessThanOrEqual(grid.clientWidth);
+  },
+};

@@ -3,6 +3,7 @@
 import { busyButtonProps, WidgetFrame, type WidgetProps } from "@hitl-kit/react";
 import { type FormEvent, type KeyboardEvent, useId, useRef, useState } from "react";
 import { useKitTexts } from "./kit-texts.js";
+import { useSendKeys } from "./send-keys.js";
 
 /** Props of {@link FreeformAnswer}. */
 export type FreeformAnswerProps<Input = unknown, Answer = unknown> = WidgetProps<Input, Answer> & {
@@ -27,7 +28,8 @@ export function textTarget(schema: Schema): { key?: string; schema: Schema } {
 
 /**
  * A free-text answer, with the length limits of the answer schema and a character count.
- * Ctrl+Enter (⌘+Enter) or the button sends it; text that is too short is not sent: the
+ * Ctrl+Enter (⌘+Enter) or the button sends it (the count names the shortcut where a keyboard
+ * is likely: a fine pointer; ⌘+Enter on Apple's platforms); text that is too short is not sent: the
  * error is announced and focus goes back to the text box.
  * @example
  * widgets.add("ask_question", FreeformAnswer);
@@ -38,6 +40,7 @@ export function FreeformAnswer<Input = unknown, Answer = unknown>(props: Freefor
   const id = useId();
   const texts = useKitTexts();
   const [text, setText] = useState("");
+  const keys = useSendKeys();
   const [message, setMessage] = useState<string>();
   const boxRef = useRef<HTMLTextAreaElement>(null);
   const target = textTarget(request.answerSchema);
@@ -104,7 +107,8 @@ export function FreeformAnswer<Input = unknown, Answer = unknown>(props: Freefor
             onKeyDown={onKeyDown}
           />
           <p className="hitl-field__help hitl-counter" id={`${id}-count`}>
-            {texts.count(characters(text), max)} · {texts.sendKeys}
+            {texts.count(characters(text), max)}
+            {keys ? ` · ${keys === "meta" ? texts.sendKeysApple : texts.sendKeys}` : null}
           </p>
           {message ? (
             <p className="hitl-field__error" id={`${id}-error`} role="alert">

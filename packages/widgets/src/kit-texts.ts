@@ -29,8 +29,10 @@ export interface WidgetKitTexts {
   atMost: (count: number) => string;
   /** `FreeformAnswer`'s count: "12 / 120 characters", or "12 characters" without a limit. */
   count: (count: number, max: number | undefined) => string;
-  /** After the count: "Ctrl+Enter to send". */
+  /** After the count, where a keyboard is likely (a fine pointer): "Ctrl+Enter to send". */
   sendKeys: string;
+  /** The same on Apple's platforms: "⌘+Enter to send". */
+  sendKeysApple: string;
   /** A picker without options: "There are no options to choose from." */
   noOptions: string;
   /** A picker's accessible name when the request has no prompt: "Options". */
@@ -62,6 +64,7 @@ export const defaultWidgetKitTexts: WidgetKitTexts = {
   atMost: (count) => `Write at most ${count} characters.`,
   count: (count, max) => (max ? `${count} / ${max} characters` : `${count} characters`),
   sendKeys: "Ctrl+Enter to send",
+  sendKeysApple: "⌘+Enter to send",
   noOptions: "There are no options to choose from.",
   options: "Options",
   upTo: (max) => `You can choose up to ${max}.`,

@@ -1,4 +1,4 @@
-import { cleanup, render, screen } from "@testing-library/react";
+import { cleanup, render, screen, within } from "@testing-library/react";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { WidgetFrame, type WidgetFrameState } from "../src/index.js";
 
@@ -100,6 +100,37 @@ describe("WidgetFrame focus when it appears", () => {
     focus.mockRestore();
   });
 
+  function Two({ first, second }: { first: WidgetFrameState; second?: WidgetFrameState }) {
+    return (
+      <>
+        <WidgetFrame {...first} request={request}>
+          <button type="button">Red</button>
+        </WidgetFrame>
+        {second ? (
+          <WidgetFrame {...second} request={{ toolName: "pick_size", prompt: "Which size?" }}>
+            <button type="button">Large</button>
+          </WidgetFrame>
+        ) : null}
+      </>
+    );
+  }
+
+  it("takes focus from a widget that was answered, whose frame kept it", () => {
+    widgetTop = 0;
+    const { rerender } = render(<Two first={states.pending} />);
+    expect(document.activeElement).toBe(red());
+    rerender(<Two first={states.resolved} />);
+    expect(document.activeElement).toBe(screen.getByRole("region", { name: "Which colour?" }));
+    rerender(<Two first={states.resolved} second={states.pending} />);
+    expect(document.activeElement).toBe(screen.getByRole("button", { name: "Large" }));
+  });
+
+  it("leaves focus in the first of parallel requests while it is open", () => {
+    widgetTop = 0;
+    render(<Two first={states.pending} second={states.pending} />);
+    expect(document.activeElement).toBe(red());
+  });
+
   it("does not take focus when it comes on screen already settled, or while the person types elsewhere", () => {
     widgetTop = window.innerHeight + 2000;
     const { rerender } = render(<Frame state={states.pending} autoFocus="control" />);
@@ -119,6 +150,23 @@ describe("WidgetFrame focus when it appears", () => {
     message.focus();
     scrollTo(100);
     expect(document.activeElement).toBe(message);
+  });
+});
+
+describe("WidgetFrame in a chat's log", () => {
+  it("keeps its content out of the log's announcements; its badge still announces itself", () => {
+    render(
+      <div role="log" aria-live="polite">
+        <Frame state={states.pending} />
+      </div>,
+    );
+    const frame = screen.getByRole("region", { name: "Which colour?" });
+    // The nearest live region decides what a change is read by: for the widget's words, the frame, which is off.
+    for (const part of [screen.getByText("Which colour?"), screen.getByRole("button", { name: "Red" })]) {
+      expect(part.closest("[aria-live]")).toBe(frame);
+    }
+    expect(frame.getAttribute("aria-live")).toBe("off");
+    expect(within(frame).getByRole("status").textContent).toBe("Waiting for you");
   });
 });
 

@@ -14,6 +14,9 @@ const SEEN_PX = 120;
 
 const clipping = new Set(["auto", "scroll", "hidden", "clip", "overlay"]);
 
+/** The states of a widget whose request is settled: it no longer asks anything, so it keeps no claim on focus. */
+const settled = new Set(["resolved", "declined", "cancelled", "expired"]);
+
 function isTextEntry(element: Element): boolean {
   if (element instanceof HTMLTextAreaElement || element instanceof HTMLSelectElement) return true;
   if (element instanceof HTMLInputElement) return !nonTextInputs.has(element.type);
@@ -49,10 +52,16 @@ function seen(root: HTMLElement): boolean {
   return shown >= Math.min(rect.height, SEEN_PX) - 1;
 }
 
+/** Focus sits in a widget that still asks something (an answered one keeps focus on its frame, but has no claim on it). */
+function inOpenWidget(element: Element): boolean {
+  const widget = element.closest("[data-hitl-widget]");
+  return widget !== null && !settled.has(widget.getAttribute("data-state") ?? "");
+}
+
 function focusInto(root: HTMLElement, preventScroll: boolean): void {
   const active = root.ownerDocument.activeElement;
   if (active && active !== root.ownerDocument.body) {
-    if (isTextEntry(active) || active.closest("[data-hitl-widget]")) return;
+    if (isTextEntry(active) || inOpenWidget(active)) return;
   }
   const marked = root.matches("[data-hitl-autofocus]")
     ? root
@@ -64,8 +73,9 @@ function focusInto(root: HTMLElement, preventScroll: boolean): void {
 /**
  * Moves focus into a widget when it appears: to its `[data-hitl-autofocus]` element (the
  * root itself when it carries the marker), else its first control, else the root. It
- * leaves focus alone when the person is typing in a text field or is already inside
- * another widget (the first of parallel requests keeps it).
+ * leaves focus alone when the person is typing in a text field or is inside another
+ * widget that is still open (the first of parallel requests keeps it); focus left in an
+ * answered widget (`data-state` resolved, declined, cancelled or expired) moves on.
  *
  * A widget that appears while the person has scrolled away from the end of the chat
  * (reading earlier messages) neither scrolls them nor takes focus then: it takes focus,

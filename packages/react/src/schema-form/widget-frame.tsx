@@ -53,7 +53,9 @@ function isOpen(status: RequestStatus): boolean {
  * send (`unsent`, or a `SchemaForm`'s) stays readable once the request is cancelled or
  * expires. It sets `data-state={status}` and moves focus in when it appears;
  * when a new status takes away the control that had focus, focus goes to the frame itself
- * rather than falling to the page.
+ * rather than falling to the page. It is `aria-live="off"`: inside a chat's `role="log"`
+ * the log does not read the whole widget, nor each change in it (announce a new request
+ * briefly yourself, by its question).
  * Use it to build a custom widget that looks and behaves like the built-in ones.
  * @example
  * <WidgetFrame {...props}>
@@ -78,6 +80,9 @@ export function WidgetFrame(props: WidgetFrameProps) {
       className={["hitl-widget", props.className].filter(Boolean).join(" ")}
       data-state={status}
       data-hitl-widget=""
+      // A chat's log (a live region) would read the whole widget when it arrives, and each
+      // change in it; the frame keeps it out. Its status badge and alerts announce themselves.
+      aria-live="off"
       aria-labelledby={titleId}
       aria-busy={status === "submitting" || undefined}
       tabIndex={-1}

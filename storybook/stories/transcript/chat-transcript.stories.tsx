@@ -42,6 +42,11 @@ export const ParkedPicker: Story = {
   play: async ({ canvasElement }) => {
     await expect(conversation(canvasElement)).toHaveAttribute("data-state", "waiting");
     await expect(widget(canvasElement, "pick_template")).toHaveAttribute("data-state", "pending");
+    // Announced by its question, once, beside the log; the log itself does not read the widget.
+    await expect(canvasElement.querySelector('.chat-transcript-frame > [role="status"]')).toHaveTextContent(
+      "Waiting for you: Choose a template for your poster",
+    );
+    await expect(widget(canvasElement, "pick_template")).toHaveAttribute("aria-live", "off");
   },
 };
 

@@ -4,6 +4,7 @@ import { type ReactNode, useLayoutEffect, useState } from "react";
 import { isReplying } from "./composer.js";
 import { MessageItem } from "./message-item.js";
 import { useKeepReadingPlace } from "./use-keep-reading-place.js";
+import { useRequestAnnouncement } from "./use-request-announcement.js";
 import { useStickToBottom } from "./use-stick-to-bottom.js";
 
 /** Props of {@link Transcript}. */
@@ -27,7 +28,9 @@ export interface TranscriptProps {
  * when `onEdit` is given, else "Discard"), a typing indicator while the model has not
  * written yet, and a failed turn's error under the last message. It is a
  * `role="log"` region (named "Conversation") that keeps itself scrolled to the newest
- * message unless the person scrolled up (sending a message scrolls it down again);
+ * message unless the person scrolled up (sending a message scrolls it down again). A new request is
+ * announced by its question alone, once, through a `role="status"` beside the log (the
+ * log does not read widgets: their frames are `aria-live="off"`).
  * `data-state` mirrors the session's status.
  * @example
  * <Transcript agent={useAgent({ url: "/api/agent", sessionId })} widgets={chatWidgets} />
@@ -69,42 +72,48 @@ function TranscriptView({
   // would otherwise read the growing paragraph again from its start at every delta.
   const replying = last?.role === "assistant" && last.status === "streaming";
   const turnError = agent.error?.source === "turn" ? agent.error : undefined;
+  const announcement = useRequestAnnouncement(agent.pending);
   return (
-    <div
-      ref={scrollRef}
-      className={["chat-transcript", className].filter(Boolean).join(" ")}
-      role="log"
-      aria-live="polite"
-      aria-label="Conversation"
-      aria-busy={thinking || replying || undefined}
-      data-state={agent.status}
-    >
-      <div ref={contentRef} className="chat-transcript__content">
-        {agent.session.before === undefined ? null : <EarlierMessages agent={agent} beforeLoad={holdPlace} />}
-        {agent.messages.length === 0 && agent.outbox.length === 0 && agent.hydrated && !thinking ? empty : null}
-        {agent.messages.map((message) => (
-          <MessageItem key={message.id} message={message} client={agent.client} widgets={widgets} />
-        ))}
-        {agent.outbox.map((message) => (
-          <OutgoingItem key={message.key} message={message} agent={agent} onEdit={onEdit} onResend={onResend} />
-        ))}
-        {thinking ? (
-          <p className="chat-thinking" role="status">
-            <span className="chat-thinking__dots" aria-hidden="true">
-              <span />
-              <span />
-              <span />
-            </span>
-            Thinking…
-          </p>
-        ) : null}
-        {turnError ? (
-          <div className="chat-turn-error" role="alert" data-code={turnError.code}>
-            <p className="chat-turn-error__title">This reply failed</p>
-            <p>{turnError.message}</p>
-          </div>
-        ) : null}
+    <div className="chat-transcript-frame">
+      <div
+        ref={scrollRef}
+        className={["chat-transcript", className].filter(Boolean).join(" ")}
+        role="log"
+        aria-live="polite"
+        aria-label="Conversation"
+        aria-busy={thinking || replying || undefined}
+        data-state={agent.status}
+      >
+        <div ref={contentRef} className="chat-transcript__content">
+          {agent.session.before === undefined ? null : <EarlierMessages agent={agent} beforeLoad={holdPlace} />}
+          {agent.messages.length === 0 && agent.outbox.length === 0 && agent.hydrated && !thinking ? empty : null}
+          {agent.messages.map((message) => (
+            <MessageItem key={message.id} message={message} client={agent.client} widgets={widgets} />
+          ))}
+          {agent.outbox.map((message) => (
+            <OutgoingItem key={message.key} message={message} agent={agent} onEdit={onEdit} onResend={onResend} />
+          ))}
+          {thinking ? (
+            <p className="chat-thinking" role="status">
+              <span className="chat-thinking__dots" aria-hidden="true">
+                <span />
+                <span />
+                <span />
+              </span>
+              Thinking…
+            </p>
+          ) : null}
+          {turnError ? (
+            <div className="chat-turn-error" role="alert" data-code={turnError.code}>
+              <p className="chat-turn-error__title">This reply failed</p>
+              <p>{turnError.message}</p>
+            </div>
+          ) : null}
+        </div>
       </div>
+      <p className="chat-visually-hidden" role="status">
+        {announcement}
+      </p>
     </div>
   );
 }

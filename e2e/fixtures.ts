@@ -15,6 +15,14 @@ export class Chat {
     await this.page.getByRole("button", { name: "Send", exact: true }).click();
   }
 
+  /** Sends a message that asks the person something and returns the widget, once it waits for them. */
+  async request(text: string, tool: string): Promise<Locator> {
+    await this.send(text);
+    const widget = this.widget(tool);
+    await expect(widget).toHaveAttribute("data-state", "pending");
+    return widget;
+  }
+
   /** The newest widget for a tool. */
   widget(tool: string): Locator {
     return this.page.locator(`[data-tool="${tool}"] [data-state]`).first();

@@ -2,6 +2,7 @@ import { type OutgoingMessage, plainErrorMessage } from "@hitl-kit/client";
 import { type AgentView, MessageText, useAgent, type WidgetRegistry } from "@hitl-kit/react";
 import { type ReactNode, useLayoutEffect, useState } from "react";
 import { isReplying } from "./composer.js";
+import { JumpToLatest } from "./jump-to-latest.js";
 import { MessageItem } from "./message-item.js";
 import { useKeepReadingPlace } from "./use-keep-reading-place.js";
 import { useRequestAnnouncement } from "./use-request-announcement.js";
@@ -28,7 +29,9 @@ export interface TranscriptProps {
  * when `onEdit` is given, else "Discard"), a typing indicator while the model has not
  * written yet, and a failed turn's error under the last message. It is a
  * `role="log"` region (named "Conversation") that keeps itself scrolled to the newest
- * message unless the person scrolled up (sending a message scrolls it down again). A new request is
+ * message unless the person scrolled up (sending a message scrolls it down again), and
+ * stops at the start of a new request so its question shows; while the person reads
+ * above the end, a "Jump to latest" button says what arrived below. A new request is
  * announced by its question alone, once, through a `role="status"` beside the log (the
  * log does not read widgets: their frames are `aria-live="off"`).
  * `data-state` mirrors the session's status.
@@ -52,7 +55,7 @@ function TranscriptView({
   onResend,
   className,
 }: TranscriptProps & { agent: AgentView }) {
-  const { scrollRef, contentRef, follow } = useStickToBottom<HTMLDivElement>();
+  const { scrollRef, contentRef, follow, jumpToLatest, place } = useStickToBottom<HTMLDivElement>();
   const holdPlace = useKeepReadingPlace(scrollRef, agent.messages[0]?.id);
   // Sending (the composer, a suggestion, "Send again") is a clear intent to follow: the newest
   // message on its way brings the bottom into view and sticks there again.
@@ -111,6 +114,12 @@ function TranscriptView({
           ) : null}
         </div>
       </div>
+      <JumpToLatest
+        place={place}
+        waiting={agent.pending.length > 0}
+        scrollRef={scrollRef}
+        jumpToLatest={jumpToLatest}
+      />
       <p className="chat-visually-hidden" role="status">
         {announcement}
       </p>

@@ -44,6 +44,23 @@ export {
   type ToolContext,
 } from "./runtime/implement.js";
 export type { AgentRuntimeOptions } from "./runtime/runtime-core.js";
+export type {
+  EventStreamsEvent,
+  ModelCallFinishEvent,
+  ModelCallStartEvent,
+  ModelFinishReason,
+  ModelUsage,
+  RequestParkedEvent,
+  RequestSettledEvent,
+  RuntimeTelemetry,
+  StoreUnavailableEvent,
+  TelemetryError,
+  ToolCallFinishEvent,
+  ToolCallStartEvent,
+  TurnFinishEvent,
+  TurnStartCause,
+  TurnStartEvent,
+} from "./runtime/telemetry.js";
 export type { RuntimeTool } from "./runtime/tool-registry.js";
 export { memoryStore } from "./store/memory-store.js";
 export type { SnapshotPage } from "./store/project-events.js";

@@ -525,7 +525,18 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       await withSession(sessionId, async () => {});
       return store.readEvents(sessionId, afterSeq, limit);
     },
-    subscribe: (sessionId, listener, onEnd) => core.hub.subscribe(sessionId, listener, onEnd),
+    subscribe(sessionId, listener, onEnd) {
+      // Counted for telemetry until it stops listening or the session's events end.
+      const closed = core.telemetry.streamOpened(sessionId);
+      const unsubscribe = core.hub.subscribe(sessionId, listener, () => {
+        closed();
+        onEnd?.();
+      });
+      return () => {
+        closed();
+        unsubscribe();
+      };
+    },
     sendMessage(sessionId, text, { key } = {}) {
       return withSession(sessionId, async (session): Promise<SentMessage> => {
         const digest = key === undefined ? undefined : textDigest(text);

@@ -1,8 +1,10 @@
 import type {
   LanguageModelV4,
   LanguageModelV4CallOptions,
+  LanguageModelV4FinishReason,
   LanguageModelV4Message,
   LanguageModelV4StreamPart,
+  LanguageModelV4Usage,
   SharedV4ProviderMetadata,
 } from "@ai-sdk/provider";
 import type { EventInput } from "@hitl-kit/protocol";
@@ -24,6 +26,13 @@ export interface StepOutput {
   /** The assistant message to append to the transcript. */
   message: LanguageModelV4Message & { role: "assistant" };
   toolCalls: ModelToolCall[];
+  /** What the model said of the call in its stream (its `finish` and `response-metadata` parts), for telemetry. */
+  report: {
+    finishReason?: LanguageModelV4FinishReason["unified"];
+    usage?: LanguageModelV4Usage;
+    responseId?: string;
+    responseModelId?: string;
+  };
 }
 
 interface StepOptions {
@@ -147,6 +156,7 @@ async function readParts(
   const parts: AssistantPart[] = [];
   const blocks = new Map<string, { part: AssistantPart & { text: string }; metadata?: SharedV4ProviderMetadata }>();
   const toolCalls: ModelToolCall[] = [];
+  const report: StepOutput["report"] = {};
 
   const delta = async (kind: "text" | "reasoning", id: string, text: string, metadata?: SharedV4ProviderMetadata) => {
     let block = blocks.get(id);
@@ -199,6 +209,14 @@ async function readParts(
         });
         break;
       }
+      case "finish":
+        report.finishReason = part.finishReason.unified;
+        report.usage = part.usage;
+        break;
+      case "response-metadata":
+        if (part.id !== undefined) report.responseId = part.id;
+        if (part.modelId !== undefined) report.responseModelId = part.modelId;
+        break;
       case "error":
         throw asError(part.error);
       default:
@@ -213,7 +231,7 @@ async function readParts(
   const content = parts.filter(
     (part) => !("text" in part) || part.text !== "" || part.type === "reasoning" || part.providerOptions !== undefined,
   );
-  return { ...(messageId ? { messageId } : {}), message: { role: "assistant", content }, toolCalls };
+  return { ...(messageId ? { messageId } : {}), message: { role: "assistant", content }, toolCalls, report };
 }
 
 function parseInput(text: string): unknown {

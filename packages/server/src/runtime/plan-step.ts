@@ -105,6 +105,7 @@ export async function planStep(options: PlanOptions): Promise<StepPlan> {
       request,
       schemaHash: schemaHash(answerSchema),
       state: "open",
+      parkedAt: Date.now(),
       ...(expiresAt === undefined ? {} : { expiresAt }),
     });
   }

@@ -7,6 +7,8 @@ import type { EventHub } from "./event-hub.js";
 import { failureLine } from "./logged-error.js";
 import { type ModelCallOptions, modelCallOptions } from "./model-call-options.js";
 import { type PlanSettlementInput, planSettlement, type Settlement } from "./plan-settlement.js";
+import type { RuntimeTelemetry } from "./telemetry.js";
+import { TelemetryReporter } from "./telemetry-reporter.js";
 import { type RegisteredTool, type RuntimeTool, registerTools } from "./tool-registry.js";
 import { toolResultMessage } from "./transcript.js";
 
@@ -82,6 +84,13 @@ export interface AgentRuntimeOptions {
    * `{ warn: (message, err) => log.warn({ err }, message), error: … }`.
    */
   logger?: Pick<Console, "warn" | "error">;
+  /**
+   * Hooks for metrics and traces: runs of turns, model calls (duration, finish reason, token
+   * usage, retries, errors), tool executions, parked and settled requests (how long people
+   * took), store outages and open event streams. Called synchronously and never awaited; a
+   * hook that throws is logged once and the turn goes on. See {@link RuntimeTelemetry}.
+   */
+  telemetry?: RuntimeTelemetry;
 }
 
 /** A question a running tool waits on in this process (`ctx.ask`), by request id: its answer is checked against `schema`. */
@@ -102,6 +111,8 @@ export class RuntimeCore {
   readonly callOptions: ModelCallOptions;
   readonly store: SessionStore;
   readonly logger: Pick<Console, "warn" | "error">;
+  /** Calls the `telemetry` hooks. */
+  readonly telemetry: TelemetryReporter;
 
   constructor(readonly options: AgentRuntimeOptions) {
     const grace = options.abortGraceMs;
@@ -122,11 +133,12 @@ export class RuntimeCore {
         `modelStallMs must be more than 0 milliseconds (Infinity: wait however long the model takes), not ${stall}.`,
       );
     }
-    this.store = options.store;
+    this.logger = options.logger ?? console;
+    this.telemetry = new TelemetryReporter(options.telemetry, this.logger);
+    this.store = this.telemetry.observedStore(options.store);
     this.coordination = options.store.coordinate?.() ?? localCoordination();
     this.hub = this.coordination.hub;
     this.lock = this.coordination.lock;
-    this.logger = options.logger ?? console;
     this.tools = registerTools(options.tools ?? []);
     this.callOptions = modelCallOptions(options.callOptions);
     this.modelTools = [...this.tools.values()].map(({ definition }) => ({
@@ -167,6 +179,7 @@ export class RuntimeCore {
     const result = await this.store.write(sessionId, batch);
     if (!result.ok) return result;
     this.hub.publish(sessionId, result.events);
+    this.telemetry.committed(sessionId, batch);
     for (const request of batch.requests ?? []) {
       if (request.state === "open" && request.expiresAt !== undefined) this.expiry?.opened(request.expiresAt);
     }

@@ -21,6 +21,7 @@ import { MAX_TIMER_MS, ModelStalled, type StepOutput, streamModelStep } from "./
 import { planStep } from "./plan-step.js";
 import type { RuntimeCore } from "./runtime-core.js";
 import { schemaHash } from "./schema-hash.js";
+import type { ModelUsage } from "./telemetry.js";
 import { continueTranscriptCheck, unansweredCalls, withTurnBreaks } from "./transcript.js";
 import { TranscriptCache } from "./transcript-cache.js";
 import { uniqueToolCallIds } from "./unique-tool-call-ids.js";
@@ -99,6 +100,7 @@ export class TurnDriver {
         },
       )
       .finally(() => {
+        this.core.telemetry.driveEnded(sessionId);
         this.#before.delete(sessionId);
         this.#running.delete(sessionId);
         if (again || entry.kicked) this.kick(sessionId);
@@ -134,6 +136,7 @@ export class TurnDriver {
   /** Forgets what it keeps of a deleted session between turns (its transcript). */
   forget(sessionId: string): void {
     this.#transcripts.forget(sessionId);
+    this.core.telemetry.forget(sessionId);
   }
 
   /** Resolves when no session is being driven. */
@@ -314,6 +317,7 @@ export class TurnDriver {
     const session = await core.requireSession(sessionId);
     // `resuming` goes on as `running` does; the model step's write records the change.
     if (session.status !== "running" && session.status !== "resuming") return { kind: "stop" };
+    if (session.turnId) core.telemetry.driving(sessionId, session.turnId);
     if (session.cancelRequested === session.turnId) {
       // A person's cancel the instance that took it did not see through (it stopped first).
       // A call still executing ran where that instance died: it may or may not have completed.
@@ -422,6 +426,13 @@ export class TurnDriver {
         };
         let outcome: "ok" | "error" = "ok";
         let output: unknown;
+        const finished = core.telemetry.toolCall({
+          sessionId,
+          turnId: call.turnId,
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          step: call.step,
+        });
         try {
           if (!tool) throw new Error(`The tool ${call.toolName} is no longer available on this server.`);
           const approval =
@@ -435,6 +446,7 @@ export class TurnDriver {
         } catch (error) {
           outcome = "error";
           output = { message: error instanceof Error ? error.message : String(error) };
+          finished({ outcome, error: { code: errorName(error), message: errorSummary(error) } });
           // A Stop aborts its tools on purpose: only a tool that failed on its own is logged.
           if (!signal.aborted) {
             core.logger.warn(
@@ -442,6 +454,7 @@ export class TurnDriver {
             );
           }
         }
+        if (outcome === "ok") finished({ outcome });
         unfinished.delete(call.toolCallId);
         try {
           await this.#turnSection(sessionId, () => this.#writeResult(sessionId, call, { outcome, output }, signal));
@@ -652,6 +665,7 @@ export class TurnDriver {
             schemaHash: schemaHash(answerSchema),
             state: "open",
             asked: true,
+            parkedAt: Date.now(),
             ...(expiresAt === undefined ? {} : { expiresAt }),
           },
         ],
@@ -743,11 +757,20 @@ export class TurnDriver {
     const coalescer = eventCoalescer((events) => this.#commit(sessionId, { events }));
     const { modelRetries = DEFAULT_MODEL_RETRIES, modelRetryDelayMs = DEFAULT_MODEL_RETRY_DELAY_MS } = core.options;
     let streamed: StepOutput | undefined;
+    const { model } = core.options;
     for (let attempt = 0; !streamed; attempt++) {
       let emitted = false;
+      const finished = core.telemetry.modelCall({
+        sessionId,
+        turnId: session.turnId!,
+        step: session.step + 1,
+        attempt,
+        provider: model.provider,
+        modelId: model.modelId,
+      });
       try {
         streamed = await streamModelStep({
-          model: core.options.model,
+          model,
           callOptions: { ...core.callOptions, prompt, tools: core.modelTools, abortSignal: signal },
           stallMs: core.options.modelStallMs ?? DEFAULT_MODEL_STALL_MS,
           emit: (events) => {
@@ -756,12 +779,22 @@ export class TurnDriver {
           },
           newMessageId: () => randomId("msg"),
         });
+        finished({ outcome: "ok", ...modelReport(streamed.report) });
       } catch (error) {
         // A call that failed before it streamed anything is tried again, as if it never was.
         const wait =
           emitted || signal.aborted || attempt >= modelRetries
             ? undefined
             : modelRetryDelay(error, attempt, modelRetryDelayMs);
+        finished(
+          signal.aborted
+            ? { outcome: "aborted" }
+            : {
+                outcome: "error",
+                error: { code: describeFailure(error).code, message: errorSummary(error) },
+                ...(wait === undefined ? {} : { retryInMs: wait }),
+              },
+        );
         if (wait === undefined) {
           // A driver that lost the turn writes nothing more: the new one abandons what it streamed.
           if (!(signal.reason instanceof LeaseLost)) await coalescer.flush();
@@ -935,6 +968,29 @@ function expiryOf(option: ExpireAfter, call: { toolName: string; input: unknown 
 function toJson(value: unknown): unknown {
   if (value === undefined) return null;
   return JSON.parse(JSON.stringify(value));
+}
+
+/** What telemetry reports of a model call that streamed to its end. */
+function modelReport({ finishReason, usage, responseId, responseModelId }: StepOutput["report"]) {
+  const counts: ModelUsage = {};
+  const count = (name: keyof ModelUsage, value: number | undefined) => {
+    if (value !== undefined) counts[name] = value;
+  };
+  count("inputTokens", usage?.inputTokens.total);
+  count("outputTokens", usage?.outputTokens.total);
+  count("reasoningTokens", usage?.outputTokens.reasoning);
+  count("cachedInputTokens", usage?.inputTokens.cacheRead);
+  return {
+    ...(finishReason === undefined ? {} : { finishReason }),
+    ...(Object.keys(counts).length > 0 ? { usage: counts } : {}),
+    ...(responseId === undefined ? {} : { responseId }),
+    ...(responseModelId === undefined ? {} : { responseModelId }),
+  };
+}
+
+/** An error's name (`TypeError`), or `Error` for what is not one: a low-cardinality code for telemetry. */
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : "Error";
 }
 
 function describeFailure(error: unknown): { code: string; message: string } {

@@ -163,6 +163,8 @@ export interface RequestRecord {
   resolution?: Resolution;
   /** Epoch milliseconds, when the request expires. */
   expiresAt?: number;
+  /** Epoch milliseconds, when the request was parked; absent on one an earlier version of the runtime parked. */
+  parkedAt?: number;
   /**
    * Asked by a running server tool (`ctx.ask`): settling it answers the tool, which goes
    * on; the call gets its result from the tool, not from the settlement.

@@ -11,7 +11,14 @@ import { chromium } from "./chromium.js";
  */
 export default defineConfig({
   resolve: { conditions: ["@hitl-kit/source", ...defaultClientConditions] },
-  ssr: { resolve: { conditions: ["@hitl-kit/source", ...defaultServerConditions] } },
+  // Without Vite's `module`: Vitest passes these conditions to Node, and `module` builds are for
+  // bundlers (OpenTelemetry's, which the server's telemetry test loads, fail in Node: their
+  // imports lack file extensions). Node itself never uses `module`.
+  ssr: {
+    resolve: {
+      conditions: ["@hitl-kit/source", ...defaultServerConditions.filter((condition) => condition !== "module")],
+    },
+  },
   test: {
     // .ci/run asks for a JSON report to print its closing line from.
     ...(process.env.HITL_TEST_REPORT

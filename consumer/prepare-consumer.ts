@@ -57,15 +57,20 @@ export function cleanEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** The versions this repository is tested with, so the consumer installs what npm ci cached. */
+/**
+ * The versions this repository is tested with, so the consumer installs what npm ci cached:
+ * the root's devDependencies, and the server's (the libraries its README's adapters use).
+ */
 function pinned(...names: string[]): Record<string, string> {
-  const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
-    devDependencies: Record<string, string>;
-  };
+  const devDependencies = (path: string) =>
+    (JSON.parse(readFileSync(join(root, path), "utf8")) as { devDependencies: Record<string, string> }).devDependencies;
+  const versions = { ...devDependencies("packages/server/package.json"), ...devDependencies("package.json") };
   return Object.fromEntries(
     names.map((name) => {
-      const version = manifest.devDependencies[name];
-      if (!version) throw new Error(`The root package.json has no devDependency ${name} to pin the consumer to.`);
+      const version = versions[name];
+      if (!version) {
+        throw new Error(`Neither package.json nor the server's has a devDependency ${name} to pin the consumer to.`);
+      }
       return [name, version];
     }),
   );
@@ -140,6 +145,9 @@ export function prepareConsumer(log: (line: string) => void = () => {}): Consume
         "@modelcontextprotocol/sdk",
         "express",
         "fastify",
+        // The server README's telemetry adapters.
+        "@opentelemetry/api",
+        "prom-client",
       ),
     },
     devDependencies: pinned(

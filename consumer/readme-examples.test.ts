@@ -25,3 +25,16 @@ describe("the README's quick start", () => {
     expect(new Set(files).size).toBe(files.length);
   });
 });
+
+describe("the server README's telemetry adapters", () => {
+  it.each([
+    ["src/open-telemetry.ts", "open-telemetry.ts"],
+    ["src/prometheus.ts", "prometheus.ts"],
+  ])("shows %s exactly as examples/telemetry/%s, which the server's tests run", (file, example) => {
+    const snippet = readmeSnippets(root).find(
+      (candidate) => candidate.readme === "packages/server/README.md" && candidate.file === file,
+    );
+    expect(snippet, `packages/server/README.md has no block with file=${file}`).toBeDefined();
+    expect(snippet?.code).toBe(readFileSync(join(root, "examples/telemetry", example), "utf8"));
+  });
+});

@@ -15,7 +15,7 @@ export {
 } from "./http/fetch-handler.js";
 export { type NodeHandler, type NodeHandlerOptions, toNodeHandler } from "./http/node-handler.js";
 export type { RateLimitOptions } from "./http/rate-limiter.js";
-export { type Served, type ServeOptions, serve } from "./http/serve.js";
+export { type ServeCloseOptions, type Served, type ServeOptions, serve } from "./http/serve.js";
 export {
   type Script,
   type ScriptContext,

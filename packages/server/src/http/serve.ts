@@ -1,8 +1,10 @@
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer, type ServerOptions as HttpsServerOptions } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { ProtocolError } from "@hitl-kit/protocol";
+import { MAX_TIMER_MS } from "../runtime/model-step.js";
+import { loggerOf } from "./handler-logger.js";
 import { type NodeHandlerOptions, toNodeHandler } from "./node-handler.js";
 
 /** Options of {@link serve}. */
@@ -23,9 +25,29 @@ export interface Served {
   url: string;
   /** The port it listens on: the one asked for, or the free one picked for port 0. */
   port: number;
-  /** Stops accepting connections and closes open ones, event streams included. */
-  close(): Promise<void>;
+  /**
+   * Closes gracefully: stops accepting connections, ends every event stream (cleanly, so
+   * browsers reconnect, through a balancer to another instance, and resume after the last
+   * event they got), lets the requests in flight finish (a POST mid-way gets its reply), and
+   * closes each connection once its response is sent. Connections still open after
+   * `timeoutMs` are dropped, so it resolves within that bound.
+   * @example
+   * process.once("SIGTERM", async () => {
+   *   await served.close({ timeoutMs: 5_000 });
+   *   await runtime.close({ timeoutMs: 20_000 });
+   * });
+   */
+  close(options?: ServeCloseOptions): Promise<void>;
 }
+
+/** Options of {@link Served.close}. */
+export interface ServeCloseOptions {
+  /** The longest the requests in flight may take to finish before their connections are dropped (default 5,000 ms). */
+  timeoutMs?: number;
+}
+
+/** How long `close()` lets the requests in flight finish, by default. */
+const DEFAULT_CLOSE_TIMEOUT_MS = 5_000;
 
 /**
  * Serves a fetch handler on Node's http (or https) module through `@hono/node-server`:
@@ -41,7 +63,27 @@ export async function serve(
   handler: (request: Request, platform?: unknown) => Promise<Response>,
   options: ServeOptions = {},
 ): Promise<Served> {
-  const listener = toNodeHandler(handler, options.logger ? { logger: options.logger } : {});
+  // Aborted by `close()`: it ends the event streams being served.
+  const closing = new AbortController();
+  const endingStreams = async (request: Request, platform?: unknown) => {
+    const response = await handler(request, platform);
+    return isEventStream(response) ? endedBy(response, closing.signal) : response;
+  };
+  const nodeListener = toNodeHandler(endingStreams, {
+    logger: options.logger ?? loggerOf(handler) ?? console,
+  });
+  // Responses being written, so `close()` can have their connections closed once they are sent.
+  const inFlight = new Set<ServerResponse>();
+  const listener = (request: IncomingMessage, response: ServerResponse) => {
+    // A request that reached a connection kept alive while the server closes is served all the same.
+    if (closing.signal.aborted) response.shouldKeepAlive = false;
+    inFlight.add(response);
+    response.once("close", () => inFlight.delete(response));
+    response.once("finish", () => {
+      if (closing.signal.aborted) setImmediate(() => server.closeIdleConnections());
+    });
+    return nodeListener(request, response);
+  };
   const server = options.tls ? createHttpsServer(options.tls, listener) : createServer(listener);
   // What Node's HTTP parser refuses never reaches the handler: answer it in JSON too.
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
@@ -65,10 +107,62 @@ export async function serve(
   return {
     url: `${options.tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${port}`,
     port,
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: ({ timeoutMs = DEFAULT_CLOSE_TIMEOUT_MS }: ServeCloseOptions = {}) => {
+      if (!(timeoutMs >= 0)) {
+        return Promise.reject(new RangeError(`close()'s timeoutMs must be 0 or more milliseconds, not ${timeoutMs}.`));
+      }
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(() => server.closeAllConnections(), Math.min(timeoutMs, MAX_TIMER_MS));
+        server.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        closing.abort();
+        // A connection whose request is in flight closes once its response is sent, not kept alive.
+        for (const response of inFlight) response.shouldKeepAlive = false;
+        server.closeIdleConnections();
+      });
+    },
   };
+}
+
+/** Whether a response is an event stream (a session's `/events`), which never ends on its own. */
+function isEventStream(response: Response): boolean {
+  return response.body !== null && (response.headers.get("content-type") ?? "").startsWith("text/event-stream");
+}
+
+/**
+ * The response, with a body that ends cleanly (as a stream whose session was deleted does)
+ * when `signal` aborts: the handler's stream is cancelled, so it stops listening for events.
+ */
+function endedBy(response: Response, signal: AbortSignal): Response {
+  const reader = response.body!.getReader();
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        const end = () => {
+          reader.cancel(signal.reason).catch(() => {});
+          try {
+            controller.close();
+          } catch {
+            // Closed already: the stream ended on its own.
+          }
+        };
+        if (signal.aborted) end();
+        else signal.addEventListener("abort", end, { once: true });
+      },
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (signal.aborted) return;
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    },
+    // Reads from the handler's stream only as the client reads: a slow reader still costs nothing.
+    { highWaterMark: 0 },
+  );
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }

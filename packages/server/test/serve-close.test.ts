@@ -1,0 +1,95 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createFetchHandler, type Served, scriptedModel, serve } from "../src/index.js";
+import { startServer } from "./harness.js";
+
+/** A deferred: a promise and what settles it. */
+function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
+}
+
+let server: ReturnType<typeof startServer> | undefined;
+let served: Served | undefined;
+afterEach(async () => {
+  await served?.close({ timeoutMs: 0 });
+  await server?.close();
+  served = undefined;
+  server = undefined;
+});
+
+/**
+ * The fetch handler served on a free port, with POSTs of a new session held at the door
+ * until `open()`: `arrived` resolves when one is held there.
+ */
+async function heldServer() {
+  server = startServer(scriptedModel([{ text: "Hello." }]));
+  const handler = createFetchHandler(server.runtime, { identify: () => "ada", rateLimit: false, heartbeatMs: 60_000 });
+  const arrived = deferred();
+  const door = deferred();
+  served = await serve(
+    async (request, platform) => {
+      if (request.method === "POST" && new URL(request.url).pathname === "/api/agent/sessions") {
+        arrived.resolve();
+        await door.promise;
+      }
+      return handler(request, platform);
+    },
+    { port: 0 },
+  );
+  const base = `${served.url}/api/agent`;
+  const createSession = () =>
+    fetch(`${base}/sessions`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+  return { served, base, arrived: arrived.promise, open: door.resolve, createSession };
+}
+
+describe("serve().close()", () => {
+  it("lets a request in flight finish and answers it, while it refuses new connections", async () => {
+    const { served, arrived, open, createSession } = await heldServer();
+    const reply = createSession();
+    await arrived;
+    const closed = served.close();
+    await expect(fetch(`${served.url}/api/agent/sessions`)).rejects.toThrow(); // not accepted any more
+    open();
+    const answered = await reply;
+    expect(answered.status).toBe(201);
+    expect(await answered.json()).toEqual({ sessionId: expect.any(String) });
+    await expect(closed).resolves.toBeUndefined();
+  });
+
+  it("ends the event streams cleanly, so their clients reconnect elsewhere and resume", async () => {
+    const { served, base, open, createSession } = await heldServer();
+    open();
+    const { sessionId } = await (await createSession()).json();
+    const stream = await fetch(`${base}/sessions/${sessionId}/events?after=0`);
+    expect(stream.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (!text.includes("event: session.created")) text += (await reader.read()).value ?? "";
+    const closed = served.close();
+    for (;;) {
+      // An error here (a dropped connection) is what a clean end is not.
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    expect(text).toMatch(/^retry: 1000\n\n/);
+    await expect(closed).resolves.toBeUndefined();
+  });
+
+  it("drops what is still in flight after timeoutMs, and resolves", async () => {
+    const { served, arrived, createSession } = await heldServer();
+    const reply = createSession();
+    reply.catch(() => {});
+    await arrived;
+    await expect(served.close({ timeoutMs: 50 })).resolves.toBeUndefined();
+    await expect(reply).rejects.toThrow();
+  });
+
+  it("refuses a timeoutMs below 0", async () => {
+    const { served } = await heldServer();
+    await expect(served.close({ timeoutMs: -1 })).rejects.toThrow(/timeoutMs must be 0 or more/);
+  });
+});

@@ -39,6 +39,7 @@ export {
   type AskResult,
   type Execute,
   type ImplementedTool,
+  type ImplementOptions,
   implement,
   type Resolve,
   type ToolContext,
@@ -62,6 +63,7 @@ export type {
   TurnStartEvent,
 } from "./runtime/telemetry.js";
 export type { RuntimeTool } from "./runtime/tool-registry.js";
+export { ToolTimedOut } from "./runtime/tool-timeout.js";
 export { memoryStore } from "./store/memory-store.js";
 export type { SnapshotPage } from "./store/project-events.js";
 export type {

@@ -17,7 +17,12 @@ export interface ToolContext {
   toolCallId: string;
   /** The person's approval, for a call that waited for one. */
   approval?: { approved: true; reason?: string };
-  /** Aborted when the turn is cancelled. */
+  /**
+   * Aborted when the turn is cancelled, and when the call runs past its time limit (the
+   * tool's `timeoutMs`, else the runtime's `toolTimeoutMs`): its reason is then a
+   * `ToolTimedOut`, and the call already has its `error` result, so what the tool returns
+   * after is dropped.
+   */
   signal: AbortSignal;
   /**
    * Asks the person while the tool runs, and waits for the answer: a request parked as
@@ -80,6 +85,19 @@ export interface ImplementedTool<T extends AnyToolDefinition = AnyToolDefinition
   /** A client tool's step from the person's checked answer to the call's result; without it the answer is the result. */
   // biome-ignore lint/suspicious/noExplicitAny: the answer type depends on the tool kind
   readonly resolve?: Resolve<ToolInputOf<T>, any>;
+  /** This tool's time limit, in place of the runtime's `toolTimeoutMs` (see {@link ImplementOptions.timeoutMs}). */
+  readonly timeoutMs?: number;
+}
+
+/** Options of a tool's server-side code, given to `implement`. */
+export interface ImplementOptions {
+  /**
+   * The longest one call of this tool may run (its `execute` or `resolve`), in place of the
+   * runtime's `toolTimeoutMs`: past it, `ctx.signal` aborts and the call gets one `error`
+   * result saying it timed out, which the model sees as it goes on. What the tool returns
+   * later is dropped. The time includes a wait on `ctx.ask`. `Infinity`: no limit.
+   */
+  timeoutMs?: number;
 }
 
 /**
@@ -89,20 +107,23 @@ export interface ImplementedTool<T extends AnyToolDefinition = AnyToolDefinition
  * @example
  * implement(refund, async ({ chargeId, amount }, ctx) => payments.refund(chargeId, amount, ctx.approval?.reason));
  * implement(pickMedia, { resolve: async ({ mediaIds }) => media.lookup(mediaIds) });
+ * implement(search, async ({ query }) => index.search(query), { timeoutMs: 30_000 });
  */
 export function implement<const Name extends string, S extends SchemaLike>(
   tool: ServerToolDefinition<Name, S>,
   execute: Execute<Infer<S>>,
+  options?: ImplementOptions,
 ): ImplementedTool<ServerToolDefinition<Name, S>>;
 /** Attaches a `resolve` to a client tool: it turns the person's checked answer into the call's result. */
 export function implement<const Name extends string, S extends SchemaLike, A extends SchemaLike>(
   tool: ClientToolDefinition<Name, S, A>,
-  handlers: { resolve: Resolve<Infer<S>, Infer<A>> },
+  handlers: { resolve: Resolve<Infer<S>, Infer<A>> } & ImplementOptions,
 ): ImplementedTool<ClientToolDefinition<Name, S, A>>;
 export function implement(
   tool: AnyToolDefinition,
-  handlers: Execute<unknown> | { execute?: Execute<unknown>; resolve?: Resolve<unknown, unknown> },
+  handlers: Execute<unknown> | ({ execute?: Execute<unknown>; resolve?: Resolve<unknown, unknown> } & ImplementOptions),
+  options: ImplementOptions = {},
 ): ImplementedTool {
-  if (typeof handlers === "function") return { definition: tool, execute: handlers };
+  if (typeof handlers === "function") return { definition: tool, execute: handlers, ...options };
   return { definition: tool, ...handlers };
 }

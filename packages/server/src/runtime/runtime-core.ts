@@ -10,6 +10,7 @@ import { type PlanSettlementInput, planSettlement, type Settlement } from "./pla
 import type { RuntimeTelemetry } from "./telemetry.js";
 import { TelemetryReporter } from "./telemetry-reporter.js";
 import { type RegisteredTool, type RuntimeTool, registerTools } from "./tool-registry.js";
+import { assertTimeout } from "./tool-timeout.js";
 import { toolResultMessage } from "./transcript.js";
 
 /** Options of `createAgentRuntime`. */
@@ -40,6 +41,18 @@ export interface AgentRuntimeOptions {
    * the tools however long they run.
    */
   abortGraceMs?: number;
+  /**
+   * The longest one tool call may run (its `execute`, or a client tool's `resolve`) before it
+   * is given up (default: no limit). Past it, the tool's `ctx.signal` aborts and the call gets
+   * one `error` result saying it timed out after that many milliseconds; the model sees it and
+   * the turn goes on. What the tool returns later is dropped (and logged), so the call keeps
+   * its one result. A tool's own limit (`implement(tool, execute, { timeoutMs })`) replaces it.
+   * There is no default limit because the runtime cannot know how long a tool may take (a
+   * build, a payment, a question to the person through `ctx.ask`, which the limit counts too),
+   * and a call given up may still take effect: set one that fits your tools.
+   * `Infinity`: no limit.
+   */
+  toolTimeoutMs?: number;
   /**
    * How many times a model call that failed before it streamed anything is tried again
    * (default 2), when trying again can help: the provider timed out, was overloaded or rate
@@ -121,6 +134,7 @@ export class RuntimeCore {
         `abortGraceMs must be 0 or more milliseconds (Infinity: wait for the tools however long they run), not ${grace}.`,
       );
     }
+    assertTimeout(options.toolTimeoutMs, "toolTimeoutMs");
     const { modelRetries: retries, modelRetryDelayMs: retryDelay, modelStallMs: stall } = options;
     if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0)) {
       throw new RangeError(`modelRetries must be a whole number, 0 or more (0: never retry), not ${retries}.`);

@@ -1,6 +1,7 @@
 import type { AnyToolDefinition } from "@hitl-kit/protocol";
 import { assertCheckableTool, indexTools } from "@hitl-kit/protocol/internal";
 import type { ImplementedTool } from "./implement.js";
+import { assertTimeout } from "./tool-timeout.js";
 
 /** What the runtime is given as tools: bare definitions (client tools) or implemented ones. */
 export type RuntimeTool = AnyToolDefinition | ImplementedTool;
@@ -21,6 +22,7 @@ export function registerTools(tools: readonly RuntimeTool[]): Map<string, Regist
   for (const tool of registered) {
     const { name, kind } = tool.definition;
     assertCheckableTool(tool.definition);
+    assertTimeout(tool.timeoutMs, `The timeoutMs of tool "${name}"`);
     if (tool.execute && tool.resolve) {
       throw new TypeError(
         `Tool "${name}" has both an executor and client resolution; a call must have exactly one result, so give it one or the other.`,

@@ -22,6 +22,7 @@ import { planStep } from "./plan-step.js";
 import type { RuntimeCore } from "./runtime-core.js";
 import { schemaHash } from "./schema-hash.js";
 import type { ModelUsage } from "./telemetry.js";
+import { ToolTimedOut, withinTimeLimit } from "./tool-timeout.js";
 import { continueTranscriptCheck, unansweredCalls, withTurnBreaks } from "./transcript.js";
 import { TranscriptCache } from "./transcript-cache.js";
 import { uniqueToolCallIds } from "./unique-tool-call-ids.js";
@@ -416,14 +417,7 @@ export class TurnDriver {
     const running = Promise.allSettled(
       calls.map(async (call) => {
         const tool = core.tools.get(call.toolName);
-        const context = {
-          sessionId,
-          turnId: call.turnId,
-          toolCallId: call.toolCallId,
-          signal,
-          ask: <S extends SchemaLike>(question: AskOptions<S>) =>
-            this.#ask(sessionId, call, question, signal) as Promise<AskResult<Infer<S>>>,
-        };
+        const scope = () => logScope(sessionId, call.turnId, call);
         let outcome: "ok" | "error" = "ok";
         let output: unknown;
         const finished = core.telemetry.toolCall({
@@ -439,19 +433,39 @@ export class TurnDriver {
             call.requestId && tool.definition.kind === "server"
               ? { approved: true as const, ...(call.answer as object) }
               : undefined;
-          const value = tool.resolve
-            ? await tool.resolve(call.answer, { ...context, input: call.input })
-            : await tool.execute!(call.input, { ...context, ...(approval ? { approval } : {}) });
+          const value = await withinTimeLimit(
+            tool.timeoutMs ?? core.options.toolTimeoutMs,
+            signal,
+            async (callSignal) => {
+              const context = {
+                sessionId,
+                turnId: call.turnId,
+                toolCallId: call.toolCallId,
+                signal: callSignal,
+                ask: <S extends SchemaLike>(question: AskOptions<S>) =>
+                  this.#ask(sessionId, call, question, callSignal) as Promise<AskResult<Infer<S>>>,
+              };
+              return tool.resolve
+                ? await tool.resolve(call.answer, { ...context, input: call.input })
+                : await tool.execute!(call.input, { ...context, ...(approval ? { approval } : {}) });
+            },
+            () =>
+              core.logger.warn(
+                `hitl-kit: ${scope()}: the tool ended after it timed out; the call has its timeout error already, and what the tool returned was dropped.`,
+              ),
+          );
           output = toJson(value);
         } catch (error) {
           outcome = "error";
           output = { message: error instanceof Error ? error.message : String(error) };
           finished({ outcome, error: { code: errorName(error), message: errorSummary(error) } });
-          // A Stop aborts its tools on purpose: only a tool that failed on its own is logged.
-          if (!signal.aborted) {
+          if (error instanceof ToolTimedOut) {
             core.logger.warn(
-              ...failureLine(`hitl-kit: ${logScope(sessionId, call.turnId, call)}: the tool failed`, error),
+              `hitl-kit: ${scope()}: ${error.message} The call got an error result; check whether the tool took effect if it keeps running.`,
             );
+          } else if (!signal.aborted) {
+            // A Stop aborts its tools on purpose: only a tool that failed on its own is logged.
+            core.logger.warn(...failureLine(`hitl-kit: ${scope()}: the tool failed`, error));
           }
         }
         if (outcome === "ok") finished({ outcome });

@@ -14,6 +14,7 @@ import {
 import { resilientPool } from "../src/store/postgres-errors.js";
 import { postgresStore } from "../src/store/postgres-store.js";
 import { idleSession } from "../src/store/records.js";
+import { gatedModel, helloWorldOnce, writtenOnce } from "./gated-model.js";
 import { browser, checkOneResultPerCall, quiet } from "./harness.js";
 import { type PostgresCluster, postgresAvailable, startPostgres } from "./postgres-cluster.js";
 import { pickTemplate } from "./tools.js";
@@ -119,6 +120,81 @@ describe.skipIf(!postgresAvailable)("an instance whose database goes away and co
     expect(events.at(-1)?.type).toBe("turn.completed");
     expect(runs).toBe(1);
   }, 30_000);
+
+  it("waits out an outage while a model's reply streams: the model is called once, and its reply written once", async () => {
+    const { model, release, finish, state } = gatedModel("Hello", " world.");
+    const { runtime, store } = await instance({ model, tools: [] });
+    const { sessionId } = await runtime.createSession();
+    await runtime.sendMessage(sessionId, "go");
+    await until(
+      async () => expect(writtenOnce(await store.readEvents(sessionId, 0), []).text).toBe("Hello"), // the reply's first part
+    );
+    cluster!.halt();
+    try {
+      release(); // the rest of the reply streams while the database is away
+      finish();
+      await sleep(1_500); // longer than the lease (1 s)
+    } finally {
+      cluster!.resume();
+    }
+    await until(async () => expect((await store.getSession(sessionId))?.status).toBe("idle"));
+    await runtime.idle();
+    expect(state.calls).toBe(1);
+    const events = await store.readEvents(sessionId, 0);
+    expect(writtenOnce(events, await store.readTranscript(sessionId, 0))).toEqual(helloWorldOnce);
+  }, 30_000);
+
+  it("leaves the turn to an instance that took it over during the outage: it calls the model again, the transcript keeps one reply, and it is logged", async () => {
+    const schema = `outage_${++schemas}`;
+    const warnings: string[] = [];
+    const logger = { warn: (message: unknown) => warnings.push(String(message)), error: () => {} };
+    const { model, release, finish, state } = gatedModel("Hello", " world.");
+    const { runtime, store } = await instance({ model, tools: [], logger }, schema);
+    const { sessionId } = await runtime.createSession();
+    await runtime.sendMessage(sessionId, "go");
+    await until(
+      async () => expect(writtenOnce(await store.readEvents(sessionId, 0), []).text).toBe("Hello"), // the reply's first part
+    );
+    cluster!.halt();
+    try {
+      release();
+      finish();
+      // The lease (1 s) lapses, and the first instance's next try (backing off: 0.1, 0.2, … 3.2 s)
+      // comes about 5 s after the database is back.
+      await sleep(6_500);
+    } finally {
+      cluster!.resume();
+    }
+    // Meanwhile another instance takes the lapsed lease (for a second, as one that died at once
+    // would leave it), and then one that lives resumes the turn.
+    const pool = resilientPool({ connectionString: url, max: 1 });
+    await until(() =>
+      pool.query(
+        `UPDATE ${schema}.turn_leases SET holder = 'elsewhere', token = token + 1, expires_at = now() + interval '1 second' WHERE session_id = $1`,
+        [sessionId],
+      ),
+    );
+    await pool.end();
+    const other = await instance({ model: scriptedModel([{ text: "Taken over." }]), tools: [] }, schema);
+    await until(async () => expect((await store.getSession(sessionId))?.status).toBe("idle"));
+    await runtime.idle();
+    await other.runtime.idle();
+    expect(state.calls).toBe(1); // the second call is the other instance's
+    const events = await store.readEvents(sessionId, 0);
+    expect((await store.readTranscript(sessionId, 0)).filter((message) => message.role === "assistant")).toEqual([
+      { role: "assistant", content: [{ type: "text", text: "Taken over." }] },
+    ]);
+    // The first instance's cut-off message is abandoned, so clients drop its text.
+    const [, cutOff] = events.filter((event) => event.type === "message.started") as { messageId: string }[];
+    expect(events.filter((event) => event.type === "message.abandoned")).toEqual([
+      expect.objectContaining({ messageId: cutOff!.messageId }),
+    ]);
+    expect(writtenOnce(events, []).text).toBe("HelloTaken over.");
+    expect(events.filter((event) => event.type === "turn.completed")).toHaveLength(1);
+    await until(async () =>
+      expect(warnings).toContainEqual(expect.stringContaining("another instance took the turn over")),
+    );
+  }, 45_000);
 
   it("keeps a turn whose lease lapsed while the database was away, when no other instance took it", async () => {
     const booking = defineTool({ name: "book", description: "Asks for seats.", inputSchema: z.object({}) });

@@ -10,20 +10,28 @@ import {
   StoreUnavailable,
 } from "../src/index.js";
 import { scriptedModel } from "../src/models/scripted-model.js";
+import { gatedModel, helloWorldOnce, writtenOnce } from "./gated-model.js";
 import { checkOneResultPerCall, quiet } from "./harness.js";
 import { pickTemplate } from "./tools.js";
 
 /**
  * A memory store that, while `down`, fails every call as a store that cannot reach its
- * database does (or with `failure`), counting the calls it failed.
+ * database does (or with `failure`), counting the calls it failed. Set `downAfterWrite`, and
+ * the next write is applied, then fails as the connection drops before its answer, and the
+ * store is down from then on.
  */
 function flakyStore(failure = () => new StoreUnavailable(new Error("connect ECONNREFUSED 127.0.0.1:5432"))) {
   const store = memoryStore();
-  const state = { down: false, failed: 0 };
+  const state = { down: false, failed: 0, downAfterWrite: false };
   const flaky = { ...store } as SessionStore;
   for (const [name, method] of Object.entries(store) as [keyof SessionStore, unknown][]) {
     if (typeof method !== "function" || name === "coordinate" || name === "close") continue;
-    (flaky as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
+    (flaky as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
+      if (!state.down && name === "write" && state.downAfterWrite) {
+        state.downAfterWrite = false;
+        await (method as (...a: unknown[]) => unknown).apply(store, args);
+        state.down = true;
+      }
       if (!state.down) return (method as (...a: unknown[]) => unknown).apply(store, args);
       state.failed += 1;
       return Promise.reject(failure());
@@ -95,6 +103,52 @@ describe("a store that cannot be reached for a while", () => {
     await new Promise((resolve) => setTimeout(resolve, 300)); // the drive's next look finds the turn over
     expect(await store.readEvents(sessionId, 0)).toEqual(events);
     await runtime.close();
+  });
+
+  describe("while a model's reply streams", () => {
+    /**
+     * Streams "Hello", calls `down`, streams " world." and waits until the store failed a few
+     * times; then the reply ends, and the store is back.
+     */
+    async function streamThroughOutage(down: (state: ReturnType<typeof flakyStore>["state"]) => void) {
+      const { store, state } = flakyStore();
+      const { model, release, finish, state: modelState } = gatedModel("Hello", " world.");
+      const runtime = createAgentRuntime({ model, tools: [], store, logger: quiet });
+      const { sessionId } = await runtime.createSession();
+      await runtime.sendMessage(sessionId, "go");
+      await vi.waitFor(
+        async () => expect(writtenOnce(await store.readEvents(sessionId, 0), []).text).toBe("Hello"), // the reply's first part
+      );
+      down(state);
+      release(); // the rest of the reply streams while the store is away
+      await vi.waitFor(() => expect(state.down && state.failed).toBeGreaterThan(2));
+      finish();
+      state.down = false;
+      await vi.waitFor(async () => expect((await store.getSession(sessionId))?.status).toBe("idle"), {
+        timeout: 10_000,
+      });
+      await runtime.idle();
+      const events = await store.readEvents(sessionId, 0);
+      await runtime.close();
+      return { events, calls: modelState.calls, transcript: await store.readTranscript(sessionId, 0) };
+    }
+
+    it("waits the store out and writes the reply once it is back, without calling the model again", async () => {
+      const { events, calls, transcript } = await streamThroughOutage((state) => {
+        state.down = true;
+      });
+      expect(calls).toBe(1);
+      expect(writtenOnce(events, transcript)).toEqual(helloWorldOnce);
+    });
+
+    it("writes each event once when a write was applied though the store went away before it answered", async () => {
+      const { events, calls, transcript } = await streamThroughOutage((state) => {
+        state.downAfterWrite = true;
+      });
+      expect(calls).toBe(1);
+      expect(writtenOnce(events, transcript)).toEqual(helloWorldOnce);
+      expect(events.map((event) => event.seq)).toEqual(events.map((_event, index) => index + 1));
+    });
   });
 });
 

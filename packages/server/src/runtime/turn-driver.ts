@@ -4,6 +4,7 @@ import {
   type Infer,
   type InputRequest,
   type InputResponse,
+  type ProtocolEvent,
   type SchemaLike,
   toJsonSchema,
   validate,
@@ -18,6 +19,7 @@ import type { AskOptions, AskResult } from "./implement.js";
 import { errorSummary, failureLine, logScope } from "./logged-error.js";
 import { DEFAULT_MODEL_RETRIES, DEFAULT_MODEL_RETRY_DELAY_MS, delay, modelRetryDelay } from "./model-retry.js";
 import { MAX_TIMER_MS, ModelStalled, type StepOutput, streamModelStep } from "./model-step.js";
+import { abortedOnlyFor, findWritten, isPassingOutage, outageDelay } from "./outage-wait.js";
 import { planStep } from "./plan-step.js";
 import type { RuntimeCore } from "./runtime-core.js";
 import { schemaHash } from "./schema-hash.js";
@@ -179,18 +181,22 @@ export class TurnDriver {
     this.#retries.set(sessionId, { timer, tries: tries + 1 });
   }
 
-  /** Commits a batch of the drive, with the events it was kicked with ahead of the first one. */
-  async #commit(sessionId: string, batch: WriteBatch): Promise<void> {
+  /** Commits a batch of the drive, with the events it was kicked with ahead of the first one; answers the events it appended. */
+  async #commit(sessionId: string, batch: WriteBatch): Promise<ProtocolEvent[]> {
     const before = this.#before.get(sessionId);
-    await this.#fenced(sessionId, before ? { ...batch, events: [...before, ...(batch.events ?? [])] } : batch);
+    const events = await this.#fenced(
+      sessionId,
+      before ? { ...batch, events: [...before, ...(batch.events ?? [])] } : batch,
+    );
     this.#before.delete(sessionId);
+    return events;
   }
 
   /**
    * Writes a batch of the turn. With several instances, the store refuses it once this one
    * no longer holds the turn's lease (checked in the write itself): the driver stops then.
    */
-  async #fenced(sessionId: string, batch: WriteBatch): Promise<void> {
+  async #fenced(sessionId: string, batch: WriteBatch): Promise<ProtocolEvent[]> {
     const { coordination } = this.core;
     const result = await this.core.commit(
       sessionId,
@@ -198,6 +204,71 @@ export class TurnDriver {
     );
     if (!result.ok && result.reason === "lease") throw new LeaseLost(sessionId);
     if (!result.ok) throw new Error(`Write to session ${sessionId} refused (${result.reason}).`);
+    return result.events;
+  }
+
+  /**
+   * A model step's wait for a store that could not be reached (`error`), before it tries its
+   * write again: it rethrows what cannot be waited out (another failure, a store that cannot
+   * serve until fixed, a closing runtime), and ends when `lost` aborts (the turn is no longer
+   * this instance's).
+   */
+  async #waitForStore(sessionId: string, error: unknown, tries: number, lost: AbortSignal): Promise<void> {
+    if (!isPassingOutage(error) || this.#stopped) {
+      if (error instanceof LeaseLost && tries > 0) this.#logTakenOver(sessionId);
+      throw error;
+    }
+    this.core.trouble("turns wait for the store to come back", error);
+    await delay(outageDelay(tries), lost, this.#closing.signal).catch(() => {
+      if (!lost.aborted) throw error;
+      if (lost.reason instanceof LeaseLost && !this.#left) this.#logTakenOver(sessionId);
+      throw lost.reason;
+    });
+  }
+
+  /** The turn was taken over while this instance waited for the store with part of a model reply in memory. */
+  #logTakenOver(sessionId: string): void {
+    this.core.logger.warn(
+      `hitl-kit: session ${sessionId}: another instance took the turn over while the store could not be reached; the part of the model's reply this instance had not written is dropped, and the turn's new driver calls the model again (the cut-off message is marked abandoned).`,
+    );
+  }
+
+  /** After a wait for the store: the turn's lease may have lapsed meanwhile; still this instance's, it is renewed, another's, the turn is theirs. */
+  async #stillHolds(sessionId: string): Promise<void> {
+    const { shared, turns } = this.core.coordination;
+    if (shared && !(await turns.holds(sessionId))) throw new LeaseLost(sessionId);
+  }
+
+  /**
+   * Writes a batch of a model step's streamed events; a store that cannot be reached is waited
+   * out, while the model's reply streams on into memory (the coalescer queues it), and the
+   * batch is written once it is back, in order and once: a failed write may have been applied,
+   * so the log is read first. `written.lastSeq` is the newest seq the step knows written.
+   */
+  async #writeStreamed(
+    sessionId: string,
+    events: EventInput[],
+    written: { lastSeq: number },
+    lost: AbortSignal,
+  ): Promise<void> {
+    for (let tries = 0; ; tries++) {
+      try {
+        if (tries > 0) {
+          await this.#stillHolds(sessionId);
+          const found = findWritten(await this.core.store.readEvents(sessionId, written.lastSeq), events);
+          if (found) {
+            this.#before.delete(sessionId); // they went with the first write
+            this.core.hub.publish(sessionId, found);
+            written.lastSeq = found.at(-1)?.seq ?? written.lastSeq;
+            return;
+          }
+        }
+        written.lastSeq = (await this.#commit(sessionId, { events })).at(-1)?.seq ?? written.lastSeq;
+        return;
+      } catch (error) {
+        await this.#waitForStore(sessionId, error, tries, lost);
+      }
+    }
   }
 
   /** Writes the events the drive was kicked with when it wrote nothing itself. */
@@ -767,8 +838,11 @@ export class TurnDriver {
       ...withTurnBreaks(transcript),
     ];
     // Streamed text reaches the store in batches (a few ms apart), not a transaction per token;
-    // what waits when the model is done is written with the step.
-    const coalescer = eventCoalescer((events) => this.#commit(sessionId, { events }));
+    // what waits when the model is done is written with the step. A store that cannot be
+    // reached is waited out, the reply kept here meanwhile, rather than asked of the model again.
+    const written = { lastSeq: session.lastSeq };
+    const lost = abortedOnlyFor(signal, (reason) => reason instanceof LeaseLost);
+    const coalescer = eventCoalescer((events) => this.#writeStreamed(sessionId, events, written, lost));
     const { modelRetries = DEFAULT_MODEL_RETRIES, modelRetryDelayMs = DEFAULT_MODEL_RETRY_DELAY_MS } = core.options;
     let streamed: StepOutput | undefined;
     const { model } = core.options;
@@ -835,6 +909,34 @@ export class TurnDriver {
     // The session as the step began: while a turn runs only its driver changes the fields read
     // here (the turn, its step, the approved tools), and a driver that lost the turn stops at the section.
     const current = session;
+    for (let tries = 0; ; tries++) {
+      try {
+        if (tries > 0) {
+          await this.#stillHolds(sessionId);
+          // The step's write may have been applied before the store went away: its step is then recorded.
+          const now = await core.requireSession(sessionId);
+          if (now.turnId === current.turnId && now.step > current.step) {
+            this.#before.delete(sessionId);
+            core.hub.publish(sessionId, await core.store.readEvents(sessionId, written.lastSeq));
+            return now.status === "running" || now.status === "resuming" ? "again" : "stop";
+          }
+        }
+        return await this.#writeStep(sessionId, current, output, streamedEvents, signal);
+      } catch (error) {
+        await this.#waitForStore(sessionId, error, tries, lost);
+      }
+    }
+  }
+
+  /** Writes what a model step did, once its stream was read; answers whether the turn goes on. */
+  async #writeStep(
+    sessionId: string,
+    current: SessionRecord,
+    output: StepOutput,
+    streamedEvents: EventInput[],
+    signal: AbortSignal,
+  ): Promise<"again" | "stop"> {
+    const { core } = this;
     return this.#turnSection(sessionId, async () => {
       // Stopped once the stream was read (also while the step waited for this section, which
       // the cancel held): what it streamed is written, unless the turn is no longer this

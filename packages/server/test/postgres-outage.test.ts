@@ -121,22 +121,29 @@ describe.skipIf(!postgresAvailable)("an instance whose database goes away and co
     expect(runs).toBe(1);
   }, 30_000);
 
-  it("waits out an outage while a model's reply streams: the model is called once, and its reply written once", async () => {
+  /**
+   * An instance whose model has streamed "Hello" of its reply when the database goes away; the
+   * rest (" world.") streams while it is away, for `awayMs`.
+   */
+  async function streamingThroughOutage(awayMs: number, options: Partial<AgentRuntimeOptions> = {}, schema?: string) {
     const { model, release, finish, state } = gatedModel("Hello", " world.");
-    const { runtime, store } = await instance({ model, tools: [] });
+    const { runtime, store } = await instance({ model, tools: [], ...options }, schema);
     const { sessionId } = await runtime.createSession();
     await runtime.sendMessage(sessionId, "go");
-    await until(
-      async () => expect(writtenOnce(await store.readEvents(sessionId, 0), []).text).toBe("Hello"), // the reply's first part
-    );
+    await until(async () => expect(writtenOnce(await store.readEvents(sessionId, 0), []).text).toBe("Hello"));
     cluster!.halt();
     try {
-      release(); // the rest of the reply streams while the database is away
+      release();
       finish();
-      await sleep(1_500); // longer than the lease (1 s)
+      await sleep(awayMs);
     } finally {
       cluster!.resume();
     }
+    return { runtime, store, sessionId, state };
+  }
+
+  it("waits out an outage while a model's reply streams: the model is called once, and its reply written once", async () => {
+    const { runtime, store, sessionId, state } = await streamingThroughOutage(1_500); // longer than the lease (1 s)
     await until(async () => expect((await store.getSession(sessionId))?.status).toBe("idle"));
     await runtime.idle();
     expect(state.calls).toBe(1);
@@ -148,23 +155,9 @@ describe.skipIf(!postgresAvailable)("an instance whose database goes away and co
     const schema = `outage_${++schemas}`;
     const warnings: string[] = [];
     const logger = { warn: (message: unknown) => warnings.push(String(message)), error: () => {} };
-    const { model, release, finish, state } = gatedModel("Hello", " world.");
-    const { runtime, store } = await instance({ model, tools: [], logger }, schema);
-    const { sessionId } = await runtime.createSession();
-    await runtime.sendMessage(sessionId, "go");
-    await until(
-      async () => expect(writtenOnce(await store.readEvents(sessionId, 0), []).text).toBe("Hello"), // the reply's first part
-    );
-    cluster!.halt();
-    try {
-      release();
-      finish();
-      // The lease (1 s) lapses, and the first instance's next try (backing off: 0.1, 0.2, … 3.2 s)
-      // comes about 5 s after the database is back.
-      await sleep(6_500);
-    } finally {
-      cluster!.resume();
-    }
+    // The lease (1 s) lapses, and the first instance's next try (backing off: 0.1, 0.2, … 3.2 s)
+    // comes about 5 s after the database is back.
+    const { runtime, store, sessionId, state } = await streamingThroughOutage(6_500, { logger }, schema);
     // Meanwhile another instance takes the lapsed lease (for a second, as one that died at once
     // would leave it), and then one that lives resumes the turn.
     const pool = resilientPool({ connectionString: url, max: 1 });

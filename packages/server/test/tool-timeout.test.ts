@@ -7,6 +7,7 @@ import {
   createAgentRuntime,
   implement,
   type RuntimeTool,
+  type SessionStore,
   scriptedModel,
   ToolTimedOut,
 } from "../src/index.js";
@@ -195,15 +196,17 @@ describe("a tool call that runs past its time limit", () => {
       return late.promise;
     });
     const model = scriptedModel([{ toolCalls: [{ toolName: "lookup", input: {} }] }, { text: "Done." }]);
+    const runtimeOn = (store: SessionStore) =>
+      createAgentRuntime({
+        model,
+        tools: [stubborn],
+        store,
+        logger: keptLog().logger,
+        toolTimeoutMs: 200,
+        abortGraceMs: 10,
+      });
     const first = sqliteStore(path);
-    const runtime = createAgentRuntime({
-      model,
-      tools: [stubborn],
-      store: first,
-      logger: keptLog().logger,
-      toolTimeoutMs: 200,
-      abortGraceMs: 10,
-    });
+    const runtime = runtimeOn(first);
     const { sessionId } = await runtime.createSession();
     await runtime.sendMessage(sessionId, "go");
     await expect.poll(() => started).toBe(1);
@@ -211,13 +214,7 @@ describe("a tool call that runs past its time limit", () => {
     await first.close();
 
     const second = sqliteStore(path);
-    const restarted = createAgentRuntime({
-      model,
-      tools: [stubborn],
-      store: second,
-      logger: keptLog().logger,
-      toolTimeoutMs: 200,
-    });
+    const restarted = runtimeOn(second);
     try {
       await restarted.ready;
       await vi.waitFor(async () => expect((await second.getSession(sessionId))?.status).toBe("idle"), {

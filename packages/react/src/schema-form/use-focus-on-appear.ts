@@ -14,8 +14,10 @@ const SEEN_PX = 120;
 
 const clipping = new Set(["auto", "scroll", "hidden", "clip", "overlay"]);
 
-/** The states of a widget whose request is settled: it no longer asks anything, so it keeps no claim on focus. */
-const settled = new Set(["resolved", "declined", "cancelled", "expired"]);
+/** Whether a widget's status (its `data-state`) still asks something: pending, submitting, or refused (error). */
+export function isOpenStatus(status: string | null): boolean {
+  return status === "pending" || status === "submitting" || status === "error";
+}
 
 function isTextEntry(element: Element): boolean {
   if (element instanceof HTMLTextAreaElement || element instanceof HTMLSelectElement) return true;
@@ -55,7 +57,7 @@ function seen(root: HTMLElement): boolean {
 /** Focus sits in a widget that still asks something (an answered one keeps focus on its frame, but has no claim on it). */
 function inOpenWidget(element: Element): boolean {
   const widget = element.closest("[data-hitl-widget]");
-  return widget !== null && !settled.has(widget.getAttribute("data-state") ?? "");
+  return widget !== null && isOpenStatus(widget.getAttribute("data-state"));
 }
 
 function focusInto(root: HTMLElement, preventScroll: boolean): void {

@@ -6,7 +6,7 @@ import { useWidgetTexts } from "../use-widget-texts.js";
 import { ExpiryNote } from "./expiry-note.js";
 import { sentenceCase } from "./schema-node.js";
 import { UnsentAnswer, UnsentContext } from "./unsent-answer.js";
-import { useFocusOnAppear } from "./use-focus-on-appear.js";
+import { isOpenStatus, useFocusOnAppear } from "./use-focus-on-appear.js";
 import { useKeepFocus } from "./use-keep-focus.js";
 import { ValueView } from "./value-view.js";
 
@@ -41,10 +41,6 @@ export type WidgetFrameProps = WidgetFrameState & {
   children: ReactNode;
 };
 
-function isOpen(status: RequestStatus): boolean {
-  return status === "pending" || status === "submitting" || status === "error";
-}
-
 /**
  * The frame every hitl-kit widget shares: the tool and the question, a status badge,
  * the error of a refused answer, the controls while the request is open and the outcome
@@ -66,7 +62,7 @@ export function WidgetFrame(props: WidgetFrameProps) {
   const { request, status, labels, showIssues = true, autoFocus = "control" } = props;
   const rootRef = useRef<HTMLElement>(null);
   const titleId = useId();
-  const open = isOpen(status);
+  const open = isOpenStatus(status);
   const texts = useWidgetTexts();
   const label = labels?.[status] ?? texts.status[status];
   const [typed, setTyped] = useState("");

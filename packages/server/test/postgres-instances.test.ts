@@ -208,6 +208,14 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
     expect(await a.runtime.listSessions({ owner: "alice" })).toHaveLength(2);
   });
 
+  it("closes once when close() is called again, at once or after it resolved", async () => {
+    const { runtime } = await instance(postgres.schema());
+    const first = runtime.close();
+    expect(runtime.close()).toBe(first);
+    await Promise.all([first, runtime.close()]);
+    await runtime.close();
+  });
+
   it("never recovers a live instance's turn when another starts, and takes a dead one's over after its lease", async () => {
     const schema = postgres.schema();
     const first = gate();

@@ -155,22 +155,28 @@ describe.skipIf(!postgresAvailable)("an instance whose database goes away and co
     const schema = `outage_${++schemas}`;
     const warnings: string[] = [];
     const logger = { warn: (message: unknown) => warnings.push(String(message)), error: () => {} };
-    // The lease (1 s) lapses, and the first instance's next try (backing off: 0.1, 0.2, … 3.2 s)
-    // comes about 5 s after the database is back.
+    // The lease (1 s) lapses while the database is away. Another instance takes it, as one that
+    // then dies would leave it: held, for now.
     const { runtime, store, sessionId, state } = await streamingThroughOutage(6_500, { logger }, schema);
-    // Meanwhile another instance takes the lapsed lease (for a second, as one that died at once
-    // would leave it), and then one that lives resumes the turn.
     const pool = resilientPool({ connectionString: url, max: 1 });
-    await until(() =>
+    const lease = (expiry: string) =>
       pool.query(
-        `UPDATE ${schema}.turn_leases SET holder = 'elsewhere', token = token + 1, expires_at = now() + interval '1 second' WHERE session_id = $1`,
+        `UPDATE ${schema}.turn_leases SET holder = 'elsewhere', token = token + 1, expires_at = ${expiry} WHERE session_id = $1`,
         [sessionId],
-      ),
+      );
+    await until(() => lease("now() + interval '1 hour'"));
+    // The first instance finds the turn taken (its heartbeat, or its next try to write) and
+    // drops what it held; it is then closed, so that the instance below, and no other, resumes
+    // the turn once the lease lapses (the first one's sweep would race it for the lapsed lease).
+    await until(async () =>
+      expect(warnings).toContainEqual(expect.stringContaining("another instance took the turn over")),
     );
+    await runtime.idle();
+    await runtime.close();
+    await lease("now()");
     await pool.end();
     const other = await instance({ model: scriptedModel([{ text: "Taken over." }]), tools: [] }, schema);
     await until(async () => expect((await store.getSession(sessionId))?.status).toBe("idle"));
-    await runtime.idle();
     await other.runtime.idle();
     expect(state.calls).toBe(1); // the second call is the other instance's
     const events = await store.readEvents(sessionId, 0);
@@ -184,9 +190,6 @@ describe.skipIf(!postgresAvailable)("an instance whose database goes away and co
     ]);
     expect(writtenOnce(events, []).text).toBe("HelloTaken over.");
     expect(events.filter((event) => event.type === "turn.completed")).toHaveLength(1);
-    await until(async () =>
-      expect(warnings).toContainEqual(expect.stringContaining("another instance took the turn over")),
-    );
   }, 45_000);
 
   it("keeps a turn whose lease lapsed while the database was away, when no other instance took it", async () => {

@@ -160,7 +160,7 @@ export interface AgentRuntime {
    * event stream of this runtime ends, so browsers reconnect (to another instance). The
    * store stays open; once closed, every call that reaches it rejects with `unavailable`. It
    * resolves even when the runtime never started (`ready` rejected), so a shutdown goes on
-   * to close the store.
+   * to close the store. Calling it again answers the first call's promise.
    */
   close(options?: { timeoutMs?: number }): Promise<void>;
 }
@@ -464,6 +464,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   ready.catch(retryStart(0));
 
   let closed = false;
+  let shutdown: Promise<void> | undefined;
   const runtime: AgentRuntime = {
     ready,
     async createSession({ owner, key } = {}) {
@@ -690,32 +691,36 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       }
     },
     logger: core.logger,
-    async close({ timeoutMs = DEFAULT_CLOSE_TIMEOUT_MS } = {}) {
-      closing = true;
-      driver.stop();
-      expiry.stop();
-      sweeper?.stop();
-      clearInterval(orphans);
-      clearTimeout(startAgain);
-      clearTimeout(recoverAgain);
-      // A start that failed was reported by `ready`; closing goes on without it.
-      await starting.catch(() => {});
-      const drained = (async () => {
-        while (recovering) await recovering;
-        await driver.idle();
+    close({ timeoutMs = DEFAULT_CLOSE_TIMEOUT_MS } = {}) {
+      // A second call (a signal handler and a `finally`, say) waits for the first one's close.
+      shutdown ??= (async () => {
+        closing = true;
+        driver.stop();
+        expiry.stop();
+        sweeper?.stop();
+        clearInterval(orphans);
+        clearTimeout(startAgain);
+        clearTimeout(recoverAgain);
+        // A start that failed was reported by `ready`; closing goes on without it.
+        await starting.catch(() => {});
+        const drained = (async () => {
+          while (recovering) await recovering;
+          await driver.idle();
+        })();
+        if (!(await settlesWithin(drained, timeoutMs))) {
+          const left = driver.leave();
+          const next = coordination.shared ? "another instance" : "the next start";
+          core.logger.warn(
+            `hitl-kit: closing: ${left.length} turn(s) still running after ${timeoutMs} ms were left for ${next} to resume: ${left.slice(0, 10).join(", ")}${left.length > 10 ? ", …" : ""}.`,
+          );
+          await drained;
+        }
+        // Nothing more comes through this instance: its streams end, and browsers reconnect elsewhere.
+        core.hub.endAll();
+        await coordination.close();
+        closed = true;
       })();
-      if (!(await settlesWithin(drained, timeoutMs))) {
-        const left = driver.leave();
-        const next = coordination.shared ? "another instance" : "the next start";
-        core.logger.warn(
-          `hitl-kit: closing: ${left.length} turn(s) still running after ${timeoutMs} ms were left for ${next} to resume: ${left.slice(0, 10).join(", ")}${left.length > 10 ? ", …" : ""}.`,
-        );
-        await drained;
-      }
-      // Nothing more comes through this instance: its streams end, and browsers reconnect elsewhere.
-      core.hub.endAll();
-      await coordination.close();
-      closed = true;
+      return shutdown;
     },
   };
   return refusedOnceClosed(runtime, () => closed);

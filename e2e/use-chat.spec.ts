@@ -13,6 +13,9 @@ test("the poster flow through useChat, with a reload while parked", async ({ cha
 
   const template = chat.widget("pick_template");
   await expect(template).toHaveAttribute("data-state", "pending");
+  // Announced once by its question, beside the log (the widget itself is not read by the log).
+  const announcer = page.locator('.chat-panel > [role="status"]');
+  await expect(announcer).toHaveText("Waiting for you: Choose a template for your poster");
   await page.reload();
 
   // After the reload the chat starts from the server's history and shows the same open request.
@@ -23,6 +26,7 @@ test("the poster flow through useChat, with a reload while parked", async ({ cha
   await expect(template).toHaveAttribute("data-state", "resolved");
 
   const ratio = chat.widget("pick_aspect_ratio");
+  await expect(announcer).toHaveText("Waiting for you: Which shape should the poster have?");
   await ratio.getByRole("radio", { name: "4:5" }).click();
   await ratio.getByRole("button", { name: "Use ratio" }).click();
   await expect(ratio).toHaveAttribute("data-state", "resolved");

@@ -1,6 +1,6 @@
 import { type OutgoingMessage, plainErrorMessage } from "@hitl-kit/client";
 import { type AgentView, MessageText, useAgent, type WidgetRegistry } from "@hitl-kit/react";
-import { type ReactNode, useLayoutEffect, useState } from "react";
+import { type ReactNode, useLayoutEffect, useMemo, useState } from "react";
 import { isReplying } from "./composer.js";
 import { JumpToLatest } from "./jump-to-latest.js";
 import { MessageItem } from "./message-item.js";
@@ -75,7 +75,8 @@ function TranscriptView({
   // would otherwise read the growing paragraph again from its start at every delta.
   const replying = last?.role === "assistant" && last.status === "streaming";
   const turnError = agent.error?.source === "turn" ? agent.error : undefined;
-  const announcement = useRequestAnnouncement(agent.pending);
+  const open = useMemo(() => agent.pending.map((state) => state.request), [agent.pending]);
+  const announcement = useRequestAnnouncement(open);
   return (
     <div className="chat-transcript-frame">
       <div

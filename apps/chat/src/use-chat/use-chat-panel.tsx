@@ -3,7 +3,8 @@ import { type HitlChatTransport, type HitlDataTypes, hitlAnswersComplete } from 
 import { HitlRequestPart } from "@hitl-kit/ai-sdk/react";
 import { ValueView } from "@hitl-kit/react";
 import { getToolName, isToolUIPart, type UIMessage } from "ai";
-import { type FormEvent, type KeyboardEvent, useState } from "react";
+import { type FormEvent, type KeyboardEvent, useMemo, useState } from "react";
+import { useRequestAnnouncement } from "../components/use-request-announcement.js";
 import { chatWidgets } from "../widgets/chat-widgets.js";
 
 /** The demo's messages: hitl-kit's request parts as typed data parts. */
@@ -30,6 +31,18 @@ export function UseChatPanel({ id, messages: initial, transport }: UseChatPanelP
   });
   const [input, setInput] = useState("");
   const busy = chat.status === "submitted" || chat.status === "streaming";
+  // A new request is announced once, by its question, as on the hitl-kit page: its widget is
+  // not read by the log around it.
+  const open = useMemo(
+    () =>
+      chat.messages.flatMap((message) =>
+        message.parts.flatMap((part) =>
+          part.type === "data-hitl-request" && part.data.state === "open" ? [part.data.request] : [],
+        ),
+      ),
+    [chat.messages],
+  );
+  const announcement = useRequestAnnouncement(open);
   const send = (event: FormEvent | KeyboardEvent) => {
     event.preventDefault();
     if (input.trim() === "" || busy) return;
@@ -117,6 +130,9 @@ export function UseChatPanel({ id, messages: initial, transport }: UseChatPanelP
           ) : null}
         </div>
       </div>
+      <p className="chat-visually-hidden" role="status">
+        {announcement}
+      </p>
       <form className="chat-composer" onSubmit={send}>
         <div className="chat-composer__box">
           <textarea

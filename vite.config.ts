@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { storybookTest } from "@storybook/addon-vitest/vitest-plugin";
 import { playwright } from "@vitest/browser-playwright";
@@ -20,6 +21,9 @@ export default defineConfig({
     },
   },
   test: {
+    // Vitest's default is one worker fewer than the cores: on a two-core runner that runs every
+    // file one after another, though most of them wait on sockets, timers and child processes.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // .ci/run asks for a JSON report to print its closing line from.
     ...(process.env.HITL_TEST_REPORT
       ? { reporters: ["default", "json"], outputFile: { json: process.env.HITL_TEST_REPORT } }
@@ -50,6 +54,7 @@ export default defineConfig({
           // A turn against a real server with user-event typing takes 1–2 s alone and
           // several times that on a loaded two-core runner; a hang still fails.
           testTimeout: 15_000,
+          setupFiles: ["./vitest.dom-setup.ts"],
           include: ["packages/*/src/**/*.test.tsx", "packages/*/test/**/*.test.tsx", "apps/*/src/**/*.test.tsx"],
           exclude: ["**/node_modules/**"],
         },

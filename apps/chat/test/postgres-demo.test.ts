@@ -41,7 +41,7 @@ describe("the demo on Postgres (DATABASE_URL)", () => {
     expect(demo.stderr.trim()).toMatch(
       /^hitl-kit chat cannot start: could not open the database of DATABASE_URL: .*ECONNREFUSED/,
     );
-  });
+  }, 30_000); // the child's own limit: starting tsx and the demo takes seconds on a loaded runner
 
   it.skipIf(!postgresAvailable)(
     "serves two demo servers on one database: a chat started on one is answered on the other",

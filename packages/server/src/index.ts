@@ -23,15 +23,15 @@ export {
   type ScriptedReply,
   scriptedModel,
 } from "./models/scripted-model.js";
-export {
-  type AgentRuntime,
-  type CreatedSession,
-  createAgentRuntime,
-  type ResolutionView,
-  type RespondResult,
-  type RuntimeHealth,
-  type SentMessage,
-} from "./runtime/agent-runtime.js";
+export { createAgentRuntime } from "./runtime/agent-runtime.js";
+export type {
+  AgentRuntime,
+  CreatedSession,
+  ResolutionView,
+  RespondResult,
+  RuntimeHealth,
+  SentMessage,
+} from "./runtime/agent-runtime-types.js";
 export type { AbortCause, Coordination, SessionLocker, TurnLeases } from "./runtime/coordination.js";
 export type { EventHub, EventListener } from "./runtime/event-hub.js";
 export {

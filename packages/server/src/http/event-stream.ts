@@ -1,6 +1,6 @@
 import { eventFrameEncoder, type ProtocolEvent } from "@hitl-kit/protocol";
 import { encodeComment } from "@hitl-kit/protocol/internal";
-import type { AgentRuntime } from "../runtime/agent-runtime.js";
+import type { AgentRuntime } from "../runtime/agent-runtime-types.js";
 
 const encoder = new TextEncoder();
 const PAGE = 500;

@@ -1,5 +1,5 @@
 import { isIdempotencyKey, ProtocolError } from "@hitl-kit/protocol";
-import type { AgentRuntime } from "../runtime/agent-runtime.js";
+import type { AgentRuntime } from "../runtime/agent-runtime-types.js";
 import { type Caller, type Identify, identifyCaller, identityCookieHeader } from "./caller.js";
 import { addressBlock, clientAddress } from "./client-address.js";
 import { CrossOriginPolicy } from "./cross-origin.js";

@@ -71,6 +71,8 @@ export interface WidgetTexts {
   deadline: (date: Date) => string;
   /** Said once, politely, shortly before a request expires: "Less than 2 minutes left to answer." */
   expiresSoon: (minutes: number) => string;
+  /** Said once, politely, when a request's time has run out while it is still open (before the server settles it as expired): "The time to answer has run out." */
+  timeUp: string;
   /** Above what the person had typed when the request was cancelled or expired before they sent it: "Your answer was not sent. Here is what you typed, to copy." */
   unsent: string;
   /** `ValueView` of no value or an empty object: "Nothing". */
@@ -159,6 +161,7 @@ export const defaultWidgetTexts: WidgetTexts = {
       timeStyle: "short",
     }).format(date),
   expiresSoon: (minutes) => `Less than ${minutes} minutes left to answer.`,
+  timeUp: "The time to answer has run out.",
   unsent: "Your answer was not sent. Here is what you typed, to copy.",
   nothing: "Nothing",
   label: sentenceCase,

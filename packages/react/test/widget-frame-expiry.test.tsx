@@ -59,8 +59,23 @@ describe("WidgetFrame's expiry", () => {
     expect(region.textContent).toBe("");
     act(() => vi.advanceTimersByTime(1_000));
     expect(region.textContent?.trim()).toBe("Less than 2 minutes left to answer.");
-    act(() => vi.advanceTimersByTime(3 * 60_000));
+    act(() => vi.advanceTimersByTime(59_000));
     expect(changes.takeRecords().length).toBe(1); // one announcement, not one a second
+  });
+
+  it("says once that the time has run out while the request is still open, no longer that little is left", () => {
+    render(<Frame expiresAt={inMinutes(1)} />);
+    act(() => vi.advanceTimersByTime(59_999));
+    expect(liveRegion()?.textContent?.trim()).toBe("Less than 2 minutes left to answer.");
+    act(() => vi.advanceTimersByTime(1));
+    expect(liveRegion()?.textContent?.trim()).toBe("The time to answer has run out.");
+    expect(document.querySelector<HTMLElement>(".hitl-widget__expiry")?.dataset.state).toBe("due");
+  });
+
+  it("says at once that the time has run out when the request appears past its deadline", () => {
+    render(<Frame expiresAt={inMinutes(-1)} />);
+    act(() => vi.advanceTimersByTime(0));
+    expect(liveRegion()?.textContent?.trim()).toBe("The time to answer has run out.");
   });
 
   it("says it at once when the request appears with little time left", () => {

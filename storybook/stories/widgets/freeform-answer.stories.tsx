@@ -68,6 +68,17 @@ export const ExpiringSoon: Story = {
   },
 };
 
+/** Past its deadline, still open: the server has not settled it as expired yet (or cannot be reached). */
+export const TimeUp: Story = {
+  render: function Render(args) {
+    return <FreeformAnswer {...args} request={{ ...args.request, expiresAt: useExpiresIn(-0.5) }} />;
+  },
+  play: async ({ canvas, canvasElement }) => {
+    await expect(await canvas.findByText("The time to answer has run out.")).toHaveAttribute("aria-live", "polite");
+    await expect(canvasElement.querySelector(".hitl-widget__expiry")).toHaveAttribute("data-state", "due");
+  },
+};
+
 /** Stands in for the server: the request stays open until the story's button lets it expire. */
 function ExpiresWhileTyping(args: Pick<WidgetProps, "request" | "respond" | "decline" | "cancel">) {
   const [expired, setExpired] = useState(false);

@@ -5,6 +5,9 @@ import { useWidgetTexts } from "../use-widget-texts.js";
 
 /** How long before a request expires the frame says so, once, to screen readers too. */
 const soonMinutes = 2;
+
+/** Where the request is against its deadline: time left, little time left, or none (the server has not settled it yet). */
+type Phase = "open" | "soon" | "due";
 /** setTimeout fires at once for a longer delay (over 24.8 days): such a request is not "soon" while this page lives. */
 const longestDelay = 2 ** 31 - 1;
 
@@ -12,8 +15,10 @@ const subscribeNothing = () => () => {};
 
 /**
  * @internal By when an open request is to be answered: "Answer by 14:05", the time in a
- * `<time dateTime>`, and shortly before it runs out a polite live region says so once.
- * The time is local to the browser, so the server renders nothing and hydration adds it.
+ * `<time dateTime>`. Shortly before it runs out a polite live region says so once, and
+ * again when it has run out while the request is still open (the server settles it as
+ * expired soon after, or when it is back). The time is local to the browser, so the
+ * server renders nothing and hydration adds it.
  */
 export function ExpiryNote({ expiresAt }: { expiresAt: string }) {
   const texts = useWidgetTexts();
@@ -23,19 +28,24 @@ export function ExpiryNote({ expiresAt }: { expiresAt: string }) {
     () => true,
     () => false,
   );
-  const [soon, setSoon] = useState(false);
+  const [phase, setPhase] = useState<Phase>("open");
   useEffect(() => {
-    const delay = at - soonMinutes * 60_000 - Date.now();
-    if (Number.isNaN(delay) || delay > longestDelay) return;
-    const timer = setTimeout(() => setSoon(true), Math.max(0, delay));
-    return () => clearTimeout(timer);
+    const timers = [
+      { phase: "soon" as const, delay: at - soonMinutes * 60_000 - Date.now() },
+      { phase: "due" as const, delay: at - Date.now() },
+    ]
+      .filter(({ delay }) => !Number.isNaN(delay) && delay <= longestDelay)
+      .map(({ phase, delay }) => setTimeout(() => setPhase(phase), Math.max(0, delay)));
+    return () => {
+      for (const timer of timers) clearTimeout(timer);
+    };
   }, [at]);
   if (!inBrowser || Number.isNaN(at)) return null;
   const time = texts.deadline(new Date(at));
   const sentence = texts.answerBy(time);
   const cut = sentence.indexOf(time);
   return (
-    <p className="hitl-widget__expiry" data-soon={soon || undefined}>
+    <p className="hitl-widget__expiry" data-state={phase}>
       {cut < 0 ? (
         <time dateTime={expiresAt}>{sentence}</time>
       ) : (
@@ -45,7 +55,9 @@ export function ExpiryNote({ expiresAt }: { expiresAt: string }) {
           {sentence.slice(cut + time.length)}
         </>
       )}
-      <span aria-live="polite">{soon ? ` ${texts.expiresSoon(soonMinutes)}` : ""}</span>
+      <span aria-live="polite">
+        {phase === "soon" ? ` ${texts.expiresSoon(soonMinutes)}` : phase === "due" ? ` ${texts.timeUp}` : ""}
+      </span>
     </p>
   );
 }

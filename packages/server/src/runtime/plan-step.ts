@@ -113,3 +113,16 @@ export async function planStep(options: PlanOptions): Promise<StepPlan> {
   if (parked.length > 0) plan.events.push({ type: "input.requested", requests: parked });
   return plan;
 }
+
+type ExpireAfter = number | ((call: { toolName: string; input: unknown }) => number | undefined) | undefined;
+
+/** How long a request parked for the call lives, by the runtime's `expireAfter` (milliseconds; `undefined`: forever). */
+export function expiryAfter(option: ExpireAfter, call: { toolName: string; input: unknown }) {
+  return typeof option === "function" ? option(call) : option;
+}
+
+/** When a request parked for the call now expires (epoch ms), by the runtime's `expireAfter`; `undefined`: never. */
+export function expiryOf(option: ExpireAfter, call: { toolName: string; input: unknown }) {
+  const after = expiryAfter(option, call);
+  return after === undefined ? undefined : Date.now() + after;
+}

@@ -1,0 +1,236 @@
+import { type InputRequest, type InputResponse, type SchemaLike, toJsonSchema, validate } from "@hitl-kit/protocol";
+import { issueSummary } from "@hitl-kit/protocol/internal";
+import type { Resolution, ToolCallRecord } from "../store/records.js";
+import { randomId } from "./ids.js";
+import type { AskOptions, AskResult } from "./implement.js";
+import { failureLine, logScope } from "./logged-error.js";
+import { expiryAfter } from "./plan-step.js";
+import type { RuntimeCore } from "./runtime-core.js";
+import { schemaHash } from "./schema-hash.js";
+import type { TurnWriter } from "./turn-writer.js";
+
+/**
+ * The questions running tools ask the person (`ctx.ask`): parks each as a request of the
+ * tool's call, hands the tool its settlement, and settles those its call ends without.
+ */
+export class ToolQuestions {
+  /** Calls that asked a question in this process (`ctx.ask`), until they finish. */
+  readonly #asked = new Set<string>();
+
+  constructor(
+    private readonly core: RuntimeCore,
+    private readonly writer: TurnWriter,
+  ) {}
+
+  /** Whether the call asked a question in this process that it has not finished with. */
+  asked(toolCallId: string): boolean {
+    return this.#asked.has(toolCallId);
+  }
+
+  /** The call finished (its result is written, or dropped): its questions are its no more. */
+  forgetAsked(toolCallId: string): void {
+    this.#asked.delete(toolCallId);
+  }
+
+  /** What settles as cancelled the open questions (`ctx.ask`) of the given calls: the requests and events to write. */
+  async cancelBatch(sessionId: string, toolCallIds: string[], reason: string) {
+    const { core } = this;
+    const ids = new Set(toolCallIds);
+    const open = (await core.store.getOpenRequests(sessionId)).filter(
+      (record) => record.asked && ids.has(record.toolCallId),
+    );
+    if (open.length === 0) return { requests: [], events: [] };
+    const session = await core.requireSession(sessionId);
+    const { settlements } = await core.planSettlements(
+      session,
+      open.map((record) => ({ record, cause: { requestId: record.requestId, action: "cancel" as const, reason } })),
+    );
+    return {
+      requests: settlements.map((settlement) => settlement.request),
+      events: settlements.flatMap((settlement) => settlement.events),
+    };
+  }
+
+  /**
+   * Parks a question of a running tool (`ctx.ask`) and waits for its settlement, which
+   * {@link RuntimeCore.commit} hands over once written. A cancelled turn rejects the wait
+   * (the tool's call then ends as any aborted call does) and settles the request as cancelled.
+   */
+  async ask(
+    sessionId: string,
+    call: ToolCallRecord,
+    question: AskOptions,
+    signal: AbortSignal,
+  ): Promise<AskResult<unknown>> {
+    signal.throwIfAborted();
+    const { core } = this;
+    const answerSchema = toJsonSchema(question.schema);
+    const after = question.expireAfter ?? expiryAfter(core.options.expireAfter, call);
+    const expiresAt = after === undefined ? undefined : Date.now() + after;
+    const requestId = randomId("req");
+    const request: InputRequest = {
+      requestId,
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      kind: "input",
+      ...(question.prompt === undefined ? {} : { prompt: question.prompt }),
+      input: call.input,
+      answerSchema,
+      ...(expiresAt === undefined ? {} : { expiresAt: new Date(expiresAt).toISOString() }),
+    };
+    this.#asked.add(call.toolCallId);
+    const answered = new Promise<AskResult<unknown>>((resolve, reject) => {
+      core.asks.set(requestId, { schema: question.schema });
+      let check: ReturnType<typeof setInterval> | undefined;
+      const settle = (outcome: () => void) => {
+        core.asks.delete(requestId);
+        unsubscribe();
+        clearInterval(check);
+        signal.removeEventListener("abort", stop);
+        outcome();
+      };
+      const stop = () => settle(() => reject(signal.reason));
+      // Whatever settles it (an answer on any instance, expiry, a stopped turn), its
+      // `input.resolved` reaches this instance's hub once written.
+      const deliver = (resolution: Omit<Resolution, "at">) =>
+        settle(() => resolve(askResult(resolution, question.schema, requestId)));
+      const unsubscribe = core.hub.subscribe(sessionId, (event) => {
+        if (event.type === "input.resolved" && event.requestId === requestId) deliver(event);
+      });
+      signal.addEventListener("abort", stop, { once: true });
+      // Across instances a notification can be lost: the store is asked now and then as well.
+      if (core.coordination.shared) {
+        check = setInterval(() => {
+          void core.store.getRequest(sessionId, requestId).then(
+            (record) => {
+              if (record?.resolution) deliver(record.resolution);
+            },
+            () => {}, // the store could not be reached: the next look, or the notification, tells
+          );
+        }, ASK_CHECK_MS);
+        check.unref?.();
+      }
+    });
+    // A turn cancelled while the request is written rejects the wait before anyone awaits it.
+    answered.catch(() => {});
+    await this.writer.section(sessionId, () =>
+      this.writer.commit(sessionId, {
+        requests: [
+          {
+            requestId,
+            toolCallId: call.toolCallId,
+            turnId: call.turnId,
+            request,
+            schemaHash: schemaHash(answerSchema),
+            state: "open",
+            asked: true,
+            parkedAt: Date.now(),
+            ...(expiresAt === undefined ? {} : { expiresAt }),
+          },
+        ],
+        events: [{ type: "input.requested", requests: [request] }],
+      }),
+    );
+    // The asker's signal and promise may outlive the question (one shutdown signal for every
+    // question, a webhook's promise that never comes): they let go of it once it settles.
+    const { signal: withdrawal, answeredElsewhere } = question;
+    const withdraw = () =>
+      this.#settleAsked(sessionId, call, requestId, {
+        requestId,
+        action: "cancel",
+        reason: withdrawnReason(withdrawal?.reason),
+      });
+    if (withdrawal?.aborted) await withdraw();
+    else withdrawal?.addEventListener("abort", withdraw, { once: true });
+    const stopWaiting = whileWanted(answeredElsewhere, ({ value, reason }) =>
+      this.#settleAsked(sessionId, call, requestId, {
+        requestId,
+        action: "accept",
+        value,
+        ...(reason === undefined ? {} : { reason }),
+      }),
+    );
+    const letGo = () => {
+      withdrawal?.removeEventListener("abort", withdraw);
+      stopWaiting();
+    };
+    answered.then(letGo, letGo);
+    return answered;
+  }
+
+  /**
+   * Settles a question on its asker's word, unless it is settled already: cancelled when
+   * the asker withdrew it (`ask({ signal })`), accepted when it was answered elsewhere
+   * (`ask({ answeredElsewhere })`).
+   */
+  async #settleAsked(sessionId: string, call: ToolCallRecord, requestId: string, cause: InputResponse): Promise<void> {
+    const { core } = this;
+    await core.lock
+      .run(sessionId, async () => {
+        const record = (await core.store.getOpenRequests(sessionId)).find(
+          (candidate) => candidate.requestId === requestId,
+        );
+        if (!record) return;
+        const session = await core.requireSession(sessionId);
+        const { settlements } = await core.planSettlements(session, [{ record, cause }]);
+        await this.writer.commit(sessionId, {
+          requests: settlements.map((settlement) => settlement.request),
+          events: settlements.flatMap((settlement) => settlement.events),
+        });
+      })
+      .catch((error: unknown) =>
+        core.logger.warn(
+          ...failureLine(
+            `hitl-kit: ${logScope(sessionId, call.turnId, call)}: could not settle the question ${requestId} (${cause.action})`,
+            error,
+          ),
+        ),
+      );
+  }
+}
+
+/** How often a question waiting across instances reads its request, in case a notification was lost. */
+const ASK_CHECK_MS = 5_000;
+
+/**
+ * A settled question as the asking tool receives it: an answer parsed by the question's own
+ * schema, here, where the tool waits. The instance that took the answer checked it against
+ * that schema when the question was asked there, else against its JSON Schema, which lacks
+ * refinements and transforms: an answer that passed that but fails the schema itself is
+ * never handed to the tool, whose `ask` throws instead.
+ */
+async function askResult(
+  { action, value, reason }: Omit<Resolution, "at">,
+  schema: SchemaLike,
+  requestId: string,
+): Promise<AskResult<unknown>> {
+  const because = reason === undefined ? {} : { reason };
+  if (action !== "accept") return action === "expire" ? { action } : { action, ...because };
+  const checked = await validate(schema, value);
+  if (!checked.ok) {
+    throw new Error(
+      `The answer to ${requestId} was taken by another server instance, which could check it against the question's JSON Schema only, and it fails the question's own schema (${issueSummary(checked.issues)}).`,
+    );
+  }
+  return { action, value: checked.value, ...because };
+}
+
+/**
+ * Calls `act` with what `promise` resolves to, until the returned function is called. The
+ * promise holds only a small holder, emptied then, so one that never settles keeps nothing
+ * of the caller's.
+ */
+function whileWanted<T>(promise: PromiseLike<T> | undefined, act: (value: T) => unknown): () => void {
+  const holder: { act?: (value: T) => unknown } = { act };
+  promise?.then(
+    (value) => void holder.act?.(value),
+    () => {},
+  );
+  return () => delete holder.act;
+}
+
+/** The reason a withdrawn question gives: the abort reason's message, or a default. */
+function withdrawnReason(reason: unknown): string {
+  if (reason instanceof Error) return reason.message;
+  return typeof reason === "string" ? reason : "The question was withdrawn.";
+}

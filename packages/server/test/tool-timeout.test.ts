@@ -240,6 +240,41 @@ describe("a tool call that runs past its time limit", () => {
     }
   });
 
+  it("cancels a question the tool waits on (ctx.ask) saying the tool ran out of time, whether or not it passed ctx.signal", async () => {
+    const asks = (withSignal: boolean, timeoutMs: number) =>
+      implement(
+        lookup,
+        async (_input, ctx) =>
+          ctx.ask({
+            prompt: "Which one?",
+            schema: z.object({ id: z.string() }),
+            ...(withSignal ? { signal: ctx.signal } : {}),
+          }),
+        { timeoutMs },
+      );
+    for (const [withSignal, timeoutMs, limit] of [
+      [false, 1_000, "1 s"],
+      [true, 60, "60 ms"],
+    ] as const) {
+      const { events } = await runTurn([asks(withSignal, timeoutMs)], [{ toolName: "lookup" }], {});
+      expect(events.filter((event) => event.type === "input.resolved")).toEqual([
+        expect.objectContaining({
+          action: "cancel",
+          reason: `The tool ran out of time (${limit}) before the answer came.`,
+        }),
+      ]);
+      expect(results(events)).toEqual([
+        expect.objectContaining({
+          outcome: "error",
+          output: { message: expect.stringContaining(`after ${timeoutMs} ms`) },
+        }),
+      ]);
+      expect(checkOneResultPerCall(events)).toEqual([]);
+      await server?.close();
+      server = undefined;
+    }
+  });
+
   it("refuses a limit that is not more than 0, naming the option or the tool", () => {
     for (const toolTimeoutMs of [0, -1, Number.NaN]) {
       expect(() => startServer(scriptedModel([]), { toolTimeoutMs })).toThrow(/toolTimeoutMs must be more than 0/);

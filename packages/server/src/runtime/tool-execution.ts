@@ -7,7 +7,7 @@ import { errorSummary, failureLine, logScope } from "./logged-error.js";
 import { MAX_TIMER_MS } from "./model-step.js";
 import type { RuntimeCore } from "./runtime-core.js";
 import type { ToolQuestions } from "./tool-questions.js";
-import { ToolTimedOut, withinTimeLimit } from "./tool-timeout.js";
+import { outOfTimeReason, ToolTimedOut, withinTimeLimit } from "./tool-timeout.js";
 import type { TurnWriter } from "./turn-writer.js";
 
 /**
@@ -20,7 +20,7 @@ export class ToolExecution {
    * Per session, the results of calls that finished while the store could not be reached:
    * written by the session's next drive, which finds the calls still executing.
    */
-  readonly #finished = new Map<string, Map<string, Pick<ToolCallRecord, "outcome" | "output">>>();
+  readonly #finished = new Map<string, Map<string, CallEnd>>();
 
   constructor(
     private readonly core: RuntimeCore,
@@ -44,6 +44,7 @@ export class ToolExecution {
         const scope = () => logScope(sessionId, call.turnId, call);
         let outcome: "ok" | "error" = "ok";
         let output: unknown;
+        let unanswered: string | undefined;
         const finished = core.telemetry.toolCall({
           sessionId,
           turnId: call.turnId,
@@ -84,6 +85,7 @@ export class ToolExecution {
           output = { message: error instanceof Error ? error.message : String(error) };
           finished({ outcome, error: { code: errorName(error), message: errorSummary(error) } });
           if (error instanceof ToolTimedOut) {
+            unanswered = outOfTimeReason(error.timeoutMs);
             core.logger.warn(
               `hitl-kit: ${scope()}: ${error.message} The call got an error result; check whether the tool took effect if it keeps running.`,
             );
@@ -94,13 +96,14 @@ export class ToolExecution {
         }
         if (outcome === "ok") finished({ outcome });
         unfinished.delete(call.toolCallId);
+        const end: CallEnd = { outcome, output, ...(unanswered === undefined ? {} : { unanswered }) };
         try {
-          await this.writer.section(sessionId, () => this.#writeResult(sessionId, call, { outcome, output }, signal));
+          await this.writer.section(sessionId, () => this.#writeResult(sessionId, call, end, signal));
         } catch (error) {
           if (error instanceof StoreUnavailable) {
             // The call ran: its result waits here for the store, not replaced by a guess.
             const finished = this.#finished.get(sessionId) ?? new Map();
-            this.#finished.set(sessionId, finished.set(call.toolCallId, { outcome, output }));
+            this.#finished.set(sessionId, finished.set(call.toolCallId, end));
           }
           throw error;
         }
@@ -174,12 +177,13 @@ export class ToolExecution {
 
   /**
    * Writes a call's one result (in a section of the turn); a question the tool left
-   * unanswered (it did not wait, or it failed) ends with it.
+   * unanswered (it did not wait, or it failed) ends with it, cancelled for `unanswered`'s
+   * reason when the call has one.
    */
   async #writeResult(
     sessionId: string,
     call: ToolCallRecord,
-    { outcome, output }: Pick<ToolCallRecord, "outcome" | "output">,
+    { outcome, output, unanswered: why }: CallEnd,
     signal?: AbortSignal,
   ): Promise<void> {
     // A stopped turn may have ended without this call (its tool outlasted the grace): the
@@ -195,7 +199,7 @@ export class ToolExecution {
       ? await this.questions.cancelBatch(
           sessionId,
           [call.toolCallId],
-          signal?.aborted ? "The person stopped the turn." : "The tool finished without this answer.",
+          signal?.aborted ? "The person stopped the turn." : (why ?? "The tool finished without this answer."),
         )
       : { requests: [], events: [] };
     await this.writer.commit(sessionId, {
@@ -214,6 +218,9 @@ export class ToolExecution {
 
 /** How long a stopped turn waits for its running tools by default (`abortGraceMs`). */
 const DEFAULT_ABORT_GRACE_MS = 5_000;
+
+/** How a call ended: its result, and the reason a question it left open is cancelled with, when not the default. */
+type CallEnd = Pick<ToolCallRecord, "outcome" | "output"> & { unanswered?: string };
 
 /** A stopped turn's tools had not all ended within the grace: `reasons` is what the results of those still running say. */
 export class ToolsOutlastedStop extends Error {

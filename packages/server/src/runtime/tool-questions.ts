@@ -7,6 +7,7 @@ import { failureLine, logScope } from "./logged-error.js";
 import { expiryAfter } from "./plan-step.js";
 import type { RuntimeCore } from "./runtime-core.js";
 import { schemaHash } from "./schema-hash.js";
+import { outOfTimeReason, ToolTimedOut } from "./tool-timeout.js";
 import type { TurnWriter } from "./turn-writer.js";
 
 /**
@@ -229,8 +230,12 @@ function whileWanted<T>(promise: PromiseLike<T> | undefined, act: (value: T) => 
   return () => delete holder.act;
 }
 
-/** The reason a withdrawn question gives: the abort reason's message, or a default. */
+/**
+ * The reason a withdrawn question gives: the abort reason's message, or a default. A tool
+ * that passed its own `ctx.signal` and ran out of time says so, as its unanswered question does.
+ */
 function withdrawnReason(reason: unknown): string {
+  if (reason instanceof ToolTimedOut) return outOfTimeReason(reason.timeoutMs);
   if (reason instanceof Error) return reason.message;
   return typeof reason === "string" ? reason : "The question was withdrawn.";
 }

@@ -17,6 +17,16 @@ export class ToolTimedOut extends Error {
 }
 
 /**
+ * The reason a question the tool waited on (`ctx.ask`) is cancelled with when the tool's time
+ * limit runs out, so the person sees why it closed: "The tool ran out of time (30 s) before
+ * the answer came."
+ */
+export function outOfTimeReason(timeoutMs: number): string {
+  const limit = timeoutMs % 1_000 === 0 ? `${timeoutMs / 1_000} s` : `${timeoutMs} ms`;
+  return `The tool ran out of time (${limit}) before the answer came.`;
+}
+
+/**
  * Checks a tool time limit (`toolTimeoutMs`, a tool's `timeoutMs`).
  * @throws {RangeError} naming `what`, for a limit that is not more than 0 milliseconds
  */

@@ -149,6 +149,36 @@ describe("a store that cannot be reached for a while", () => {
       expect(writtenOnce(events, transcript)).toEqual(helloWorldOnce);
       expect(events.map((event) => event.seq)).toEqual(events.map((_event, index) => index + 1));
     });
+
+    it("keeps the reply streamed so far and ends the turn cancelled when a Stop comes as the store is back", async () => {
+      // Mid-reply (the model still streaming), and with the reply over but not yet written.
+      for (const finished of [false, true]) {
+        const { store, state } = flakyStore();
+        const { model, release, finish, state: modelState } = gatedModel("Hello", " world.");
+        const runtime = createAgentRuntime({ model, tools: [], store, logger: quiet });
+        const { sessionId } = await runtime.createSession();
+        await runtime.sendMessage(sessionId, "go");
+        await vi.waitFor(async () => expect(writtenOnce(await store.readEvents(sessionId, 0), []).text).toBe("Hello"));
+        state.down = true;
+        release(); // " world." streams while the store is away
+        await vi.waitFor(() => expect(state.failed).toBeGreaterThan(2));
+        if (finished) finish();
+        state.down = false;
+        await runtime.cancel(sessionId); // before the drive's next try
+        await runtime.idle();
+        const events = await store.readEvents(sessionId, 0);
+        const { types, text, replies } = writtenOnce(events, await store.readTranscript(sessionId, 0));
+        expect(types).toEqual([...helloWorldOnce.types.slice(0, -1), "turn.cancelled"]);
+        expect(text).toBe(helloWorldOnce.text);
+        // A Stop drops the step: the model never sees its reply, as with a Stop mid-stream.
+        expect(replies).toEqual([]);
+        expect(modelState.calls).toBe(1);
+        expect(await store.getSession(sessionId)).toMatchObject({ status: "idle", stepOpen: false });
+        await new Promise((resolve) => setTimeout(resolve, 300)); // nothing is written after the turn ended
+        expect(await store.readEvents(sessionId, 0)).toEqual(events);
+        await runtime.close();
+      }
+    });
   });
 });
 

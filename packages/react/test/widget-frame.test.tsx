@@ -185,6 +185,15 @@ describe("WidgetFrame errors", () => {
     expect(alert.textContent).not.toContain("pick_colour");
   });
 
+  it("says why a request was cancelled when the server gave a reason", () => {
+    const reason = "The tool ran out of time (30 s) before the answer came.";
+    const { rerender } = render(<Frame state={{ status: "cancelled", resolution: { action: "cancel", reason } }} />);
+    const outcome = () => screen.getByRole("region", { name: "Which colour?" }).querySelector(".hitl-widget__outcome");
+    expect(outcome()?.textContent).toBe(`The request was cancelled without an answer.${reason}`);
+    rerender(<Frame state={{ status: "cancelled", resolution: { action: "cancel" } }} />);
+    expect(outcome()?.textContent).toBe("The request was cancelled without an answer.");
+  });
+
   it("shows a failure without issues in plain words", () => {
     render(<Frame state={{ status: "error", error: { code: "network", message: "Could not reach http://x/." } }} />);
     expect(screen.getByRole("alert").textContent).toBe(

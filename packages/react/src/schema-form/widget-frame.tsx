@@ -133,7 +133,14 @@ function Outcome(props: WidgetFrameProps) {
     ) : (
       <p className="hitl-muted">{texts.noReason}</p>
     );
-  else if (props.status === "cancelled") detail = <p className="hitl-muted">{texts.cancelled}</p>;
+  else if (props.status === "cancelled")
+    // The reason the server gave (the person stopped the turn, the tool ran out of time…), when it gave one.
+    detail = (
+      <>
+        <p className="hitl-muted">{texts.cancelled}</p>
+        {props.resolution.reason ? <p className="hitl-muted">{props.resolution.reason}</p> : null}
+      </>
+    );
   else detail = <p className="hitl-muted">{texts.expired}</p>;
   const unsent = props.status === "cancelled" || props.status === "expired" ? props.unsent?.trim() : "";
   return (

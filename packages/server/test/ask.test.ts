@@ -203,6 +203,37 @@ describe("a server tool that asks while it runs (ctx.ask)", () => {
     expect(events.filter((event) => event.type === "input.resolved")).toHaveLength(1);
   });
 
+  it("says a question asked with ctx.signal closed because the person stopped the turn; the tool reads why from ctx.signal", async () => {
+    let seen: unknown;
+    const asker = implement(book, async (_input, ctx) => {
+      try {
+        await ctx.ask({ prompt: "How many seats?", schema: z.object({ seats: z.number() }), signal: ctx.signal });
+      } finally {
+        seen = ctx.signal.reason;
+      }
+      return { booked: true };
+    });
+    server = startServer(recordingModel(script).model, { tools: [asker] });
+    const id = await server.session();
+    await server.call("POST", `/sessions/${id}/messages`, { text: "book Nora" });
+    await openQuestion(id);
+    expect((await server.call("POST", `/sessions/${id}/cancel`, {})).status).toBe(202);
+    await server.runtime.idle();
+    expect(seen).toMatchObject({ name: "AbortError", message: "The person stopped the turn." });
+    const events = await server.events(id);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    expect(events.filter((event) => event.type === "input.resolved")).toMatchObject([
+      { action: "cancel", reason: "The person stopped the turn." },
+    ]);
+
+    seen = undefined;
+    const other = await server.session();
+    await server.call("POST", `/sessions/${other}/messages`, { text: "book Nora" });
+    await openQuestion(other);
+    expect((await server.call("DELETE", `/sessions/${other}`)).status).toBeLessThan(300);
+    expect(seen).toMatchObject({ name: "AbortError", message: "The session was deleted." });
+  });
+
   it("settles the question as accepted when it is answered elsewhere; a value that does not fit leaves it open", async () => {
     const warnings: unknown[][] = [];
     let answerElsewhere: (answer: { value: unknown; reason?: string }) => void = () => {};

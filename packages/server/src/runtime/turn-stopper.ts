@@ -33,7 +33,7 @@ export class TurnStopper {
       .getSession(sessionId)
       .then((session) => {
         const live = session?.status === "running" || session?.status === "resuming";
-        if (live && session.turnId === cause.turnId) driver.abort(sessionId);
+        if (live && session.turnId === cause.turnId) driver.abort(sessionId, stopped(stoppedReason));
       })
       .catch((error: unknown) =>
         core.logger.error(
@@ -66,8 +66,8 @@ export class TurnStopper {
         if (session.cancelRequested !== turnId) {
           await core.mustCommit(sessionId, { session: { cancelRequested: turnId } });
         }
-        if (driver.abort(sessionId)) return {};
-        const stopping = await this.#stopDriver(session);
+        if (driver.abort(sessionId, stopped(stoppedReason))) return {};
+        const stopping = await this.#stopDriver(session, stoppedReason);
         if (stopping.wait) return stopping;
         // No instance drives the turn (its driver died, or waits for the store): end it here, with every call's result.
         try {
@@ -87,9 +87,11 @@ export class TurnStopper {
       core.lock.run(sessionId, async () => section(await core.requireSession(sessionId)));
     return untilStopped(locked, async (session) => {
       // The driver ends an aborted turn itself, giving every unfinished call its result.
-      if (session.status !== "idle" && driver.abort(sessionId)) return { wait: driver.done(sessionId) };
+      if (session.status !== "idle" && driver.abort(sessionId, stopped(deletedReason))) {
+        return { wait: driver.done(sessionId) };
+      }
       if (session.status === "running" || session.status === "resuming") {
-        const stopping = await this.#stopDriver(session);
+        const stopping = await this.#stopDriver(session, deletedReason);
         if (stopping.wait) return stopping;
       }
       if (session.status !== "idle") {
@@ -110,11 +112,11 @@ export class TurnStopper {
    * the turn, or a moment while the instance that drives it is asked to. A dead instance
    * cannot answer; once its lease lapses, a look takes the lease.
    */
-  async #stopDriver(session: SessionRecord): Promise<Stopping> {
+  async #stopDriver(session: SessionRecord, why: string): Promise<Stopping> {
     const { driver } = this;
     const { coordination } = this.core;
     const { sessionId, turnId } = session;
-    if (driver.abort(sessionId)) return { wait: driver.done(sessionId) };
+    if (driver.abort(sessionId, stopped(why))) return { wait: driver.done(sessionId) };
     if (!coordination.shared || !turnId || (await coordination.turns.acquire(sessionId))) return {};
     await coordination.requestAbort(sessionId, turnId);
     return { wait: delay(RETRY_MS) };
@@ -143,6 +145,14 @@ async function untilStopped(
 }
 
 const deletedReason = "The session was deleted.";
+const stoppedReason = "The person stopped the turn.";
+
+/**
+ * The reason a stopped turn's signals abort with: what a tool reads from `ctx.signal.reason`,
+ * and what a question it asked with that signal is cancelled saying. An `AbortError`, as a
+ * reason-less abort's, so code that tells aborts apart by name still does.
+ */
+const stopped = (why: string) => new DOMException(why, "AbortError");
 
 /** How long a deletion waits for another instance to stop the session's turn before it looks again. */
 const RETRY_MS = 25;

@@ -113,6 +113,11 @@ export function openTelemetry(
       };
       toolCalls.set(toolCallId, childSpan(turnId, `execute_tool ${toolName}`, SpanKind.INTERNAL, attributes));
     },
+    // The tool runs with its span current, so the spans it makes (its HTTP calls…) are children.
+    runToolCall: ({ toolCallId }, run) => {
+      const span = toolCalls.get(toolCallId);
+      return span ? context.with(trace.setSpan(context.active(), span), run) : run();
+    },
     onToolCallFinish: ({ toolCallId, toolName, error, durationMs }) => {
       endSpan(take(toolCalls, toolCallId), error);
       toolDuration.record(durationMs / 1000, {

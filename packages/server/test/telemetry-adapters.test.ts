@@ -1,5 +1,7 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import { type Attributes, SpanStatusCode } from "@opentelemetry/api";
+import { defineTool } from "@hitl-kit/protocol";
+import { type Attributes, context, SpanStatusCode, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { type DataPoint, type Histogram, MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import {
   BasicTracerProvider,
@@ -8,12 +10,13 @@ import {
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { Registry } from "prom-client";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { z } from "zod";
 // The adapters the server README shows (readme-examples.test.ts checks they are the same text).
 import { openTelemetry } from "../../../examples/telemetry/open-telemetry.js";
 import { prometheusTelemetry } from "../../../examples/telemetry/prometheus.js";
-import type { RuntimeTelemetry } from "../src/index.js";
-import { startServer } from "./harness.js";
+import { createAgentRuntime, implement, memoryStore, type RuntimeTelemetry, scriptedModel } from "../src/index.js";
+import { quiet, startServer } from "./harness.js";
 import { flakyReads, reportingModel } from "./telemetry-fixtures.js";
 
 /**
@@ -161,6 +164,39 @@ describe("the README's OpenTelemetry adapter", () => {
     expect(find("hitl_kit.store.unavailable", { "hitl_kit.store.operation": "getSession" })?.[0]?.value).toBe(1);
     expect(find("hitl_kit.event_streams.open")?.map((point) => point.value)).toEqual([1]);
     await turn.close();
+  });
+  it("runs each tool with its execute_tool span current, so the spans the tool makes are its children", async () => {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    onTestFinished(() => context.disable());
+    const exporter = new InMemorySpanExporter();
+    const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer("test");
+    const lookup = defineTool({ name: "lookup_rate", description: "Looks up a rate.", inputSchema: z.object({}) });
+    const runtime = createAgentRuntime({
+      model: scriptedModel([{ toolCalls: [{ toolName: "lookup_rate", input: {} }] }, { text: "1.08." }]),
+      tools: [
+        implement(lookup, async () => {
+          await Promise.resolve(); // across an await, as a tool's HTTP call would be
+          tracer.startActiveSpan("GET rates.example", (span) => span.end());
+          return { rate: 1.08 };
+        }),
+      ],
+      store: memoryStore(),
+      logger: quiet,
+      telemetry: openTelemetry(tracer, new MeterProvider().getMeter("test")),
+    });
+    onTestFinished(() => runtime.close());
+    const { sessionId } = await runtime.createSession();
+    await runtime.sendMessage(sessionId, "rate?");
+    await runtime.idle();
+    const spans = exporter.getFinishedSpans();
+    const named = (name: string) => spans.find((span) => span.name === name)!;
+    expect(named("GET rates.example").parentSpanContext?.spanId).toBe(
+      named("execute_tool lookup_rate").spanContext().spanId,
+    );
+    expect(named("execute_tool lookup_rate").parentSpanContext?.spanId).toBe(
+      named("invoke_agent").spanContext().spanId,
+    );
+    expect(trace.getActiveSpan()).toBeUndefined();
   });
 });
 

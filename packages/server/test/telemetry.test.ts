@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { defineTool } from "@hitl-kit/protocol";
 import { describe, expect, it, vi } from "vitest";
@@ -16,7 +17,8 @@ import { quiet, readSse, startServer } from "./harness.js";
 import { flakyReads, reportingModel } from "./telemetry-fixtures.js";
 import { pickTemplate, serverTools } from "./tools.js";
 
-type Hooks = Required<RuntimeTelemetry>;
+/** The hooks that report (not `runToolCall`, which runs a tool). */
+type Hooks = Required<Omit<RuntimeTelemetry, "runToolCall">>;
 type Kind = keyof Hooks;
 type Seen = { [K in Kind]: { kind: K; event: Parameters<Hooks[K]>[0] } }[Kind];
 
@@ -368,6 +370,54 @@ describe("the telemetry hooks", () => {
 });
 
 describe("telemetry hooks that fail", () => {
+  it("run each tool's work once inside runToolCall, so a context the hook makes current is the tool's", async () => {
+    const current = new AsyncLocalStorage<string>();
+    const seen: (string | undefined)[] = [];
+    const noted = defineTool({ name: "note", description: "Notes the context it runs in.", inputSchema: z.object({}) });
+    const tools = [implement(noted, async () => seen.push(current.getStore()))];
+    /** One call of `note` under `runToolCall`: what the tool saw, its result and the lines logged. */
+    async function noteWith(runToolCall: RuntimeTelemetry["runToolCall"]) {
+      seen.length = 0;
+      const errors: string[] = [];
+      const runtime = createAgentRuntime({
+        model: scriptedModel([
+          { toolCalls: [{ toolName: "note", input: {}, toolCallId: "call_note" }] },
+          { text: "Noted." },
+        ]),
+        tools,
+        store: memoryStore(),
+        logger: { warn: () => {}, error: (line: string) => void errors.push(line) },
+        telemetry: { runToolCall },
+      });
+      const { sessionId } = await runtime.createSession();
+      await runtime.sendMessage(sessionId, "note it");
+      await runtime.idle();
+      const results = (await runtime.readEvents(sessionId, 0)).filter((event) => event.type === "tool.result");
+      await runtime.close();
+      return { seen: [...seen], outcomes: results.map((event) => event.outcome), errors };
+    }
+
+    expect(await noteWith((event, run) => current.run(event.toolCallId, run))).toEqual({
+      seen: ["call_note"],
+      outcomes: ["ok"],
+      errors: [],
+    });
+    expect(
+      await noteWith((_event, run) => {
+        void run();
+        return run();
+      }),
+    ).toEqual({ seen: [undefined], outcomes: ["ok"], errors: [] });
+    const broken = await noteWith(() => {
+      throw new Error("no tracer");
+    });
+    expect(broken).toMatchObject({ seen: [undefined], outcomes: ["ok"] });
+    expect(broken.errors).toEqual([expect.stringContaining("telemetry hook runToolCall failed")]);
+    const skipped = await noteWith(() => undefined);
+    expect(skipped).toMatchObject({ seen: [undefined], outcomes: ["ok"] });
+    expect(skipped.errors).toEqual([expect.stringContaining("returned without calling run()")]);
+  });
+
   it("never break or stall a turn: each hook's failure is logged once, and a hook's promise is never awaited", async () => {
     const errors: string[] = [];
     const logger = { warn: () => {}, error: (line: string) => void errors.push(line) };

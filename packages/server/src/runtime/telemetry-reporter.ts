@@ -169,6 +169,29 @@ export class TelemetryReporter {
     return this.#timed("onToolCallStart", "onToolCallFinish", start);
   }
 
+  /** Runs a tool's work through the `runToolCall` hook, when there is one: once, whatever the hook does. */
+  runToolCall<T>(start: ToolCallStartEvent, work: () => Promise<T>): Promise<T> {
+    const hook = this.#hooks?.runToolCall;
+    if (!hook) return work();
+    let running: Promise<T> | undefined;
+    const run = () => {
+      running ??= work();
+      return running;
+    };
+    try {
+      const returned = hook.call(this.#hooks, start, run);
+      // The tool's own failure is the call's, not the hook's: only another promise's is logged.
+      if (returned !== running && typeof (returned as PromiseLike<unknown> | undefined)?.then === "function") {
+        (returned as PromiseLike<unknown>).then(undefined, (error: unknown) => this.#hookFailed("runToolCall", error));
+      }
+    } catch (error) {
+      this.#hookFailed("runToolCall", error);
+    }
+    if (!running)
+      this.#hookFailed("runToolCall", new Error("It returned without calling run(); the tool ran outside it."));
+    return run();
+  }
+
   /** Reports `start` to one hook; answers what reports its end, with its duration, to the other. */
   #timed<S extends "onModelCallStart" | "onToolCallStart", F extends "onModelCallFinish" | "onToolCallFinish">(
     startKind: S,

@@ -215,6 +215,15 @@ export interface RuntimeTelemetry {
   onToolCallStart?: (event: ToolCallStartEvent) => void;
   /** The tool's work ends. */
   onToolCallFinish?: (event: ToolCallFinishEvent) => void;
+  /**
+   * Runs a tool's work, between its start and its finish: call `run` once, synchronously,
+   * inside a context of your own, so that what the tool traces itself (its HTTP calls, its
+   * own spans) nests under the tool's span. With OpenTelemetry:
+   * `context.with(trace.setSpan(context.active(), span), run)`. The call gets the tool's own
+   * result whatever this returns; a hook that throws, or returns without calling `run`, is
+   * logged once and the tool runs anyway, once.
+   */
+  runToolCall?: (event: ToolCallStartEvent, run: () => Promise<unknown>) => unknown;
   /** A request is parked for a person. */
   onRequestParked?: (event: RequestParkedEvent) => void;
   /** A request is settled: answered, declined, cancelled or expired, and how long it waited. */

@@ -45,13 +45,14 @@ export class ToolExecution {
         let outcome: "ok" | "error" = "ok";
         let output: unknown;
         let unanswered: string | undefined;
-        const finished = core.telemetry.toolCall({
+        const start = {
           sessionId,
           turnId: call.turnId,
           toolCallId: call.toolCallId,
           toolName: call.toolName,
           step: call.step,
-        });
+        };
+        const finished = core.telemetry.toolCall(start);
         try {
           if (!tool) throw new Error(`The tool ${call.toolName} is no longer available on this server.`);
           const approval =
@@ -70,9 +71,11 @@ export class ToolExecution {
                 ask: <S extends SchemaLike>(question: AskOptions<S>) =>
                   this.questions.ask(sessionId, call, question, callSignal) as Promise<AskResult<Infer<S>>>,
               };
-              return tool.resolve
-                ? await tool.resolve(call.answer, { ...context, input: call.input })
-                : await tool.execute!(call.input, { ...context, ...(approval ? { approval } : {}) });
+              return core.telemetry.runToolCall(start, async () =>
+                tool.resolve
+                  ? await tool.resolve(call.answer, { ...context, input: call.input })
+                  : await tool.execute!(call.input, { ...context, ...(approval ? { approval } : {}) }),
+              );
             },
             () =>
               core.logger.warn(

@@ -5,11 +5,11 @@ import { useWidgetTexts } from "../use-widget-texts.js";
 
 /** How long before a request expires the frame says so, once, to screen readers too. */
 const soonMinutes = 2;
+/** setTimeout fires at once for a longer delay (over 24.8 days): such a request is not "soon" while this page lives. */
+const longestDelay = 2 ** 31 - 1;
 
 /** Where the request is against its deadline: time left, little time left, or none (the server has not settled it yet). */
 type Phase = "open" | "soon" | "due";
-/** setTimeout fires at once for a longer delay (over 24.8 days): such a request is not "soon" while this page lives. */
-const longestDelay = 2 ** 31 - 1;
 
 const subscribeNothing = () => () => {};
 
@@ -30,9 +30,11 @@ export function ExpiryNote({ expiresAt }: { expiresAt: string }) {
   );
   const [phase, setPhase] = useState<Phase>("open");
   useEffect(() => {
+    const due = at - Date.now();
+    // A request that comes past its deadline says only that (not first that little time is left).
     const timers = [
-      { phase: "soon" as const, delay: at - soonMinutes * 60_000 - Date.now() },
-      { phase: "due" as const, delay: at - Date.now() },
+      ...(due > 0 ? [{ phase: "soon" as const, delay: due - soonMinutes * 60_000 }] : []),
+      { phase: "due" as const, delay: due },
     ]
       .filter(({ delay }) => !Number.isNaN(delay) && delay <= longestDelay)
       .map(({ phase, delay }) => setTimeout(() => setPhase(phase), Math.max(0, delay)));

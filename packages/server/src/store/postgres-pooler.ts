@@ -24,6 +24,7 @@ export function transactionPoolerError(evidence: string): Error {
  * transaction open meanwhile and must not see it. A pooler in transaction mode gives each
  * transaction whichever server connection is free: `b`'s is likely the one `a` just had (it
  * reuses the most recent first), and `a`'s next one then another, so one of the two tells.
+ * Then `a`'s backend must stay the same across a transaction of `b`'s (see below).
  * Rejects with {@link transactionPoolerError}, or with what connecting failed with.
  */
 export async function checkSessionKept(connectionString: string): Promise<void> {
@@ -42,6 +43,18 @@ export async function checkSessionKept(connectionString: string): Promise<void> 
     await b.query("ROLLBACK");
     const kept = (await onA).rows[0]?.mark === mark && onB.rows[0]?.mark !== mark;
     if (!kept) throw transactionPoolerError("a setting made on a connection was gone from its next statement");
+    // The other way round, which a pooler that reuses the connection freed last (PgBouncer's
+    // default) fails every time, whatever else runs: `b` holds a server connection while `a`
+    // runs a statement on another one, then frees it just before `a`'s next statement, which
+    // lands on it. A connection that keeps its session runs both of `a`'s in one backend.
+    const backend = "SELECT pg_backend_pid() AS pid";
+    await b.query("BEGIN");
+    await b.query(backend);
+    const first = (await a.query<{ pid: number }>(backend)).rows[0]?.pid;
+    await b.query("COMMIT");
+    const second = (await a.query<{ pid: number }>(backend)).rows[0]?.pid;
+    if (first !== second)
+      throw transactionPoolerError("two statements of one connection ran in different server sessions");
   } finally {
     await Promise.all([a.end().catch(() => {}), b.end().catch(() => {})]);
   }

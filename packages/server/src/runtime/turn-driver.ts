@@ -24,10 +24,12 @@ export class TurnDriver {
   readonly #running = new Map<string, { done: Promise<void>; abort: AbortController; kicked: boolean }>();
   /** Per session, the drive waiting for the store to come back: its timer and how many tries it made. */
   readonly #retries = new Map<string, { timer: ReturnType<typeof setTimeout>; tries: number }>();
-  #stopped = false;
   /** The runtime closed before its turns ended, and left them: no drive starts any more. */
   #left = false;
-  /** Aborted when the runtime closes: a model call's retry waits no longer, and the turn is left to the next start. */
+  /**
+   * Aborted when the runtime closes (`stop`): a model call's retry waits no longer, the turn is
+   * left to the next start, and no drive waits for the store to come back.
+   */
   readonly #closing = new AbortController();
   readonly #writer: TurnWriter;
   readonly #questions: ToolQuestions;
@@ -39,7 +41,7 @@ export class TurnDriver {
     this.#questions = new ToolQuestions(core, this.#writer);
     this.#execution = new ToolExecution(core, this.#writer, this.#questions);
     this.#modelStep = new ModelTurnStep(core, this.#writer, {
-      stopped: () => this.#stopped,
+      stopped: () => this.#closing.signal.aborted,
       left: () => this.#left,
       signal: this.#closing.signal,
     });
@@ -133,7 +135,6 @@ export class TurnDriver {
 
   /** Drives no session that waits for the store to come back (the runtime is closing). */
   stop(): void {
-    this.#stopped = true;
     this.#closing.abort();
     for (const { timer } of this.#retries.values()) clearTimeout(timer);
     this.#retries.clear();
@@ -158,7 +159,7 @@ export class TurnDriver {
    * Meanwhile the turn stays this instance's, unless another instance takes its lapsed lease.
    */
   #retryLater(sessionId: string, error: StoreUnavailable, tries: number): void {
-    if (this.#stopped) return;
+    if (this.#closing.signal.aborted) return;
     this.core.trouble("turns wait for the store to come back", error);
     const timer = setTimeout(() => this.kick(sessionId), Math.min(5_000, 100 * 2 ** tries));
     timer.unref?.();
@@ -184,7 +185,8 @@ export class TurnDriver {
     // by the heartbeat) for its next try (see `#retryLater`), which gives it up when it ends:
     // else another instance would take the turn over meanwhile and write as interrupted the
     // calls whose results wait here. Any other failure gives the lease up.
-    const keeps = (error: unknown) => error instanceof StoreUnavailable && !error.lasting && !this.#stopped;
+    const keeps = (error: unknown) =>
+      error instanceof StoreUnavailable && !error.lasting && !this.#closing.signal.aborted;
     try {
       if (!(await turns.acquire(sessionId))) return false;
     } catch (error) {

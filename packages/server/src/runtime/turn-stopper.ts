@@ -1,6 +1,7 @@
 import type { SessionRecord } from "../store/records.js";
 import { type AbortCause, LeaseLost } from "./coordination.js";
 import { failureLine, logScope } from "./logged-error.js";
+import { delay } from "./model-retry.js";
 import type { RequestSettler } from "./request-settler.js";
 import type { RuntimeCore } from "./runtime-core.js";
 import type { TurnDriver } from "./turn-driver.js";
@@ -156,5 +157,3 @@ const stopped = (why: string) => new DOMException(why, "AbortError");
 
 /** How long a deletion waits for another instance to stop the session's turn before it looks again. */
 const RETRY_MS = 25;
-
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

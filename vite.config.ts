@@ -50,6 +50,10 @@ export default defineConfig({
         test: {
           name: "node",
           environment: "node",
+          // A worker runs its files in one module graph instead of importing the sources anew for
+          // each file: a third less CPU for this project, half for dom's. The files keep no state
+          // between them (servers, stores and stubbed globals are undone after each).
+          isolate: false,
           include: [
             "packages/*/src/**/*.test.ts",
             "packages/*/test/**/*.test.ts",
@@ -65,6 +69,7 @@ export default defineConfig({
         test: {
           name: "dom",
           environment: "happy-dom",
+          isolate: false, // as for node, above
           // React tests talk to a real server on a loopback port: another origin.
           environmentOptions: { happyDOM: { settings: { fetch: { disableSameOriginPolicy: true } } } },
           // A turn against a real server with user-event typing takes 1–2 s alone and

@@ -1,4 +1,5 @@
 import type { RequestError, TypedInputRequest } from "@hitl-kit/client";
+import { expect, waitFor } from "storybook/test";
 
 /** A parked request as a story needs it. */
 export function request<Input>(
@@ -62,4 +63,15 @@ export const questionAnswer = {
 /** The issues as the server's message lists them (`path: message; …`): stories use only public entries. */
 function serverSummary(issues: NonNullable<RequestError["issues"]>): string {
   return issues.map((issue) => `${issue.path.join(".") || "answer"}: ${issue.message}`).join("; ");
+}
+
+/**
+ * Waits until focus has moved into the story's widget. A widget takes focus in an effect after
+ * it mounts, which Storybook's own UI (it renders without React's `act`) can run after the play
+ * function has started: a play function that types must wait for it, as a person would.
+ */
+export function focusArrived(canvasElement: HTMLElement): Promise<void> {
+  return waitFor(() =>
+    expect(canvasElement).toContainElement(canvasElement.ownerDocument.activeElement as HTMLElement),
+  );
 }

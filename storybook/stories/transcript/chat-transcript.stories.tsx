@@ -1,6 +1,6 @@
 import { ProtocolError } from "@hitl-kit/protocol";
 import type { Meta, StoryObj } from "@storybook/react-vite";
-import { expect, userEvent, within } from "storybook/test";
+import { expect, userEvent, waitFor, within } from "storybook/test";
 import answeredResumed from "../../fixtures/answered-resumed.json";
 import approvalPending from "../../fixtures/approval-pending.json";
 import declined from "../../fixtures/declined.json";
@@ -23,12 +23,19 @@ export default meta;
 type Story = StoryObj<typeof meta>;
 
 const conversation = (canvas: HTMLElement) => within(canvas).getByRole("log", { name: "Conversation" });
+/**
+ * The replay reaches the client after the first render: wait for it before checking what it
+ * shows. (Storybook's own UI renders without React's `act`, so a play function can start first.)
+ */
+const replayed = (canvas: HTMLElement) =>
+  waitFor(() => expect(conversation(canvas)).not.toHaveAttribute("data-state", "connecting"));
 const widget = (canvas: HTMLElement, tool: string) =>
   canvas.querySelector(`[data-tool="${tool}"] [data-state]`) as HTMLElement;
 
 export const StreamingText: Story = {
   args: { events: streaming, playedTo: streaming.length - 6 },
   play: async ({ canvasElement }) => {
+    await replayed(canvasElement);
     await expect(conversation(canvasElement)).toHaveAttribute("data-state", "streaming");
     await expect(canvasElement.querySelector('article[data-role="assistant"]')).toHaveAttribute(
       "data-state",
@@ -40,6 +47,7 @@ export const StreamingText: Story = {
 export const ParkedPicker: Story = {
   args: { events: parkedPicker },
   play: async ({ canvasElement }) => {
+    await replayed(canvasElement);
     await expect(conversation(canvasElement)).toHaveAttribute("data-state", "waiting");
     await expect(widget(canvasElement, "pick_template")).toHaveAttribute("data-state", "pending");
     // Announced by its question, once, beside the log; the log itself does not read the widget.
@@ -53,6 +61,7 @@ export const ParkedPicker: Story = {
 export const ApprovalPending: Story = {
   args: { events: approvalPending },
   play: async ({ canvasElement }) => {
+    await replayed(canvasElement);
     const approval = widget(canvasElement, "refund_charge");
     await expect(approval).toHaveAttribute("data-state", "pending");
     await expect(within(approval).getByRole("button", { name: "Refund" })).toBeEnabled();
@@ -62,6 +71,7 @@ export const ApprovalPending: Story = {
 export const SeveralParked: Story = {
   args: { events: severalParked },
   play: async ({ canvasElement }) => {
+    await replayed(canvasElement);
     for (const tool of ["pick_template", "pick_aspect_ratio", "collect_details"]) {
       await expect(widget(canvasElement, tool)).toHaveAttribute("data-state", "pending");
     }
@@ -71,6 +81,7 @@ export const SeveralParked: Story = {
 export const PartlyAnswered: Story = {
   args: { events: partlyAnswered },
   play: async ({ canvasElement }) => {
+    await replayed(canvasElement);
     await expect(widget(canvasElement, "pick_aspect_ratio")).toHaveAttribute("data-state", "resolved");
     await expect(widget(canvasElement, "pick_template")).toHaveAttribute("data-state", "pending");
     await expect(widget(canvasElement, "collect_details")).toHaveAttribute("data-state", "pending");
@@ -80,6 +91,7 @@ export const PartlyAnswered: Story = {
 export const Submitting: Story = {
   args: { events: parkedPicker },
   play: async ({ canvasElement }) => {
+    await replayed(canvasElement);
     const picker = widget(canvasElement, "pick_template");
     await userEvent.click(within(picker).getByRole("radio", { name: /Calm/ }));
     await userEvent.click(within(picker).getByRole("button", { name: "Use template" }));
@@ -91,6 +103,7 @@ export const Submitting: Story = {
 export const AnsweredAndResumed: Story = {
   args: { events: answeredResumed },
   play: async ({ canvasElement }) => {
+    await replayed(canvasElement);
     await expect(widget(canvasElement, "pick_template")).toHaveAttribute("data-state", "resolved");
     await expect(conversation(canvasElement)).toHaveTextContent("Calm it is");
     await expect(conversation(canvasElement)).toHaveAttribute("data-state", "idle");
@@ -100,6 +113,7 @@ export const AnsweredAndResumed: Story = {
 export const Declined: Story = {
   args: { events: declined },
   play: async ({ canvasElement }) => {
+    await replayed(canvasElement);
     await expect(widget(canvasElement, "refund_charge")).toHaveAttribute("data-state", "declined");
     await expect(conversation(canvasElement)).toHaveTextContent("Check with finance first.");
   },
@@ -108,6 +122,7 @@ export const Declined: Story = {
 export const Expired: Story = {
   args: { events: expired },
   play: async ({ canvasElement }) => {
+    await replayed(canvasElement);
     await expect(widget(canvasElement, "pick_template")).toHaveAttribute("data-state", "expired");
     await expect(conversation(canvasElement)).toHaveTextContent("timed out");
   },
@@ -127,6 +142,7 @@ export const ServerValidationError: Story = {
     },
   },
   play: async ({ canvasElement }) => {
+    await replayed(canvasElement);
     const picker = widget(canvasElement, "pick_template");
     await userEvent.click(within(picker).getByRole("radio", { name: /Bold/ }));
     await userEvent.click(within(picker).getByRole("button", { name: "Use template" }));
@@ -147,6 +163,7 @@ export const MessageNotSent: Story = {
     },
   },
   play: async ({ canvasElement }) => {
+    await replayed(canvasElement);
     const log = conversation(canvasElement);
     const mine = () => log.querySelectorAll('article[data-role="user"]');
     const unsent = await within(log).findByRole("alert");
@@ -161,6 +178,7 @@ export const MessageNotSent: Story = {
 export const Reconnecting: Story = {
   args: { events: parkedPicker, reconnecting: true },
   play: async ({ canvasElement }) => {
+    await replayed(canvasElement);
     const connection = canvasElement.querySelector(".chat-connection");
     await expect(connection).toHaveAttribute("data-state", "reconnecting");
     await expect(connection).toHaveTextContent("Reconnecting");

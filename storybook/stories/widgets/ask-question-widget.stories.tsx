@@ -1,7 +1,7 @@
 import { AskQuestionWidget } from "@hitl-kit/widgets";
 import type { Meta, StoryObj } from "@storybook/react-vite";
 import { expect, fn } from "storybook/test";
-import { questionAnswer, request, states } from "../fixtures.js";
+import { focusArrived, questionAnswer, request, states } from "../fixtures.js";
 
 const choices = { question: "Which tone should the launch email take?", choices: ["Friendly", "Formal", "Playful"] };
 const freeform = { question: "Any notes for the printer?" };
@@ -44,7 +44,8 @@ export const WithChoicesResolved: Story = {
 /** Without choices: a text box; Ctrl+Enter sends `{ answer }`. */
 export const Freeform: Story = {
   args: { request: freeformRequest },
-  play: async ({ args, canvas, userEvent }) => {
+  play: async ({ args, canvas, canvasElement, userEvent }) => {
+    await focusArrived(canvasElement);
     const box = canvas.getByRole("textbox", { name: "Your answer" });
     await expect(box).toHaveFocus();
     await userEvent.type(box, "Matte paper, please{Control>}{Enter}{/Control}");

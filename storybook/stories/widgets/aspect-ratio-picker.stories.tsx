@@ -1,7 +1,7 @@
 import type { Meta, StoryObj } from "@storybook/react-vite";
 import { expect, fn } from "storybook/test";
 import { AspectRatioPicker } from "../../../apps/chat/src/widgets/aspect-ratio-picker.js";
-import { request, states } from "../fixtures.js";
+import { focusArrived, request, states } from "../fixtures.js";
 
 const meta = {
   title: "Demo widgets/AspectRatioPicker",
@@ -25,7 +25,8 @@ type Story = StoryObj<typeof meta>;
 
 /** Keyboard only; the answer is `{ ratio }`. */
 export const Pending: Story = {
-  play: async ({ args, userEvent }) => {
+  play: async ({ args, canvasElement, userEvent }) => {
+    await focusArrived(canvasElement);
     await userEvent.keyboard("{ArrowRight}{ArrowRight}{Enter}");
     await expect(args.respond).toHaveBeenCalledWith({ ratio: "16:9" });
   },

@@ -1,7 +1,7 @@
 import { ChoicePicker } from "@hitl-kit/widgets";
 import type { Meta, StoryObj } from "@storybook/react-vite";
 import { expect, fn } from "storybook/test";
-import { questionAnswer, request, states } from "../fixtures.js";
+import { focusArrived, questionAnswer, request, states } from "../fixtures.js";
 
 const meta = {
   title: "Widgets/ChoicePicker",
@@ -34,7 +34,8 @@ export const Pending: Story = {
 
 /** Keyboard only: focus starts on the first option, arrows move and choose, Enter submits. */
 export const KeyboardOnly: Story = {
-  play: async ({ args, canvas, userEvent }) => {
+  play: async ({ args, canvas, canvasElement, userEvent }) => {
+    await focusArrived(canvasElement);
     await expect(canvas.getByRole("radio", { name: "Friendly" })).toHaveFocus();
     await userEvent.keyboard("{ArrowDown}{ArrowDown}");
     await expect(canvas.getByRole("radio", { name: "Playful" })).toHaveAttribute("aria-checked", "true");

@@ -3,7 +3,7 @@ import { FreeformAnswer } from "@hitl-kit/widgets";
 import type { Meta, StoryObj } from "@storybook/react-vite";
 import { useState } from "react";
 import { expect, fn } from "storybook/test";
-import { request, states } from "../fixtures.js";
+import { focusArrived, request, states } from "../fixtures.js";
 
 const meta = {
   title: "Widgets/FreeformAnswer",
@@ -31,7 +31,8 @@ type Story = StoryObj<typeof meta>;
 
 /** Limits come from the answer schema; Ctrl+Enter sends. */
 export const Pending: Story = {
-  play: async ({ args, canvas, userEvent }) => {
+  play: async ({ args, canvas, canvasElement, userEvent }) => {
+    await focusArrived(canvasElement);
     const box = canvas.getByLabelText("Your answer");
     await expect(box).toHaveFocus();
     await userEvent.type(box, "Hi");

@@ -1,7 +1,7 @@
 import { MultiChoicePicker } from "@hitl-kit/widgets";
 import type { Meta, StoryObj } from "@storybook/react-vite";
 import { expect, fn } from "storybook/test";
-import { request, states } from "../fixtures.js";
+import { focusArrived, request, states } from "../fixtures.js";
 
 const meta = {
   title: "Widgets/MultiChoicePicker",
@@ -41,7 +41,8 @@ export const Pending: Story = {
 
 /** Keyboard only: arrows move, Space toggles, Enter submits. */
 export const KeyboardOnly: Story = {
-  play: async ({ args, userEvent }) => {
+  play: async ({ args, canvasElement, userEvent }) => {
+    await focusArrived(canvasElement);
     await userEvent.keyboard(" {ArrowDown}{ArrowDown} {Enter}");
     await expect(args.respond).toHaveBeenCalledWith({ answers: ["Email", "SMS"] });
   },

@@ -335,6 +335,58 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
     expect(sly.result).toMatchObject({ outcome: "error" });
   }, 30_000);
 
+  it("stops a turn another instance drives saying why: a deletion as deleted, a Stop as stopped, to the tool's signal and its question", async () => {
+    const schema = postgres.schema();
+    const seen: { signal: unknown; asked: unknown }[] = [];
+    const asking = implement(slow, async (_input, ctx) => {
+      try {
+        await ctx.ask({ prompt: "Go on?", schema: z.object({ go: z.boolean() }), signal: ctx.signal });
+      } catch (error) {
+        seen.push({ signal: ctx.signal.reason, asked: error });
+        throw error;
+      }
+      return { done: true };
+    });
+    const a = await instance(schema, { tools: [asking] });
+    const b = await instance(schema, { tools: [asking] });
+    /** A session whose turn A drives, its tool waiting on its question; and what A streams of it. */
+    const asked = async () => {
+      const { sessionId } = await a.runtime.createSession();
+      const streamed: ProtocolEvent[] = [];
+      a.runtime.subscribe(sessionId, (event) => streamed.push(event));
+      await a.runtime.sendMessage(sessionId, "go");
+      await vi.waitFor(async () => expect((await b.runtime.getSnapshot(sessionId)).pending).toHaveLength(1), {
+        timeout: 5000,
+        interval: 20,
+      });
+      return { sessionId, streamed };
+    };
+
+    const deleted = await asked();
+    await b.runtime.deleteSession(deleted.sessionId);
+    expect(seen.shift()).toMatchObject({
+      signal: { name: "AbortError", message: "The session was deleted." },
+      asked: { name: "AbortError", message: "The session was deleted." },
+    });
+    expect(deleted.streamed.filter((event) => event.type === "input.resolved")).toMatchObject([
+      { action: "cancel", reason: "The session was deleted." },
+    ]);
+    expect(await a.store.getSession(deleted.sessionId)).toBeUndefined();
+
+    const cancelled = await asked();
+    await b.runtime.cancel(cancelled.sessionId);
+    expect(seen.shift()).toMatchObject({
+      signal: { name: "AbortError", message: "The person stopped the turn." },
+      asked: { name: "AbortError", message: "The person stopped the turn." },
+    });
+    const log = await a.store.readEvents(cancelled.sessionId, 0);
+    expect(checkOneResultPerCall(log)).toEqual([]);
+    expect(log.filter((event) => event.type === "input.resolved")).toMatchObject([
+      { action: "cancel", reason: "The person stopped the turn." },
+    ]);
+    expect(log.at(-1)).toMatchObject({ type: "turn.cancelled" });
+  }, 30_000);
+
   it("keeps a cancel that lands while the turn's instance is dead: the turn ends once its lease lapses", async () => {
     const schema = postgres.schema();
     let started = 0;

@@ -22,11 +22,16 @@ export interface TurnLeases {
   release(sessionId: string): Promise<void>;
 }
 
+/** What stopped a turn from outside its driver: the person's Stop (`"cancel"`) or the session's deletion (`"delete"`). */
+export type StopKind = "cancel" | "delete";
+
 /**
  * Why a coordination asks this instance to stop driving a turn: another instance passed a
- * person's cancel (or a deletion) of the turn `turnId` on, or this instance lost the lease.
+ * person's cancel (`stop: "cancel"`) or a deletion (`stop: "delete"`) of the turn `turnId`
+ * on, or this instance lost the lease. The tool's `ctx.signal` and the questions it asked
+ * are cancelled saying which.
  */
-export type AbortCause = { kind: "requested"; turnId: string } | { kind: "lease_lost" };
+export type AbortCause = { kind: "requested"; turnId: string; stop: StopKind } | { kind: "lease_lost" };
 
 /**
  * What runtime instances sharing one store need to act as one: a lock per session across
@@ -47,8 +52,8 @@ export interface Coordination {
   readonly recoverEvery: number | undefined;
   /** Starts listening to the other instances. */
   start(): Promise<void>;
-  /** Asks whichever instance drives the session's turn `turnId` to stop it. */
-  requestAbort(sessionId: string, turnId: string): Promise<void>;
+  /** Asks whichever instance drives the session's turn `turnId` to stop it, saying why (`stop`). */
+  requestAbort(sessionId: string, turnId: string, stop: StopKind): Promise<void>;
   /** `listener` is called when another instance asks to stop a turn, or when this instance lost a turn's lease. */
   onAbort(listener: (sessionId: string, cause: AbortCause) => void): void;
   /** Gives up this instance's leases and stops listening. */

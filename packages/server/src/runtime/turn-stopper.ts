@@ -1,5 +1,5 @@
 import type { SessionRecord } from "../store/records.js";
-import { type AbortCause, LeaseLost } from "./coordination.js";
+import { type AbortCause, LeaseLost, type StopKind } from "./coordination.js";
 import { failureLine, logScope } from "./logged-error.js";
 import { delay } from "./model-retry.js";
 import type { RequestSettler } from "./request-settler.js";
@@ -34,7 +34,7 @@ export class TurnStopper {
       .getSession(sessionId)
       .then((session) => {
         const live = session?.status === "running" || session?.status === "resuming";
-        if (live && session.turnId === cause.turnId) driver.abort(sessionId, stopped(stoppedReason));
+        if (live && session.turnId === cause.turnId) driver.abort(sessionId, stopped(stopReasons[cause.stop]));
       })
       .catch((error: unknown) =>
         core.logger.error(
@@ -68,7 +68,7 @@ export class TurnStopper {
           await core.mustCommit(sessionId, { session: { cancelRequested: turnId } });
         }
         if (driver.abort(sessionId, stopped(stoppedReason))) return {};
-        const stopping = await this.#stopDriver(session, stoppedReason);
+        const stopping = await this.#stopDriver(session, "cancel");
         if (stopping.wait) return stopping;
         // No instance drives the turn (its driver died, or waits for the store): end it here, with every call's result.
         try {
@@ -92,7 +92,7 @@ export class TurnStopper {
         return { wait: driver.done(sessionId) };
       }
       if (session.status === "running" || session.status === "resuming") {
-        const stopping = await this.#stopDriver(session, deletedReason);
+        const stopping = await this.#stopDriver(session, "delete");
         if (stopping.wait) return stopping;
       }
       if (session.status !== "idle") {
@@ -113,13 +113,13 @@ export class TurnStopper {
    * the turn, or a moment while the instance that drives it is asked to. A dead instance
    * cannot answer; once its lease lapses, a look takes the lease.
    */
-  async #stopDriver(session: SessionRecord, why: string): Promise<Stopping> {
+  async #stopDriver(session: SessionRecord, stop: StopKind): Promise<Stopping> {
     const { driver } = this;
     const { coordination } = this.core;
     const { sessionId, turnId } = session;
-    if (driver.abort(sessionId, stopped(why))) return { wait: driver.done(sessionId) };
+    if (driver.abort(sessionId, stopped(stopReasons[stop]))) return { wait: driver.done(sessionId) };
     if (!coordination.shared || !turnId || (await coordination.turns.acquire(sessionId))) return {};
-    await coordination.requestAbort(sessionId, turnId);
+    await coordination.requestAbort(sessionId, turnId, stop);
     return { wait: delay(RETRY_MS) };
   }
 
@@ -147,6 +147,8 @@ async function untilStopped(
 
 const deletedReason = "The session was deleted.";
 const stoppedReason = "The person stopped the turn.";
+/** What a turn stopped from outside says, by what stopped it: the same on the instance that drives it as where the stop landed. */
+const stopReasons: Record<StopKind, string> = { cancel: stoppedReason, delete: deletedReason };
 
 /**
  * The reason a stopped turn's signals abort with: what a tool reads from `ctx.signal.reason`,

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { ProtocolEvent } from "@hitl-kit/protocol";
 import type pg from "pg";
-import type { AbortCause, Coordination, TurnLeases } from "../runtime/coordination.js";
+import type { AbortCause, Coordination, StopKind, TurnLeases } from "../runtime/coordination.js";
 import type { EventHub, EventListener } from "../runtime/event-hub.js";
 import { LocalEventHub } from "../runtime/event-hub.js";
 import { asStoreError, isUnreachable, reportUnreachable } from "./postgres-errors.js";
@@ -220,10 +220,17 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
         .then(() => hub.notified(sessionId, first, last, events));
       return;
     }
-    const [kind, sessionId, turnId] = JSON.parse(payload) as ["end" | "abort" | "probe", string, string?];
+    const [kind, sessionId, turnId, stop] = JSON.parse(payload) as [
+      "end" | "abort" | "probe",
+      string,
+      string?,
+      StopKind?,
+    ];
     if (kind === "probe") probes.arrived(sessionId);
     else if (kind === "end") hub.endLocally(sessionId);
-    else if (turnId) abortLocally(sessionId, { kind: "requested", turnId });
+    // An instance of an earlier version names no cause: it passed on a cancel or a deletion alike, said as a cancel.
+    else if (turnId)
+      abortLocally(sessionId, { kind: "requested", turnId, stop: stop === "delete" ? "delete" : "cancel" });
   });
   const hub = new PostgresEventHub({
     readEvents: options.readEvents,
@@ -266,9 +273,9 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
       heartbeat ??= setInterval(() => void renew().catch(() => {}), Math.max(50, options.leaseMs / 3));
       heartbeat.unref?.();
     },
-    async requestAbort(sessionId, turnId) {
+    async requestAbort(sessionId, turnId, stop) {
       await pool
-        .query({ ...statements.notify, values: [control, JSON.stringify(["abort", sessionId, turnId])] })
+        .query({ ...statements.notify, values: [control, JSON.stringify(["abort", sessionId, turnId, stop])] })
         .catch((error: unknown) => Promise.reject(asStoreError(error)));
     },
     onAbort(listener) {

@@ -1,5 +1,5 @@
 import { defineTool } from "@hitl-kit/protocol";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { z } from "zod";
 import {
   createAgentRuntime,
@@ -13,6 +13,13 @@ import { scriptedModel } from "../src/models/scripted-model.js";
 import { gatedModel, helloWorldOnce, writtenOnce } from "./gated-model.js";
 import { checkOneResultPerCall, quiet } from "./harness.js";
 import { pickTemplate } from "./tools.js";
+
+/** With `long` set, a turn waiting for the store waits an hour between tries: only something that ends the wait lets it go on. */
+const backoff = vi.hoisted(() => ({ long: false }));
+vi.mock("../src/runtime/outage-wait.js", async (original) => {
+  const real = await original<typeof import("../src/runtime/outage-wait.js")>();
+  return { ...real, outageDelay: (tries: number) => (backoff.long ? 3_600_000 : real.outageDelay(tries)) };
+});
 
 /**
  * A memory store that, while `down`, fails every call as a store that cannot reach its
@@ -150,26 +157,40 @@ describe("a store that cannot be reached for a while", () => {
       expect(events.map((event) => event.seq)).toEqual(events.map((_event, index) => index + 1));
     });
 
-    it("keeps the reply streamed so far and ends the turn cancelled when a Stop comes as the store is back", async () => {
-      // Mid-reply (the model still streaming), and with the reply over but not yet written.
-      for (const finished of [false, true]) {
+    it("keeps the reply streamed so far and ends the turn cancelled when a Stop comes as the store is back, without waiting the backoff out", async () => {
+      onTestFinished(() => {
+        backoff.long = false;
+      });
+      // Mid-reply (the model still streaming: the streamed part's write waits), and with the
+      // reply over but not yet written (the step's write waits); after a few tries, and while
+      // the wait before the next try is an hour long, which the Stop must end.
+      for (const [finished, long] of [
+        [false, false],
+        [true, false],
+        [false, true],
+        [true, true],
+      ] as const) {
         const { store, state } = flakyStore();
         const { model, release, finish, state: modelState } = gatedModel("Hello", " world.");
         const runtime = createAgentRuntime({ model, tools: [], store, logger: quiet });
         const { sessionId } = await runtime.createSession();
         await runtime.sendMessage(sessionId, "go");
         await vi.waitFor(async () => expect(writtenOnce(await store.readEvents(sessionId, 0), []).text).toBe("Hello"));
+        backoff.long = long;
         state.down = true;
         release(); // " world." streams while the store is away
-        await vi.waitFor(() => expect(state.failed).toBeGreaterThan(2));
+        await vi.waitFor(() => expect(state.failed).toBeGreaterThan(long ? 0 : 2));
         if (finished) finish();
         state.down = false;
-        await runtime.cancel(sessionId); // before the drive's next try
+        // Before the drive's next try; it returns once the turn has stopped, so the wait must end.
+        await runtime.cancel(sessionId);
         await runtime.idle();
+        backoff.long = false;
         const events = await store.readEvents(sessionId, 0);
         const { types, text, replies } = writtenOnce(events, await store.readTranscript(sessionId, 0));
         expect(types).toEqual([...helloWorldOnce.types.slice(0, -1), "turn.cancelled"]);
         expect(text).toBe(helloWorldOnce.text);
+        expect(events.map((event) => event.seq)).toEqual(events.map((_event, index) => index + 1));
         // A Stop drops the step: the model never sees its reply, as with a Stop mid-stream.
         expect(replies).toEqual([]);
         expect(modelState.calls).toBe(1);
@@ -178,7 +199,7 @@ describe("a store that cannot be reached for a while", () => {
         expect(await store.readEvents(sessionId, 0)).toEqual(events);
         await runtime.close();
       }
-    });
+    }, 30_000);
   });
 });
 

@@ -74,7 +74,7 @@ export class ModelTurnStep {
     // reached is waited out, the reply kept here meanwhile, rather than asked of the model again.
     const written = { lastSeq: session.lastSeq };
     const lost = abortedOnlyFor(signal, (reason) => reason instanceof LeaseLost);
-    const coalescer = eventCoalescer((events) => this.#writeStreamed(sessionId, events, written, lost));
+    const coalescer = eventCoalescer((events) => this.#writeStreamed(sessionId, events, written, signal, lost));
     const { modelRetries = DEFAULT_MODEL_RETRIES, modelRetryDelayMs = DEFAULT_MODEL_RETRY_DELAY_MS } = core.options;
     let streamed: StepOutput | undefined;
     const { model } = core.options;
@@ -155,7 +155,7 @@ export class ModelTurnStep {
         }
         return await this.#writeStep(sessionId, current, output, streamedEvents, signal);
       } catch (error) {
-        await this.#waitForStore(sessionId, error, tries, lost);
+        await this.#waitForStore(sessionId, error, tries, signal, lost);
       }
     }
   }
@@ -229,18 +229,30 @@ export class ModelTurnStep {
    * A model step's wait for a store that could not be reached (`error`), before it tries its
    * write again: it rethrows what cannot be waited out (another failure, a store that cannot
    * serve until fixed, a closing runtime), and ends when `lost` aborts (the turn is no longer
-   * this instance's).
+   * this instance's). A Stop (`signal` aborting otherwise) cuts the wait short once, so the
+   * step tries again at once and the stop is written as soon as the store takes it; a
+   * stopped turn's later waits back off as before, rather than trying without pause.
    */
-  async #waitForStore(sessionId: string, error: unknown, tries: number, lost: AbortSignal): Promise<void> {
+  async #waitForStore(
+    sessionId: string,
+    error: unknown,
+    tries: number,
+    signal: AbortSignal,
+    lost: AbortSignal,
+  ): Promise<void> {
     if (!isPassingOutage(error) || this.closing.stopped()) {
       if (error instanceof LeaseLost && tries > 0) this.#logTakenOver(sessionId);
       throw error;
     }
     this.core.trouble("turns wait for the store to come back", error);
-    await delay(outageDelay(tries), lost, this.closing.signal).catch(() => {
-      if (!lost.aborted) throw error;
-      if (lost.reason instanceof LeaseLost && !this.closing.left()) this.#logTakenOver(sessionId);
-      throw lost.reason;
+    const stop = signal.aborted ? [] : [signal];
+    await delay(outageDelay(tries), lost, this.closing.signal, ...stop).catch(() => {
+      if (lost.aborted) {
+        if (lost.reason instanceof LeaseLost && !this.closing.left()) this.#logTakenOver(sessionId);
+        throw lost.reason;
+      }
+      if (this.closing.signal.aborted) throw error;
+      // Stopped: the next try writes what the step has, and the drive then ends the turn.
     });
   }
 
@@ -267,6 +279,7 @@ export class ModelTurnStep {
     sessionId: string,
     events: EventInput[],
     written: { lastSeq: number },
+    signal: AbortSignal,
     lost: AbortSignal,
   ): Promise<void> {
     for (let tries = 0; ; tries++) {
@@ -284,7 +297,7 @@ export class ModelTurnStep {
         written.lastSeq = (await this.writer.commit(sessionId, { events })).at(-1)?.seq ?? written.lastSeq;
         return;
       } catch (error) {
-        await this.#waitForStore(sessionId, error, tries, lost);
+        await this.#waitForStore(sessionId, error, tries, signal, lost);
       }
     }
   }

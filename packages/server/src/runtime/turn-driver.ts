@@ -4,6 +4,7 @@ import { StoreUnavailable } from "../store/store-unavailable.js";
 import { LeaseLost } from "./coordination.js";
 import { failureLine, logScope } from "./logged-error.js";
 import { describeFailure, failureText, LeftForRecovery, ModelTurnStep } from "./model-turn-step.js";
+import { outageDelay } from "./outage-wait.js";
 import type { RuntimeCore } from "./runtime-core.js";
 import { ToolExecution, ToolsOutlastedStop } from "./tool-execution.js";
 import { ToolQuestions } from "./tool-questions.js";
@@ -161,7 +162,7 @@ export class TurnDriver {
   #retryLater(sessionId: string, error: StoreUnavailable, tries: number): void {
     if (this.#closing.signal.aborted) return;
     this.core.trouble("turns wait for the store to come back", error);
-    const timer = setTimeout(() => this.kick(sessionId), Math.min(5_000, 100 * 2 ** tries));
+    const timer = setTimeout(() => this.kick(sessionId), outageDelay(tries));
     timer.unref?.();
     this.#retries.set(sessionId, { timer, tries: tries + 1 });
   }

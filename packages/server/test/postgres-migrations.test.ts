@@ -1,7 +1,8 @@
 import pg from "pg";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createAgentRuntime, type SessionStore, StoreUnavailable } from "../src/index.js";
 import { scriptedModel } from "../src/models/scripted-model.js";
+import { indexBuilds } from "../src/store/postgres-index-builds.js";
 import { migrations } from "../src/store/postgres-schema.js";
 import { postgresStore } from "../src/store/postgres-store.js";
 import { quiet } from "./harness.js";
@@ -73,6 +74,41 @@ async function schemaAt(version: number, deltas: number) {
 
 const versionOf = async (schema: string) => (await sql(`SELECT version FROM ${schema}.schema_version`))[0]?.version;
 
+/** Whether the schema's keyed-message index is there, and valid (`undefined`: not there). */
+const keyIndexValid = async (schema: string): Promise<boolean | undefined> =>
+  (
+    await sql(
+      `SELECT i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+         JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = 'events_by_message_key'`,
+      [schema],
+    )
+  )[0]?.valid;
+
+/** A connection of its own (an instance's, or an administrator's), with its backend's pid. */
+async function connection() {
+  const client = new pg.Client({ connectionString: postgres.url() });
+  await client.connect();
+  const pid: number = (await client.query("SELECT pg_backend_pid() AS pid")).rows[0].pid;
+  return { client, pid };
+}
+
+/** Whether the backend waits for a lock (a table's, a transaction's) right now. */
+const waitsForLock = async (pid: number) =>
+  (await sql("SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1", [pid]))[0]?.wait_event_type === "Lock";
+
+/** Whether a statement building the keyed-message index waits for a lock (for the transactions writing the events). */
+const indexBuildWaits = async () =>
+  (
+    await sql(
+      `SELECT 1 FROM pg_stat_activity WHERE query LIKE '%INDEX%events_by_message_key%' AND wait_event_type = 'Lock'
+         AND pid <> pg_backend_pid()`,
+    )
+  ).length > 0;
+
+/** One event of session `s` written at `seq`, as an instance writes one. */
+const eventRow = (schema: string, seq: number) =>
+  `INSERT INTO ${schema}.events VALUES ('s', ${seq}, '{"type":"text.delta","messageId":"m","delta":"x"}')`;
+
 describe.skipIf(!postgresAvailable)("postgresStore's schema versions", () => {
   it("brings a schema at version 2 that holds a NUL in an event up to date, and finds its keyed turns", async () => {
     const schema = await schemaAt(2, 100);
@@ -100,6 +136,78 @@ describe.skipIf(!postgresAvailable)("postgresStore's schema versions", () => {
     const store = storeIn(schema, `${postgres.url()}?options=-c%20statement_timeout%3D50`);
     expect(await store.findKeyedTurn("s", "key-1")).toBe("t1");
     expect(await versionOf(schema)).toBe(migrations(schema).length);
+  }, 60_000);
+
+  it("builds version 4's index on the events while other instances write events, once though two instances start together", async () => {
+    const schema = await schemaAt(2, 1_000);
+    // An instance writing events when the new ones start: its transaction is open.
+    const writing = await connection();
+    const other = await connection();
+    try {
+      await writing.client.query("BEGIN");
+      await writing.client.query(eventRow(schema, 5_001));
+      const starts = [storeIn(schema), storeIn(schema)].map((store) => store.findKeyedTurn("s", "key-1"));
+      let started = false;
+      void Promise.all(starts).then(() => {
+        started = true;
+      });
+      // The build waits for that transaction to end, as a concurrent build does...
+      await vi.waitFor(async () => expect(await indexBuildWaits()).toBe(true), { timeout: 20_000, interval: 25 });
+      // ...while another instance's write of an event goes through rather than queueing behind it.
+      let written = false;
+      const write = other.client.query(eventRow(schema, 5_002)).then(() => {
+        written = true;
+      });
+      await vi.waitFor(async () => expect(written || (await waitsForLock(other.pid))).toBe(true), {
+        timeout: 20_000,
+        interval: 25,
+      });
+      expect(written).toBe(true);
+      await write;
+      expect(started).toBe(false);
+      await writing.client.query("COMMIT");
+      expect(await Promise.all(starts)).toEqual(["t1", "t1"]);
+      expect(await keyIndexValid(schema)).toBe(true);
+      expect(await versionOf(schema)).toBe(migrations(schema).length);
+      expect(await sql(`SELECT count(*)::int AS n FROM ${schema}.events`)).toEqual([{ n: 1_004 }]);
+    } finally {
+      await writing.client.query("ROLLBACK").catch(() => {});
+      await Promise.all([writing.client.end(), other.client.end()]);
+    }
+  }, 60_000);
+
+  it("drops and builds again an INVALID index that an interrupted build left, at the next start", async () => {
+    const schema = await schemaAt(2, 100);
+    const first = postgresStore(postgres.url(), { schema });
+    expect(await first.findKeyedTurn("s", "key-1")).toBe("t1");
+    await first.close();
+    // A build interrupted while it waited for a transaction writing the events (its instance stopped).
+    await sql(`DROP INDEX ${schema}.events_by_message_key`);
+    const writing = await connection();
+    const building = await connection();
+    try {
+      await writing.client.query("BEGIN");
+      await writing.client.query(eventRow(schema, 5_001));
+      const [keyIndex] = indexBuilds(schema);
+      const build = building.client
+        .query(`CREATE INDEX CONCURRENTLY ${keyIndex!.name} ${keyIndex!.on}`)
+        .catch((error: unknown) => error);
+      await vi.waitFor(async () => expect(await waitsForLock(building.pid)).toBe(true), {
+        timeout: 20_000,
+        interval: 25,
+      });
+      await sql("SELECT pg_cancel_backend($1)", [building.pid]);
+      expect(await build).toMatchObject({ code: "57014" });
+      await writing.client.query("COMMIT");
+    } finally {
+      await writing.client.query("ROLLBACK").catch(() => {});
+      await Promise.all([writing.client.end(), building.client.end()]);
+    }
+    expect(await keyIndexValid(schema)).toBe(false);
+
+    const store = storeIn(schema);
+    expect(await store.findKeyedTurn("s", "key-1")).toBe("t1");
+    expect(await keyIndexValid(schema)).toBe(true);
   }, 60_000);
 
   it("refuses a schema a newer version migrated, and says how to go back", async () => {

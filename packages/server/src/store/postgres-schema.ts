@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { buildIndexes } from "./postgres-index-builds.js";
 import { lockSessionFunction } from "./postgres-section.js";
 
 /** A schema name safe to put in SQL unquoted: lower-case letters, digits and `_`. */
@@ -26,6 +27,8 @@ export function checkSchemaName(schema: string): string {
  * The schema's versions, applied in order to a database that has not had them, all in one
  * transaction. The version table counts the ones applied. Text columns that order lists
  * use the "C" collation, so ISO times and ids sort by their bytes whatever the database's locale.
+ * An index on a table that exists already, which may be large, is not built here but after
+ * the transaction, without blocking writes (`indexBuilds`).
  */
 export function migrations(s: string): string[] {
   return [
@@ -61,12 +64,10 @@ export function migrations(s: string): string[] {
     // it on parse_json; a database not yet at 3 goes straight there.
     "SELECT NULL",
     // The turn each keyed message started, found by its key however old it is; any string
-    // stored is read in SQL (see `parseJsonFunctions`). The lock function again, for
-    // databases whose version 2 made an older one.
+    // stored is read in SQL (see `parseJsonFunctions`). Its index on the events is built after
+    // the transaction, without blocking writes (see `indexBuilds`). The lock function again,
+    // for databases whose version 2 made an older one.
     `${parseJsonFunctions(s)};
-     DROP INDEX IF EXISTS ${s}.events_by_message_key;
-     CREATE INDEX events_by_message_key ON ${s}.events (session_id, ${s}.event_message_key(body))
-       WHERE ${s}.event_message_key(body) IS NOT NULL;
      ${lockSessionFunction(s)}`,
   ];
 }
@@ -92,9 +93,16 @@ function parseJsonFunctions(s: string): string {
 
 /**
  * Brings the schema up to date. Instances starting at once take turns on an advisory lock,
- * so each version is applied once.
+ * so each version is applied once; then the indexes the version wants on tables that may be
+ * large are built without blocking other instances' writes (`buildIndexes`), again once.
  */
 export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
+  await migrateTables(pool, schema);
+  await buildIndexes(pool, schema, migrations(schema).length);
+}
+
+/** Applies the versions the schema has not had, in one transaction under the migration lock. */
+async function migrateTables(pool: pg.Pool, schema: string): Promise<void> {
   const client = await pool.connect();
   let existed = false;
   try {

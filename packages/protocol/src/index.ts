@@ -91,6 +91,7 @@ export type {
   ToolPart,
 } from "./snapshot.js";
 export { eventFrameEncoder } from "./sse.js";
+export { MAX_TAKEN_KEYS, type TakenMessage, type TakenMessages } from "./taken-messages.js";
 export type {
   ToolAnswer,
   ToolInput,

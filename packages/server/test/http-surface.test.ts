@@ -331,13 +331,13 @@ describe("what every request must be, on the adapter and the fetch handler", () 
     const created = await send(`${base}/sessions`, { method: "POST", headers: json, body: "{}" });
     const cookie = created.headers["set-cookie"]![0]!.split(";")[0]!;
     const id = JSON.parse(created.text).sessionId;
-    for (const path of ["/sessions", `/sessions/${id}`]) {
+    for (const path of ["/sessions", `/sessions/${id}`, `/sessions/${id}/messages?key=k`]) {
       const head = await send(`${base}${path}`, { method: "HEAD", headers: { cookie } });
       expect([head.status, head.headers["content-type"], head.text]).toEqual([200, "application/json", ""]);
     }
     const missing = await send(`${base}/sessions/ses_nope`, { method: "HEAD", headers: { cookie } });
     expect([missing.status, missing.text]).toEqual([404, ""]);
-    const wrong = await send(`${base}/sessions/${id}/messages`, { method: "HEAD", headers: { cookie } });
+    const wrong = await send(`${base}/sessions/${id}/cancel`, { method: "HEAD", headers: { cookie } });
     expect(wrong.status).toBe(405);
     expect(wrong.headers.allow).toBe("POST");
   });
@@ -349,7 +349,7 @@ describe("a person's data in transit", () => {
     const created = await send(`${base}/sessions`, { method: "POST", headers: json, body: "{}" });
     const cookie = created.headers["set-cookie"]![0]!.split(";")[0]!;
     const id = JSON.parse(created.text).sessionId;
-    for (const path of [`/sessions/${id}`, "/sessions", "/sessions/ses_nobody"]) {
+    for (const path of [`/sessions/${id}`, "/sessions", "/sessions/ses_nobody", `/sessions/${id}/messages?key=k`]) {
       const answered = await send(`${base}${path}`, { headers: { cookie } });
       expect([answered.headers["cache-control"], answered.headers["x-content-type-options"]]).toEqual([
         "no-store",

@@ -24,7 +24,7 @@ describe("the anonymous identity (no identify hook)", () => {
     );
   });
 
-  it("keeps two browsers apart: neither can list, read, stream, message, answer, cancel or delete the other's session", async () => {
+  it("keeps two browsers apart: neither can list, read, stream, look up a message, message, answer, cancel or delete the other's session", async () => {
     server = startServer(parkingModel());
     const alice = browser(server.handler);
     const mallory = browser(server.handler);
@@ -41,6 +41,7 @@ describe("the anonymous identity (no identify hook)", () => {
     const attempts = [
       await mallory.call("GET", `/sessions/${id}`),
       await mallory.call("GET", `/sessions/${id}/events?after=0`),
+      await mallory.call("GET", `/sessions/${id}/messages?key=k`),
       await mallory.call("POST", `/sessions/${id}/messages`, { text: "hijack" }),
       await mallory.call("POST", `/sessions/${id}/responses`, {
         responses: [{ requestId: request.requestId, action: "accept", value: { templateId: "a" } }],

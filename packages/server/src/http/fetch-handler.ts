@@ -1,4 +1,4 @@
-import { isIdempotencyKey, ProtocolError } from "@hitl-kit/protocol";
+import { isIdempotencyKey, ProtocolError, type TakenMessages } from "@hitl-kit/protocol";
 import type { AgentRuntime } from "../runtime/agent-runtime-types.js";
 import { type Caller, type Identify, identifyCaller, identityCookieHeader } from "./caller.js";
 import { addressBlock, clientAddress } from "./client-address.js";
@@ -11,6 +11,7 @@ import { readJson } from "./read-json.js";
 import { requestUrl } from "./request-url.js";
 import { encodeCursor, readPageQuery, readSnapshotQuery } from "./session-page.js";
 import { matchRoute, type SessionAction } from "./session-route.js";
+import { readTakenKeys } from "./taken-keys.js";
 
 export type { SessionAction } from "./session-route.js";
 
@@ -150,6 +151,10 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
     }
     switch (route.action) {
       case "read":
+        if (route.taken) {
+          const taken = await runtime.findTakenMessages(sessionId, readTakenKeys(url.searchParams));
+          return json(200, { taken } satisfies TakenMessages);
+        }
         return json(200, await runtime.getSnapshot(sessionId, readSnapshotQuery(url.searchParams)));
       case "stream": {
         const after = afterSeq(request, url);

@@ -7,12 +7,15 @@ export type SessionAction = "list" | "create" | "read" | "stream" | "message" | 
 export interface Route {
   action: SessionAction;
   sessionId?: string;
+  /** A `read` of which messages the session took under their keys (`GET /sessions/:id/messages`), not of its snapshot. */
+  taken?: true;
 }
 
 const sessionRoutes: Record<string, Partial<Record<string, SessionAction>>> = {
   "": { GET: "read", DELETE: "delete" },
   "/events": { GET: "stream" },
-  "/messages": { POST: "message" },
+  // GET: which messages the session took under their keys (a read, as `authorize` is told).
+  "/messages": { POST: "message", GET: "read" },
   "/responses": { POST: "respond" },
   "/cancel": { POST: "cancel" },
 };
@@ -39,7 +42,7 @@ export function matchRoute(path: string, method: string): Route {
   } catch {
     throw new ProtocolError("bad_request", `The session id in ${path} is not valid percent-encoding.`);
   }
-  return { action, sessionId };
+  return { action, sessionId, ...(match[2] === "/messages" && action === "read" ? { taken: true as const } : {}) };
 }
 
 function methodNotAllowed(method: string, allowed: string[]): ProtocolError {

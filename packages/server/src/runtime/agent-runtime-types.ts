@@ -1,4 +1,4 @@
-import type { InputResponse, ProtocolEvent, SessionSnapshot } from "@hitl-kit/protocol";
+import type { InputResponse, ProtocolEvent, SessionSnapshot, TakenMessage } from "@hitl-kit/protocol";
 import type { SnapshotPage } from "../store/project-events.js";
 import type { ListSessionsOptions, SessionSummary } from "../store/records.js";
 import type { EventListener } from "./event-hub.js";
@@ -88,6 +88,13 @@ export interface AgentRuntime {
    * @throws `not_found`
    */
   getSnapshot(sessionId: string, page?: SnapshotPage): Promise<SessionSnapshot>;
+  /**
+   * Which of these `Idempotency-Key`s a person's message in the session was sent with, and
+   * the turn each started, however long ago (what `sendMessage` answers as a repeat): a
+   * page that kept unsent messages finds out which the server took. Each key is listed
+   * once, in the order asked; a key not listed was never taken. @throws `not_found`
+   */
+  findTakenMessages(sessionId: string, keys: readonly string[]): Promise<TakenMessage[]>;
   /** Events after `afterSeq`, in order. Settles expired requests first. @throws `not_found` */
   readEvents(sessionId: string, afterSeq: number, limit?: number): Promise<ProtocolEvent[]>;
   /** Listens to a session's new events in this process; `onEnd` is called when the session is deleted. */

@@ -107,6 +107,16 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       if (!snapshot) throw new ProtocolError("not_found", `There is no session ${sessionId}.`);
       return snapshot;
     },
+    async findTakenMessages(sessionId, keys) {
+      if (!(await store.getSession(sessionId)))
+        throw new ProtocolError("not_found", `There is no session ${sessionId}.`);
+      const asked = [...new Set(keys)];
+      const turns = await Promise.all(asked.map((key) => store.findKeyedTurn(sessionId, key)));
+      return asked.flatMap((key, index) => {
+        const turnId = turns[index];
+        return turnId === undefined ? [] : [{ key, turnId }];
+      });
+    },
     async readEvents(sessionId, afterSeq, limit) {
       await settler.withSession(sessionId, async () => {});
       return store.readEvents(sessionId, afterSeq, limit);

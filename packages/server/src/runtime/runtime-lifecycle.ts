@@ -163,6 +163,7 @@ const storeCalls = [
   "deleteSession",
   "getSnapshot",
   "readEvents",
+  "findTakenMessages",
   "sendMessage",
   "respond",
   "cancel",

@@ -195,9 +195,11 @@ export class AgentClient {
     return message;
   }
 
-  /** The key of a failed message with this text, or of the one just discarded, or a fresh one. */
+  /** The key of a failed or `checking` message with this text, or of the one just discarded, or a fresh one. */
   #keyFor(text: string): string {
-    const failed = this.#state.outbox.find((message) => message.status === "failed" && message.text === text);
+    const failed = this.#state.outbox.find(
+      (message) => (message.status === "failed" || message.status === "checking") && message.text === text,
+    );
     return failed?.key ?? (this.#discarded?.text === text ? this.#discarded.key : idempotencyKey());
   }
 
@@ -398,7 +400,15 @@ export class AgentClient {
     const reduced = actions.reduce(reduceClientState, previous);
     // The history is loaded: what an earlier page kept shows now, less what the server had taken.
     const stored = reduced.hydrated ? this.#takeStored() : [];
-    const next = restored(reduced, stored);
+    // Older history is not loaded: what it does not show, the server is asked about.
+    const checking = this.#transport.findTakenMessages !== undefined && reduced.session.before !== undefined;
+    const next = restored(reduced, stored, checking);
+    if (checking && next.sessionId !== undefined) {
+      const asked = stored.filter(({ key }) =>
+        next.outbox.some((sent) => sent.key === key && sent.status === "checking"),
+      );
+      if (asked.length > 0) void this.#checkTaken(next.sessionId, asked);
+    }
     if (stored.length > 0 || next.outbox !== previous.outbox || next.sessionId !== previous.sessionId) {
       this.#keeper.keep(next.sessionId, next.outbox, this.#creationKey);
     }
@@ -416,6 +426,26 @@ export class AgentClient {
     }
   }
 
+  /**
+   * Asks the server which of these kept messages, older than the history loaded, it took:
+   * those leave the outbox (and the storage), the others show as not sent. When it cannot
+   * say (out of reach, too old to know the read), they all show as not sent, as without the
+   * question, and the person decides. Nothing is sent again here.
+   */
+  async #checkTaken(sessionId: string, messages: readonly UnsentMessage[]): Promise<void> {
+    let taken: string[] = [];
+    try {
+      const found = await this.#transport.findTakenMessages?.(
+        sessionId,
+        messages.map(({ key }) => key),
+      );
+      taken = (found ?? []).map(({ key }) => key);
+    } catch {
+      // Not known: each is shown as not sent; sent again under its key, the server takes it once.
+    }
+    this.#dispatch({ type: "outbox.checked", messages, taken });
+  }
+
   /** The unsent messages an earlier page kept, once (see {@link OutboxKeeper.takeStored}). */
   #takeStored(): readonly UnsentMessage[] {
     const stored = this.#keeper.takeStored();
@@ -429,9 +459,11 @@ export class AgentClient {
   }
 }
 
-/** The state with stored unsent messages in its outbox (each not in the history). */
-function restored(state: ClientState, stored: readonly UnsentMessage[]): ClientState {
-  return stored.length === 0 ? state : reduceClientState(state, { type: "outbox.restored", messages: stored });
+/** The state with stored unsent messages in its outbox (each not in the history), as `checking` while the server is asked. */
+function restored(state: ClientState, stored: readonly UnsentMessage[], checking = false): ClientState {
+  return stored.length === 0
+    ? state
+    : reduceClientState(state, { type: "outbox.restored", messages: stored, checking });
 }
 
 /** The backoff of the client's stream, and the server's heartbeat as its silence timeout implies (three heartbeats). */

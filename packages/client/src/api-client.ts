@@ -1,4 +1,11 @@
-import { type InputResponse, ProtocolError, parseSnapshot } from "@hitl-kit/protocol";
+import {
+  type InputResponse,
+  MAX_TAKEN_KEYS,
+  ProtocolError,
+  parseSnapshot,
+  type TakenMessage,
+  type TakenMessages,
+} from "@hitl-kit/protocol";
 import { ApiError, badResponseError, errorOfResponse, failedRequestError } from "./api-error.js";
 import type {
   ApiClient,
@@ -217,6 +224,27 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         if (error instanceof ProtocolError) throw badResponseError("snapshot", answer.status, error);
         throw error;
       }
+    },
+    async findTakenMessages(sessionId, keys, call) {
+      const taken: TakenMessage[] = [];
+      const asked = [...new Set(keys)];
+      for (let from = 0; from < asked.length; from += MAX_TAKEN_KEYS) {
+        const query = new URLSearchParams(asked.slice(from, from + MAX_TAKEN_KEYS).map((key) => ["key", key]));
+        const answer = await request("GET", `${sessionPath(sessionId)}/messages?${query}`, undefined, call);
+        const body = expect<TakenMessages>(
+          "answer to GET /messages",
+          answer,
+          (fields) =>
+            Array.isArray(fields.taken) &&
+            fields.taken.every(
+              (message: unknown) =>
+                typeof (message as TakenMessage | null)?.key === "string" &&
+                typeof (message as TakenMessage).turnId === "string",
+            ),
+        );
+        taken.push(...body.taken.map(({ key, turnId }) => ({ key, turnId })));
+      }
+      return taken;
     },
     async sendMessage(sessionId, text, { key = idempotencyKey(), ...call } = {}) {
       // The key makes a resent message a repeat: the server starts one turn however often it arrives.

@@ -4,6 +4,7 @@ import type {
   ResolutionAction,
   SessionSnapshot,
   SessionStatus,
+  TakenMessage,
 } from "@hitl-kit/protocol";
 import type { BackoffOptions } from "./backoff.js";
 import type { RetryOptions } from "./retry.js";
@@ -137,6 +138,13 @@ export interface ApiClient {
    * default 50); with `before` (a snapshot's `before`), the page before those. @throws `not_found`
    */
   getSnapshot(sessionId: string, page?: { before?: string; limit?: number } & CallOptions): Promise<SessionSnapshot>;
+  /**
+   * `GET /sessions/:id/messages?key=…`: which of the messages sent under these
+   * `Idempotency-Key`s the session took, and the turn each started, however long ago (a
+   * key not listed was never taken). More keys than one read takes (`MAX_TAKEN_KEYS`, 20)
+   * are asked in several. @throws `not_found`, `bad_request` (a key that is no `Idempotency-Key`)
+   */
+  findTakenMessages(sessionId: string, keys: readonly string[], options?: CallOptions): Promise<TakenMessage[]>;
   /**
    * `POST /sessions/:id/messages`: starts a turn. Sent with `key` as its `Idempotency-Key`
    * (a fresh one when absent; one in `options.headers` wins), so resending it after a

@@ -32,9 +32,15 @@ export type ClientAction =
   | { type: "message.discarded"; key: string }
   /**
    * Messages an earlier page (or client) of this session left unsent, from its stored
-   * outbox: each not in the history comes back `failed`, to send again or discard.
+   * outbox: each not in the history comes back `failed`, to send again or discard; with
+   * `checking`, it comes back `checking`, while the client asks the server whether it took it.
    */
-  | { type: "outbox.restored"; messages: readonly UnsentMessage[] }
+  | { type: "outbox.restored"; messages: readonly UnsentMessage[]; checking?: boolean }
+  /**
+   * The server said which of these restored messages (`checking`) it took: those leave the
+   * outbox, the others are `failed`. With `taken` empty (the server could not say), all are.
+   */
+  | { type: "outbox.checked"; messages: readonly UnsentMessage[]; taken: readonly string[] }
   /** `cancelTurn()` is asking the server to stop the turn. */
   | { type: "stop.requested" }
   /** `cancelTurn()` or `deleteSession()` was refused. */

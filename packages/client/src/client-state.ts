@@ -53,9 +53,12 @@ export interface OutgoingMessage {
    * - `sending`: on its way (resent while the connection fails);
    * - `accepted`: the server started `turnId`, which the stream has not shown yet;
    * - `failed`: refused by the server, or every attempt failed (see `error`). The server
-   *   may have taken it all the same: if the stream shows its turn, it leaves the outbox.
+   *   may have taken it all the same: if the stream shows its turn, it leaves the outbox;
+   * - `checking`: kept unsent by an earlier page, and not in the history loaded: the client
+   *   is asking the server whether it took it (it was sent before the loaded page, or never).
+   *   Nothing is being sent; taken, it leaves the outbox, otherwise it is `failed`.
    */
-  status: "sending" | "accepted" | "failed";
+  status: "sending" | "accepted" | "failed" | "checking";
   /** The turn it started, once the server said so. */
   turnId?: string;
   /** Why it failed (status `failed`). */
@@ -170,7 +173,9 @@ function statusOf(state: ClientState): ClientStatus {
   // Before the snapshot too: its load failed on the way and is being tried again.
   if (state.connection === "reconnecting" || state.connection === "offline") return "reconnecting";
   if (!state.hydrated) return "connecting";
-  if (state.outbox.some((message) => message.status !== "failed")) return "submitting";
+  if (state.outbox.some((message) => message.status === "sending" || message.status === "accepted")) {
+    return "submitting";
+  }
   if (state.session.status === "running") return "streaming";
   if (state.session.status === "waiting") return "waiting";
   return state.error ? "error" : "idle";

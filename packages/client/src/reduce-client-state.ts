@@ -64,7 +64,9 @@ export function reduceClientState(state: ClientState, action: ClientAction): Cli
     case "message.discarded":
       return commitState(state, { outbox: updateKey(state.outbox, action.key, () => undefined) });
     case "outbox.restored":
-      return commitState(state, { outbox: restore(state, action.messages) });
+      return commitState(state, { outbox: restore(state, action.messages, action.checking ?? false) });
+    case "outbox.checked":
+      return commitState(state, { outbox: checked(state.outbox, action.messages, action.taken) });
     case "stop.requested":
       // A closed stream will not show the turn end: such a Stop is not shown as under way.
       return commitState(state, { stopping: state.connection !== "closed" });
@@ -138,27 +140,53 @@ function keysIn(snapshot: SessionSnapshot): Set<string> {
   return new Set(snapshot.messages.flatMap((message) => (message.idempotencyKey ? [message.idempotencyKey] : [])));
 }
 
-/** The stored unsent messages that are neither in the history nor in the outbox, added to it as not sent. */
-function restore(state: ClientState, messages: readonly UnsentMessage[]): readonly OutgoingMessage[] {
+/**
+ * The stored unsent messages that are neither in the history nor in the outbox, added to it
+ * as not sent, or, while the client asks the server whether it took them, as `checking`.
+ */
+function restore(
+  state: ClientState,
+  messages: readonly UnsentMessage[],
+  checking: boolean,
+): readonly OutgoingMessage[] {
   const known = keysIn(state.session);
   for (const message of state.outbox) known.add(message.key);
   const restored = messages
     .filter(({ key }) => !known.has(key))
     .map(
-      ({ key, text, error }): OutgoingMessage => ({
-        key,
-        text,
-        status: "failed",
-        error: error ?? NOT_SENT_BEFORE_CLOSING,
-      }),
+      (message): OutgoingMessage =>
+        checking ? { key: message.key, text: message.text, status: "checking" } : notSent(message),
     );
   return restored.length === 0 ? state.outbox : [...restored, ...state.outbox];
 }
 
+/** The outbox once the server said which of the `checking` messages it took: those leave it, the others are not sent. */
+function checked(
+  outbox: readonly OutgoingMessage[],
+  messages: readonly UnsentMessage[],
+  taken: readonly string[],
+): readonly OutgoingMessage[] {
+  const asked = new Map(messages.map((message) => [message.key, message]));
+  const took = new Set(taken);
+  let changed = false;
+  const next = outbox.flatMap((message) => {
+    const kept = asked.get(message.key);
+    // One sent again meanwhile is on its way: its own answer says what became of it.
+    if (message.status !== "checking" || !kept) return [message];
+    changed = true;
+    return took.has(message.key) ? [] : [notSent(kept)];
+  });
+  return changed ? next : outbox;
+}
+
+function notSent({ key, text, error }: UnsentMessage): OutgoingMessage {
+  return { key, text, status: "failed", error: error ?? NOT_SENT_BEFORE_CLOSING };
+}
+
 /**
- * Why a restored message that had not failed yet (it was on its way) shows as not sent: it
- * may have gone out; a page older than the history loaded cannot tell. Sent again, the
- * server takes it once.
+ * Why a restored message that had not failed yet (it was on its way) shows as not sent: the
+ * server did not take it, or could not be asked (a transport without `findTakenMessages`, a
+ * server too old to answer, one out of reach). Sent again, the server takes it once.
  */
 const NOT_SENT_BEFORE_CLOSING = {
   code: "interrupted",

@@ -17,6 +17,7 @@ export function sseTransport(options: SseTransportOptions): Transport {
   return {
     createSession: (creation) => api.createSession(creation),
     loadSnapshot: (sessionId, page = {}) => api.getSnapshot(sessionId, page),
+    findTakenMessages: (sessionId, keys) => api.findTakenMessages(sessionId, keys),
     async send(sessionId, command, { signal } = {}) {
       const call = signal ? { signal } : {};
       switch (command.type) {

@@ -1,4 +1,4 @@
-import type { InputResponse, ProtocolEvent, SessionSnapshot } from "@hitl-kit/protocol";
+import type { InputResponse, ProtocolEvent, SessionSnapshot, TakenMessage } from "@hitl-kit/protocol";
 import type { ConnectionState } from "./client-state.js";
 
 /** A command of wire protocol v1, as a client sends it for one session. */
@@ -47,8 +47,9 @@ export interface StreamOptions {
 }
 
 /**
- * How a client reaches a session: the four things the wire protocol offers. The default is
- * {@link sseTransport} (HTTP commands, SSE events with reconnect); {@link replayTransport}
+ * How a client reaches a session: the four things the wire protocol offers, and optionally
+ * a fifth (`findTakenMessages`). The default is {@link sseTransport} (HTTP commands, SSE
+ * events with reconnect); {@link replayTransport}
  * plays recorded events with no server. Failures are thrown as `ProtocolError`s carrying
  * the server's code, message and details (code `network` when no answer came back).
  */
@@ -63,6 +64,12 @@ export interface Transport {
     sessionId: string,
     page?: { before?: string; limit?: number; signal?: AbortSignal },
   ): Promise<SessionSnapshot>;
+  /**
+   * `GET /sessions/:id/messages?key=…`: which of the messages sent under these keys the
+   * session took (a key not listed was never taken). Optional: a client whose transport has
+   * none shows the unsent messages an earlier page kept as not sent, without asking.
+   */
+  findTakenMessages?(sessionId: string, keys: readonly string[]): Promise<TakenMessage[]>;
   /**
    * Sends one command; resolves with a 2xx answer, throws a `ProtocolError` otherwise (code
    * `aborted` once `signal` aborts: it stops resending and waiting).

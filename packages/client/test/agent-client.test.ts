@@ -1,22 +1,11 @@
 import type { Script, ScriptedModelOptions } from "@hitl-kit/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { type AgentClient, createAgentClient, type OutboxStorage, type RequestStatus } from "../src/index.js";
-import { follow, pickCall, startAgentServer, textOf, waitFor } from "./helpers.js";
+import { follow, memoryStorage, pickCall, startAgentServer, textOf, waitFor } from "./helpers.js";
 
 type Server = Awaited<ReturnType<typeof startAgentServer>>;
 let server: Server | undefined;
 const clients: AgentClient[] = [];
-
-/** A `sessionStorage` stand-in, with its items to read. */
-function memoryStorage() {
-  const items = new Map<string, string>();
-  const outboxStorage: OutboxStorage = {
-    getItem: (key) => items.get(key) ?? null,
-    setItem: (key, value) => void items.set(key, value),
-    removeItem: (key) => void items.delete(key),
-  };
-  return { items, outboxStorage };
-}
 
 afterEach(async () => {
   for (const client of clients.splice(0)) client.close();
@@ -395,46 +384,6 @@ describe("AgentClient when messages fail on the way", () => {
     expect(creationKeys).toEqual(Array(5).fill(creationKeys[0]));
     expect(await server!.runtime.listSessions()).toEqual([expect.objectContaining({ sessionId })]);
     await waitFor(client, (s) => s.status === "idle" && textOf(s) === "Hello.");
-  });
-
-  it("keeps a message the server took before the loaded history began; sent again, it leaves the outbox and starts no turn", async () => {
-    // The page closed while "refund 1500" was on its way; the server took it; the chat then
-    // went on elsewhere for more than a page of history, each message keyed as clients send them.
-    server = await startAgentServer(() => ({ text: "Noted." }));
-    const { runtime } = server;
-    const { sessionId } = await runtime.createSession({ owner: "tester" });
-    await runtime.sendMessage(sessionId, "refund 1500", { key: "refund-key" });
-    await runtime.idle();
-    for (let turn = 0; turn < 30; turn++) {
-      await runtime.sendMessage(sessionId, `turn ${turn}`, { key: `later-${turn}` });
-      await runtime.idle();
-    }
-    const { items, outboxStorage } = memoryStorage();
-    items.set(
-      `hitl-kit:outbox:${sessionId}`,
-      JSON.stringify({ messages: [{ key: "refund-key", text: "refund 1500" }] }),
-    );
-    const client = follow(createAgentClient({ url: server.url, fetch: server.fetch, sessionId, outboxStorage }));
-    clients.push(client);
-    await client.ready;
-    // This page cannot tell from its history whether the server took it: it says so.
-    expect(client.getSnapshot().outbox).toEqual([
-      {
-        key: "refund-key",
-        text: "refund 1500",
-        status: "failed",
-        error: { code: "interrupted", message: "The chat closed before the server confirmed it." },
-      },
-    ]);
-
-    expect(await client.send("refund 1500")).toMatchObject({ ok: true, status: 200 });
-    // A repeat of a turn long over: nothing will stream for it, so it is not left "on its way".
-    expect(client.getSnapshot()).toMatchObject({ outbox: [], status: "idle", stopping: false });
-    await runtime.idle();
-    const refunds = (await runtime.readEvents(sessionId, 0)).filter(
-      (event) => event.type === "turn.started" && event.idempotencyKey === "refund-key",
-    );
-    expect(refunds).toHaveLength(1);
   });
 
   it("keeps unsent messages for the next page: one not sent comes back failed under its key, one the server took does not", async () => {

@@ -10,7 +10,7 @@ import {
 } from "@hitl-kit/server";
 import { afterEach } from "vitest";
 import { z } from "zod";
-import type { AgentClient, ClientState } from "../src/index.js";
+import type { AgentClient, ClientState, OutboxStorage } from "../src/index.js";
 
 /** A client picker whose server-side schema also refuses a retired template, which its JSON Schema cannot say. */
 export const pickTemplate = defineClientTool({
@@ -61,6 +61,17 @@ export async function startAgentServer(script: Script, modelOptions: ScriptedMod
       await store.close();
     },
   };
+}
+
+/** A `sessionStorage` stand-in, with its items to read. */
+export function memoryStorage() {
+  const items = new Map<string, string>();
+  const outboxStorage: OutboxStorage = {
+    getItem: (key) => items.get(key) ?? null,
+    setItem: (key, value) => void items.set(key, value),
+    removeItem: (key) => void items.delete(key),
+  };
+  return { items, outboxStorage };
 }
 
 /** Subscribes a listener that does nothing, as a mounted UI would, so the client runs. */

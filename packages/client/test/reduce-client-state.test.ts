@@ -237,6 +237,31 @@ describe("client status", () => {
     expect(earlier.outbox).toEqual([]);
   });
 
+  it("restores stored unsent messages as checking while the server is asked, then drops those it took and fails the rest", () => {
+    const messages = [
+      { key: "k-taken", text: "first" },
+      { key: "k-never", text: "second", error: { code: "network", message: "No answer came back." } },
+      { key: "k-resent", text: "third" },
+    ];
+    const checking = reduceClientState(hydrated(), { type: "outbox.restored", messages, checking: true });
+    expect(checking.outbox.map(({ key, status }) => [key, status])).toEqual([
+      ["k-taken", "checking"],
+      ["k-never", "checking"],
+      ["k-resent", "checking"],
+    ]);
+    // Nothing is on its way.
+    expect(checking.status).toBe("idle");
+    // The person sent the third again meanwhile: its own answer says what became of it.
+    const resent = reduceClientState(checking, { type: "message.sending", key: "k-resent", text: "third" });
+    const answered = reduceClientState(resent, { type: "outbox.checked", messages, taken: ["k-taken"] });
+    expect(answered.outbox).toEqual([
+      { key: "k-never", text: "second", status: "failed", error: messages[1]!.error },
+      { key: "k-resent", text: "third", status: "sending" },
+    ]);
+    // An answer about messages no longer checking changes nothing.
+    expect(reduceClientState(answered, { type: "outbox.checked", messages, taken: [] })).toBe(answered);
+  });
+
   it("is stopping from cancelTurn() until the session is idle, another turn starts or the cancel is refused", () => {
     const stop: ClientAction = { type: "stop.requested" };
     const running = fold(hydrated(), asEvents(upTo(20)));

@@ -77,6 +77,63 @@ test("by keyboard, Show earlier messages keeps focus while more pages are left, 
   await chat.screenshot("long-history-keyboard");
 });
 
+test("a message the server took before the newest page of history is not called Not sent after a reload", async ({
+  page,
+  demo,
+  chat,
+}) => {
+  await chat.send("hello");
+  await expect(messages(page)).toHaveCount(2);
+  const sessionId = chat.sessionId();
+  // The server takes "hello again", but neither its answer nor the event stream reaches the page.
+  await page.route(/\/events/, (route) => route.abort("connectionreset"));
+  await page.route(/\/messages$/, async (route) => {
+    await route.fetch();
+    await route.abort("connectionreset");
+  });
+  await page.reload();
+  await chat.send("hello again");
+  await expect(page.getByRole("article", { name: "You" }).last()).toContainText("Sending…");
+  // The page closes before it learns, keeping the message in sessionStorage; the chat goes on elsewhere.
+  await page.goto("about:blank");
+  await page.unrouteAll({ behavior: "ignoreErrors" });
+  await buildHistory(page, demo.url, sessionId, 26);
+
+  // Back: the newest 50 messages do not reach back to it, so the page asks the server.
+  let answer!: () => void;
+  const answered = new Promise<void>((resolve) => {
+    answer = resolve;
+  });
+  await page.route(/\/messages\?key=/, async (route) => {
+    await answered;
+    await route.continue();
+  });
+  await page.goto(`${demo.url}/#session=${sessionId}`);
+  await expect(page.getByRole("button", { name: "Show earlier messages" })).toBeVisible();
+  const kept = chat.conversation.getByRole("article", { name: "You" }).filter({ hasText: "hello again" });
+  await expect(kept).toContainText("Checking whether it was sent…");
+  await expect(kept).toHaveAttribute("data-state", "checking");
+  await expect(chat.conversation.getByRole("alert")).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Send", exact: true })).toBeVisible();
+  await expect(kept.locator(".chat-outgoing")).toHaveCSS("opacity", "1"); // it shows after a second
+  await chat.screenshot("kept-message-checking");
+  answer();
+  await expect(kept).toHaveCount(0);
+  await expect
+    .poll(() => page.evaluate((item) => sessionStorage.getItem(item), `hitl-kit:outbox:${sessionId}`))
+    .toBeNull();
+  await expect(chat.conversation.getByRole("alert")).toHaveCount(0);
+
+  // It is in the history, once, where it was sent.
+  await page.getByRole("button", { name: "Show earlier messages" }).click();
+  await expect(page.getByRole("button", { name: "Show earlier messages" })).toHaveCount(0);
+  await expect(kept).toHaveCount(1);
+  await expect(kept).toHaveAttribute("data-state", "complete");
+  const sent = await (await page.request.get(`${demo.url}/api/agent/sessions/${sessionId}?limit=200`)).json();
+  expect(sent.messages.filter((message: { role: string }) => message.role === "user")).toHaveLength(28);
+  await chat.screenshot("kept-message-cleared");
+});
+
 test.describe("while the person reads older messages", () => {
   // The chat fixture opens the demo in the page.
   test.beforeEach(async ({ page, demo, chat: _chat }) => {

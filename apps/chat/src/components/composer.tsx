@@ -10,7 +10,7 @@ export function isReplying(agent: Pick<AgentView, "status" | "outbox" | "session
   return (
     agent.status === "streaming" ||
     agent.status === "submitting" ||
-    agent.outbox.some((message) => message.status !== "failed") ||
+    agent.outbox.some((message) => message.status === "sending" || message.status === "accepted") ||
     (agent.status === "reconnecting" && agent.session.status === "running")
   );
 }

@@ -176,6 +176,9 @@ function OutgoingItem({
         </div>
       ) : message.status === "sending" ? (
         <p className="chat-outgoing chat-outgoing--sending">Sending…</p>
+      ) : message.status === "checking" ? (
+        // Kept from before a reload and older than the history shown: neither sent nor not sent yet.
+        <p className="chat-outgoing chat-outgoing--checking">Checking whether it was sent…</p>
       ) : null}
     </article>
   );

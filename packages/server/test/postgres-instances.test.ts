@@ -716,5 +716,5 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
         expect.objectContaining({ action: "expire" }),
       ]);
     }
-  });
+  }, 30_000);
 });

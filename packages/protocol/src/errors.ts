@@ -51,6 +51,11 @@ export const ERROR_CODES = {
    * body (a proxy's page), a 2xx whose body does not decode, an undecodable event.
    */
   bad_response: { status: 0, side: "client" },
+  /**
+   * Client only: the server speaks a newer wire protocol than this client (its
+   * `hitl-protocol` header says so): the page must be reloaded to get a client that reads it.
+   */
+  client_outdated: { status: 0, side: "client" },
 } as const satisfies Record<string, { status: number; side: "server" | "client" }>;
 
 /** A known error code. Clients should still accept codes they do not know (a newer server's). */
@@ -61,7 +66,7 @@ export type ServerErrorCode = {
   [Code in ErrorCode]: (typeof ERROR_CODES)[Code]["side"] extends "server" ? Code : never;
 }[ErrorCode];
 
-/** A code only a client reports: `network`, `aborted`, `bad_response`. */
+/** A code only a client reports: `network`, `aborted`, `bad_response`, `client_outdated`. */
 export type ClientErrorCode = Exclude<ErrorCode, ServerErrorCode>;
 
 /** Whether `code` is one of {@link ERROR_CODES}. */

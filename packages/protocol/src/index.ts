@@ -101,4 +101,4 @@ export type {
   ToolUnion,
 } from "./tool-map.js";
 export { validateJsonSchema } from "./validate-json-schema.js";
-export { PROTOCOL_VERSION } from "./version.js";
+export { PROTOCOL_VERSION, PROTOCOL_VERSION_HEADER } from "./version.js";

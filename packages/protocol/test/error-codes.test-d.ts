@@ -9,7 +9,7 @@ import {
 
 describe("ERROR_CODES, the one list of error codes", () => {
   it("splits into the codes a server sends and the ones only a client reports", () => {
-    expectTypeOf<ClientErrorCode>().toEqualTypeOf<"network" | "aborted" | "bad_response">();
+    expectTypeOf<ClientErrorCode>().toEqualTypeOf<"network" | "aborted" | "bad_response" | "client_outdated">();
     expectTypeOf<ServerErrorCode>().toExtend<ErrorCode>();
     expectTypeOf<"turn_running" | "already_resolved" | "session_limit">().toExtend<ServerErrorCode>();
     expectTypeOf(ERROR_CODES.already_resolved.status).toEqualTypeOf<409>();

@@ -182,6 +182,13 @@ describe("allowedOrigins, for a UI on another origin", () => {
     expect(read.headers.get("access-control-allow-credentials")).toBe("true");
     const missing = await server.call("GET", "/sessions/ses_nope", undefined, headers);
     expect(missing.headers.get("access-control-allow-origin")).toBe(ui); // errors are readable too
+    // The page's client may read the protocol version the server speaks (and Retry-After).
+    for (const answer of [created, read, missing]) {
+      expect(answer.headers.get("hitl-protocol")).toBe("2");
+      expect(answer.headers.get("access-control-expose-headers")?.split(/,\s*/)).toEqual(
+        expect.arrayContaining(["retry-after", "hitl-protocol"]),
+      );
+    }
   });
 
   it("tells an allowed page on another site that the identity cookie cannot reach it, and makes no session", async () => {

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { connect, type Socket } from "node:net";
+import { PROTOCOL_VERSION } from "@hitl-kit/protocol";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { RateLimiter } from "../src/http/rate-limiter.js";
 import {
@@ -88,6 +89,14 @@ async function servedChat(http = {}) {
 }
 
 const json = { "content-type": "application/json" };
+
+/** {@link servedChat} with one session of an anonymous browser: its creation's reply, identity cookie and id. */
+async function servedSession() {
+  const base = await servedChat();
+  const created = await send(`${base}/sessions`, { method: "POST", headers: json, body: "{}" });
+  const cookie = created.headers["set-cookie"]![0]!.split(";")[0]!;
+  return { base, created, cookie, id: JSON.parse(created.text).sessionId as string };
+}
 
 function expectJsonError(reply: Reply, status: number, code: string) {
   expect(reply.status).toBe(status);
@@ -276,10 +285,7 @@ describe("the Node adapter (serve)", () => {
 
 describe("what every request must be, on the adapter and the fetch handler", () => {
   it("answers each bad input with its 4xx and a JSON error body, and changes nothing", async () => {
-    const base = await servedChat();
-    const created = await send(`${base}/sessions`, { method: "POST", headers: json, body: "{}" });
-    const cookie = created.headers["set-cookie"]![0]!.split(";")[0]!;
-    const id = JSON.parse(created.text).sessionId;
+    const { base, cookie, id } = await servedSession();
     const withCookie = { ...json, cookie };
     const nested = (depth: number) => `{"text":"hi","extra":${"[".repeat(depth)}${"]".repeat(depth)}}`;
     const cases: [string, string, Record<string, string>, string | undefined, number, string][] = [
@@ -327,10 +333,7 @@ describe("what every request must be, on the adapter and the fetch handler", () 
   });
 
   it("answers HEAD on every GET route with the GET's status and headers and no body", async () => {
-    const base = await servedChat();
-    const created = await send(`${base}/sessions`, { method: "POST", headers: json, body: "{}" });
-    const cookie = created.headers["set-cookie"]![0]!.split(";")[0]!;
-    const id = JSON.parse(created.text).sessionId;
+    const { base, cookie, id } = await servedSession();
     for (const path of ["/sessions", `/sessions/${id}`, `/sessions/${id}/messages?key=k`]) {
       const head = await send(`${base}${path}`, { method: "HEAD", headers: { cookie } });
       expect([head.status, head.headers["content-type"], head.text]).toEqual([200, "application/json", ""]);
@@ -345,10 +348,7 @@ describe("what every request must be, on the adapter and the fetch handler", () 
 
 describe("a person's data in transit", () => {
   it("is kept by no cache and read as nothing but what it is: snapshots, lists, errors and the event stream", async () => {
-    const base = await servedChat();
-    const created = await send(`${base}/sessions`, { method: "POST", headers: json, body: "{}" });
-    const cookie = created.headers["set-cookie"]![0]!.split(";")[0]!;
-    const id = JSON.parse(created.text).sessionId;
+    const { base, cookie, id } = await servedSession();
     for (const path of [`/sessions/${id}`, "/sessions", "/sessions/ses_nobody", `/sessions/${id}/messages?key=k`]) {
       const answered = await send(`${base}${path}`, { headers: { cookie } });
       expect([answered.headers["cache-control"], answered.headers["x-content-type-options"]]).toEqual([
@@ -358,6 +358,23 @@ describe("a person's data in transit", () => {
     }
     const stream = await fetch(`${base}/sessions/${id}/events`, { headers: { cookie } });
     expect(stream.headers.get("cache-control")).toBe("no-store, no-transform");
+    await stream.body?.cancel();
+  });
+});
+
+describe("the protocol version", () => {
+  it("is said in a hitl-protocol header on every answer: JSON, errors and the event stream", async () => {
+    const { base, created, cookie, id } = await servedSession();
+    const read = await send(`${base}/sessions/${id}`, { headers: { cookie } });
+    const missing = await send(`${base}/sessions/ses_nobody`, { headers: { cookie } });
+    const refused = await send(`${base}/sessions/${id}/messages`, { method: "POST", headers: { cookie }, body: "hi" });
+    expect([created.status, read.status, missing.status, refused.status]).toEqual([201, 200, 404, 415]);
+    for (const reply of [created, read, missing, refused]) {
+      expect(reply.headers["hitl-protocol"]).toBe(String(PROTOCOL_VERSION));
+    }
+    const stream = await fetch(`${base}/sessions/${id}/events`, { headers: { cookie } });
+    expect(stream.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    expect(stream.headers.get("hitl-protocol")).toBe(String(PROTOCOL_VERSION));
     await stream.body?.cancel();
   });
 });

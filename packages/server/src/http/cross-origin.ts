@@ -1,4 +1,4 @@
-import { ProtocolError } from "@hitl-kit/protocol";
+import { PROTOCOL_VERSION_HEADER, ProtocolError } from "@hitl-kit/protocol";
 
 const allowedMethods = "GET, HEAD, POST, DELETE";
 
@@ -54,7 +54,7 @@ export class CrossOriginPolicy {
     return {
       "access-control-allow-origin": origin,
       "access-control-allow-credentials": "true",
-      "access-control-expose-headers": "retry-after",
+      "access-control-expose-headers": `retry-after, ${PROTOCOL_VERSION_HEADER}`,
       vary: "Origin",
     };
   }

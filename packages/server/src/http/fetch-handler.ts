@@ -1,4 +1,10 @@
-import { isIdempotencyKey, ProtocolError, type TakenMessages } from "@hitl-kit/protocol";
+import {
+  isIdempotencyKey,
+  PROTOCOL_VERSION,
+  PROTOCOL_VERSION_HEADER,
+  ProtocolError,
+  type TakenMessages,
+} from "@hitl-kit/protocol";
 import type { AgentRuntime } from "../runtime/agent-runtime-types.js";
 import { type Caller, type Identify, identifyCaller, identityCookieHeader } from "./caller.js";
 import { addressBlock, clientAddress } from "./client-address.js";
@@ -79,6 +85,7 @@ export type FetchHandler = (request: Request, platform?: unknown) => Promise<Res
 /**
  * Serves the wire protocol (v2) as a web-standard `(Request) => Promise<Response>`: mount it in
  * any server that speaks fetch (Node via `serve`, Hono, Next.js route handlers, Bun, Deno).
+ * Every answer carries the version it speaks in a `hitl-protocol` header.
  * Sessions belong to the principal that created it; state-changing requests must be JSON
  * from an allowed origin. Every error is JSON `{ error: { code, message, details? } }`
  * with an honest status.
@@ -237,7 +244,8 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
   }
 
   return withLogger(async function handle(request: Request, platform?: unknown) {
-    const extra = new Headers();
+    // Every answer says the protocol it speaks, so a page older than the server can tell it must reload.
+    const extra = new Headers({ [PROTOCOL_VERSION_HEADER]: String(PROTOCOL_VERSION) });
     let response: Response;
     try {
       response = await answer(request, platform, extra);

@@ -21,6 +21,7 @@ import { sleep } from "./backoff.js";
 import { eventIterator } from "./event-iterator.js";
 import { openEventStream } from "./open-event-stream.js";
 import { whileOffline } from "./page-signals.js";
+import { outdatedClientError } from "./protocol-version.js";
 import { idempotencyKey, retryDelay } from "./retry.js";
 
 const neverAborted = new AbortController().signal;
@@ -136,6 +137,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       clearTimeout(timer);
       signal?.removeEventListener("abort", abort);
     }
+    const outdated = outdatedClientError(response);
+    if (outdated) throw outdated;
     let json: unknown;
     try {
       json = text === "" ? undefined : JSON.parse(text);

@@ -4,6 +4,7 @@ import { ApiError, badResponseError, errorOfResponse } from "./api-error.js";
 import { type BackoffOptions, backoffDelay, sleep } from "./backoff.js";
 import { eventPacer, type FrameScheduler } from "./event-pacer.js";
 import { nextTask, SLICE_MS } from "./next-task.js";
+import { outdatedClientError } from "./protocol-version.js";
 import { isRetryableStatus } from "./retry.js";
 import type { EventSink, StreamOptions } from "./transport.js";
 
@@ -40,7 +41,7 @@ export interface OpenEventStreamOptions extends StreamOptions {
  * for, the next read waits for the frame that shows the chunk's events, so what arrives in
  * between is read in one chunk and shown at the frame after (at most a frame later). A
  * chunk that was already queued (a backlog) is followed by the next read at once. An answer retrying cannot fix (404, 403, …), an undecodable event
- * (`bad_response`) or more than `maxRetries` reconnects in a row without an event
+ * (`bad_response`), a server of a newer protocol version (`client_outdated`) or more than `maxRetries` reconnects in a row without an event
  * (`network`) fail the sink with an `ApiError` and stop. Returns the function that closes
  * the stream for good.
  */
@@ -116,6 +117,12 @@ async function readConnection(
     response = await connect();
   } catch {
     return { kind: "dropped", progressed: false };
+  }
+  const outdated = outdatedClientError(response);
+  if (outdated) {
+    // Its events may mean what this client cannot tell: stop, and say to reload, instead of reconnecting.
+    response.body?.cancel().catch(() => {});
+    return { kind: "fatal", error: outdated };
   }
   if (!response.ok) {
     const body = await response.json().catch(() => undefined);

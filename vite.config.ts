@@ -54,6 +54,10 @@ export default defineConfig({
           // each file: a third less CPU for this project, half for dom's. The files keep no state
           // between them (servers, stores and stubbed globals are undone after each).
           isolate: false,
+          // Many of these tests run real servers, PostgreSQL clusters and child processes, and
+          // wait on them: seconds each on a loaded two-core runner, where Vitest's 5 s timed
+          // three of them out. A hang still fails.
+          testTimeout: 15_000,
           include: [
             "packages/*/src/**/*.test.ts",
             "packages/*/test/**/*.test.ts",

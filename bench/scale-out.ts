@@ -53,7 +53,7 @@ if (postgresAvailable) {
   } catch (error) {
     problem = `Postgres: ${error instanceof Error ? error.message : String(error)}`;
   } finally {
-    cluster?.stop();
+    await cluster?.stop();
   }
 } else problem = "Postgres: no PostgreSQL binaries here (apt-get install postgresql)";
 

@@ -1,5 +1,6 @@
-import { execFileSync, spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,8 +32,11 @@ export interface PostgresCluster {
   halt(): void;
   /** Starts the halted server again, on the same port. */
   resume(): void;
-  /** Stops the server at once and removes its folder. */
-  stop(): void;
+  /**
+   * Stops the server at once and removes its folder, without holding the event loop meanwhile.
+   * A stop that takes longer than a few seconds prints the end of the server's log first.
+   */
+  stop(): Promise<void>;
 }
 
 let databases = 0;
@@ -60,23 +64,30 @@ export async function startPostgres(settings: Record<string, string> = {}): Prom
     }
   };
   const port = await freePort();
+  const pgCtlStop = [
+    ...(asRoot ? ["-u", "postgres", "--", join(postgresBin, "pg_ctl")] : []),
+    ...["-D", data, "-m", "immediate", "-w", "stop"],
+  ];
+  const pgCtl = asRoot ? "runuser" : join(postgresBin, "pg_ctl");
   const halt = () => {
-    spawnSync(asRoot ? "runuser" : join(postgresBin, "pg_ctl"), [
-      ...(asRoot ? ["-u", "postgres", "--", join(postgresBin, "pg_ctl")] : []),
-      "-D",
-      data,
-      "-m",
-      "immediate",
-      "-w",
-      "stop",
-    ]);
+    spawnSync(pgCtl, pgCtlStop);
   };
-  const stop = () => {
+  const removeNow = () => {
     halt();
     rmSync(dir, { recursive: true, force: true });
-    process.off("exit", stop);
   };
-  process.on("exit", stop);
+  process.on("exit", removeNow);
+  const stop = async () => {
+    process.off("exit", removeNow);
+    const started = performance.now();
+    await new Promise<void>((resolve) => execFile(pgCtl, pgCtlStop, () => resolve()));
+    const took = performance.now() - started;
+    if (took > 3_000) {
+      const log = existsSync(join(dir, "server.log")) ? readFileSync(join(dir, "server.log"), "utf8") : "";
+      console.warn(`PostgreSQL took ${Math.round(took)} ms to stop; the end of its log:\n${log.slice(-4_000)}`);
+    }
+    await rm(dir, { recursive: true, force: true });
+  };
   const options = {
     listen_addresses: "127.0.0.1",
     unix_socket_directories: dir,
@@ -92,7 +103,8 @@ export async function startPostgres(settings: Record<string, string> = {}): Prom
     run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"]);
     start();
   } catch (error) {
-    stop();
+    process.off("exit", removeNow);
+    removeNow();
     throw error;
   }
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;

@@ -15,7 +15,7 @@ export function throwawayDatabase(prefix: string) {
       cluster = await startPostgres();
       url = await cluster.createDatabase();
     }, 60_000);
-    afterAll(() => cluster?.stop());
+    afterAll(() => cluster?.stop(), 60_000);
   }
   return { url: () => url, schema: () => `${prefix}_${++schemas}` };
 }

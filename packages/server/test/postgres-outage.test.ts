@@ -29,7 +29,7 @@ beforeAll(async () => {
   cluster = await startPostgres({ synchronous_commit: "on" });
   url = await cluster.createDatabase();
 }, 60_000);
-afterAll(() => cluster?.stop());
+afterAll(() => cluster?.stop(), 60_000);
 
 const opened: { runtime: AgentRuntime; store: SessionStore }[] = [];
 afterEach(async () => {

@@ -23,11 +23,11 @@ beforeAll(async () => {
   poolers.session = await startPgbouncer(cluster, "session");
   poolers.transaction = await startPgbouncer(cluster, "transaction");
 }, 60_000);
-afterAll(() => {
+afterAll(async () => {
   poolers.session?.stop();
   poolers.transaction?.stop();
-  cluster?.stop();
-});
+  await cluster?.stop();
+}, 60_000);
 
 const pick = { toolName: "pick_template", input: { templates: ["a", "b"] } };
 const until = (check: () => Promise<unknown>) => vi.waitFor(check, { timeout: 15_000, interval: 50 });

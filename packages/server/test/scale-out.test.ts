@@ -42,8 +42,8 @@ if (postgresAvailable) {
   afterAll(async () => {
     await anthropic?.close();
     await openai?.close();
-    cluster?.stop();
-  });
+    await cluster?.stop();
+  }, 60_000);
 }
 
 /** The model's side of a cycle: the person's word says which tools to call; after results, it is done. */

@@ -234,6 +234,34 @@ describe("a server tool that asks while it runs (ctx.ask)", () => {
     expect(seen).toMatchObject({ name: "AbortError", message: "The session was deleted." });
   });
 
+  it("closes a question asked without ctx.signal, by a tool that ends when stopped, saying what stopped the turn", async () => {
+    const stopsWhenAsked = implement(book, async (_input, ctx) => {
+      const stopped = new Promise<{ booked: false }>((resolve) =>
+        ctx.signal.addEventListener("abort", () => resolve({ booked: false }), { once: true }),
+      );
+      return Promise.race([ctx.ask({ prompt: "How many seats?", schema: z.object({ seats: z.number() }) }), stopped]);
+    });
+    server = startServer(recordingModel([...script, ...script]).model, { tools: [stopsWhenAsked] });
+    const closed = async (stop: (id: string) => Promise<unknown>) => {
+      const id = await server!.session();
+      const resolved: unknown[] = [];
+      server!.runtime.subscribe(id, (event) => {
+        if (event.type === "input.resolved") resolved.push({ action: event.action, reason: event.reason });
+      });
+      await server!.call("POST", `/sessions/${id}/messages`, { text: "book Nora" });
+      await openQuestion(id);
+      await stop(id);
+      await server!.runtime.idle();
+      return resolved;
+    };
+    expect(await closed((id) => server!.call("POST", `/sessions/${id}/cancel`, {}))).toEqual([
+      { action: "cancel", reason: "The person stopped the turn." },
+    ]);
+    expect(await closed((id) => server!.call("DELETE", `/sessions/${id}`))).toEqual([
+      { action: "cancel", reason: "The session was deleted." },
+    ]);
+  });
+
   it("settles the question as accepted when it is answered elsewhere; a value that does not fit leaves it open", async () => {
     const warnings: unknown[][] = [];
     let answerElsewhere: (answer: { value: unknown; reason?: string }) => void = () => {};

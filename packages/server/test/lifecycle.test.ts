@@ -240,7 +240,7 @@ describe("a tool that does not stop when the turn is stopped", () => {
     }
   });
 
-  it("keeps the result of a tool that ends within the grace, and lets a deletion through a tool that never ends", async () => {
+  it("keeps the result of a tool that ends within the grace, and lets a deletion through a tool that never ends, saying the session was deleted", async () => {
     const { tool, finish } = stubborn();
     const { id } = await stoppedWhileRunning({ tool });
     await endsWithOwnResult(id, finish, 50);
@@ -254,8 +254,15 @@ describe("a tool that does not stop when the turn is stopped", () => {
     await vi.waitFor(async () =>
       expect((await server.events(other)).some((event) => event.type === "tool.called")).toBe(true),
     );
+    const streamed: string[] = [];
+    server.runtime.subscribe(other, (event) => {
+      if (event.type === "tool.result") streamed.push(`${event.outcome}: ${JSON.stringify(event.output)}`);
+    });
     expect((await server.call("DELETE", `/sessions/${other}`)).status).toBe(204);
     expect((await server.call("GET", `/sessions/${other}`)).status).toBe(404);
+    expect(streamed).toEqual([
+      'cancelled: {"reason":"The session was deleted while this tool ran, and it had not stopped 100 ms later: it may or may not have completed."}',
+    ]);
   });
 });
 

@@ -6,6 +6,7 @@ import type { AskOptions, AskResult } from "./implement.js";
 import { errorSummary, failureLine, logScope } from "./logged-error.js";
 import { MAX_TIMER_MS } from "./model-step.js";
 import type { RuntimeCore } from "./runtime-core.js";
+import { whyStopped } from "./stop-reasons.js";
 import type { ToolQuestions } from "./tool-questions.js";
 import { outOfTimeReason, ToolTimedOut, withinTimeLimit } from "./tool-timeout.js";
 import type { TurnWriter } from "./turn-writer.js";
@@ -139,7 +140,7 @@ export class ToolExecution {
     let startGrace = () => {};
     const outlasted = new Promise<never>((_resolve, reject) => {
       startGrace = () => {
-        timer = setTimeout(() => reject(new ToolsOutlastedStop(graceMs, [...unfinished])), graceMs);
+        timer = setTimeout(() => reject(new ToolsOutlastedStop(graceMs, [...unfinished], whyStopped(signal))), graceMs);
       };
     });
     // Beyond what a timer can wait (about 24.8 days; `Infinity`): the tools end the turn.
@@ -202,7 +203,7 @@ export class ToolExecution {
       ? await this.questions.cancelBatch(
           sessionId,
           [call.toolCallId],
-          signal?.aborted ? "The person stopped the turn." : (why ?? "The tool finished without this answer."),
+          signal?.aborted ? whyStopped(signal) : (why ?? "The tool finished without this answer."),
         )
       : { requests: [], events: [] };
     await this.writer.commit(sessionId, {
@@ -231,8 +232,10 @@ export class ToolsOutlastedStop extends Error {
   constructor(
     readonly graceMs: number,
     running: readonly string[],
+    /** What stopped the turn (`whyStopped`). */
+    why: string,
   ) {
-    const reason = `The person stopped the turn while this tool ran, and it had not stopped ${graceMs} ms later: it may or may not have completed.`;
+    const reason = `${why.replace(/\.$/, "")} while this tool ran, and it had not stopped ${graceMs} ms later: it may or may not have completed.`;
     super(reason);
     this.name = "ToolsOutlastedStop";
     this.reasons = new Map(running.map((toolCallId) => [toolCallId, reason]));

@@ -6,6 +6,7 @@ import { failureLine, logScope } from "./logged-error.js";
 import { describeFailure, failureText, LeftForRecovery, ModelTurnStep } from "./model-turn-step.js";
 import { outageDelay } from "./outage-wait.js";
 import type { RuntimeCore } from "./runtime-core.js";
+import { whyStopped } from "./stop-reasons.js";
 import { ToolExecution, ToolsOutlastedStop } from "./tool-execution.js";
 import { ToolQuestions } from "./tool-questions.js";
 import { TurnWriter } from "./turn-writer.js";
@@ -251,7 +252,7 @@ export class TurnDriver {
           ? await core.endTurnBatch(
               session,
               { type: "turn.cancelled" },
-              "The person stopped the turn.",
+              whyStopped(signal),
               error instanceof ToolsOutlastedStop ? error.reasons : undefined,
             )
           : await core.endTurnBatch(

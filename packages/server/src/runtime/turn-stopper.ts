@@ -4,6 +4,7 @@ import { failureLine, logScope } from "./logged-error.js";
 import { delay } from "./model-retry.js";
 import type { RequestSettler } from "./request-settler.js";
 import type { RuntimeCore } from "./runtime-core.js";
+import { stopped, stopReasons } from "./stop-reasons.js";
 import type { TurnDriver } from "./turn-driver.js";
 
 /** What a section under a session's lock answers: what to wait for, outside the lock, before it runs again. */
@@ -34,7 +35,7 @@ export class TurnStopper {
       .getSession(sessionId)
       .then((session) => {
         const live = session?.status === "running" || session?.status === "resuming";
-        if (live && session.turnId === cause.turnId) driver.abort(sessionId, stopped(stopReasons[cause.stop]));
+        if (live && session.turnId === cause.turnId) driver.abort(sessionId, stopped(cause.stop));
       })
       .catch((error: unknown) =>
         core.logger.error(
@@ -67,7 +68,7 @@ export class TurnStopper {
         if (session.cancelRequested !== turnId) {
           await core.mustCommit(sessionId, { session: { cancelRequested: turnId } });
         }
-        if (driver.abort(sessionId, stopped(stoppedReason))) return {};
+        if (driver.abort(sessionId, stopped("cancel"))) return {};
         const stopping = await this.#stopDriver(session, "cancel");
         if (stopping.wait) return stopping;
         // No instance drives the turn (its driver died, or waits for the store): end it here, with every call's result.
@@ -88,7 +89,7 @@ export class TurnStopper {
       core.lock.run(sessionId, async () => section(await core.requireSession(sessionId)));
     return untilStopped(locked, async (session) => {
       // The driver ends an aborted turn itself, giving every unfinished call its result.
-      if (session.status !== "idle" && driver.abort(sessionId, stopped(deletedReason))) {
+      if (session.status !== "idle" && driver.abort(sessionId, stopped("delete"))) {
         return { wait: driver.done(sessionId) };
       }
       if (session.status === "running" || session.status === "resuming") {
@@ -97,7 +98,10 @@ export class TurnStopper {
       }
       if (session.status !== "idle") {
         const ending = await this.#withFinished(session);
-        await core.mustCommit(sessionId, await core.endTurnBatch(ending, { type: "turn.cancelled" }, deletedReason));
+        await core.mustCommit(
+          sessionId,
+          await core.endTurnBatch(ending, { type: "turn.cancelled" }, stopReasons.delete),
+        );
       }
       await core.store.deleteSession(sessionId);
       driver.forget(sessionId);
@@ -117,7 +121,7 @@ export class TurnStopper {
     const { driver } = this;
     const { coordination } = this.core;
     const { sessionId, turnId } = session;
-    if (driver.abort(sessionId, stopped(stopReasons[stop]))) return { wait: driver.done(sessionId) };
+    if (driver.abort(sessionId, stopped(stop))) return { wait: driver.done(sessionId) };
     if (!coordination.shared || !turnId || (await coordination.turns.acquire(sessionId))) return {};
     await coordination.requestAbort(sessionId, turnId, stop);
     return { wait: delay(RETRY_MS) };
@@ -144,18 +148,6 @@ async function untilStopped(
     await wait;
   }
 }
-
-const deletedReason = "The session was deleted.";
-const stoppedReason = "The person stopped the turn.";
-/** What a turn stopped from outside says, by what stopped it: the same on the instance that drives it as where the stop landed. */
-const stopReasons: Record<StopKind, string> = { cancel: stoppedReason, delete: deletedReason };
-
-/**
- * The reason a stopped turn's signals abort with: what a tool reads from `ctx.signal.reason`,
- * and what a question it asked with that signal is cancelled saying. An `AbortError`, as a
- * reason-less abort's, so code that tells aborts apart by name still does.
- */
-const stopped = (why: string) => new DOMException(why, "AbortError");
 
 /** How long a deletion waits for another instance to stop the session's turn before it looks again. */
 const RETRY_MS = 25;

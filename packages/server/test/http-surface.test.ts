@@ -203,7 +203,7 @@ describe("the Node adapter (serve)", () => {
     expect((await send(`${base}/sessions`)).status).toBe(200);
   });
 
-  it("answers what is not HTTP at all, or headers too large, in JSON too", async () => {
+  it("answers what is not HTTP at all, or headers too large, in JSON too, saying its wire version", async () => {
     await servedChat();
     const garbage = await sendRaw(served!.port, "NOT HTTP\r\n\r\n");
     expect(garbage).toMatch(/^HTTP\/1.1 400 /);
@@ -214,6 +214,7 @@ describe("the Node adapter (serve)", () => {
     );
     expect(huge).toMatch(/^HTTP\/1.1 431 /);
     expect(huge).toContain('"code":"headers_too_large"');
+    for (const answer of [garbage, huge]) expect(answer).toContain(`\r\nhitl-protocol: ${PROTOCOL_VERSION}\r\n`);
   });
 
   it("keeps several Set-Cookie headers apart", async () => {

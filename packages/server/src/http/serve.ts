@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { createServer as createHttpsServer, type ServerOptions as HttpsServerOptions } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import { ProtocolError } from "@hitl-kit/protocol";
+import { PROTOCOL_VERSION, PROTOCOL_VERSION_HEADER, ProtocolError } from "@hitl-kit/protocol";
 import { MAX_TIMER_MS } from "../runtime/model-step.js";
 import { loggerOf } from "./handler-logger.js";
 import { type NodeHandlerOptions, toNodeHandler } from "./node-handler.js";
@@ -85,7 +85,8 @@ export async function serve(
     return nodeListener(request, response);
   };
   const server = options.tls ? createHttpsServer(options.tls, listener) : createServer(listener);
-  // What Node's HTTP parser refuses never reaches the handler: answer it in JSON too.
+  // What Node's HTTP parser refuses never reaches the handler: answer it in JSON too, saying
+  // the wire version as the handler's answers do.
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (error.code === "ECONNRESET" || !socket.writable) return void socket.destroy();
     const refusal =
@@ -95,7 +96,8 @@ export async function serve(
     const body = JSON.stringify(refusal.toBody());
     socket.end(
       `HTTP/1.1 ${refusal.status} ${refusal.status === 431 ? "Request Header Fields Too Large" : "Bad Request"}\r\n` +
-        `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+        `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+        `${PROTOCOL_VERSION_HEADER}: ${PROTOCOL_VERSION}\r\nconnection: close\r\n\r\n${body}`,
     );
   });
   const host = options.host ?? "127.0.0.1";

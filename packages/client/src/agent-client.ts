@@ -77,8 +77,6 @@ export class AgentClient {
   readonly #taken = new Map<string, string>();
   /** The messages still on their way (being sent, resent, or waiting for the one before), by key. */
   readonly #onItsWay = new Map<string, { abort: AbortController; done: Promise<CommandResult> }>();
-  /** Keys of the unsent messages an earlier page kept: sent again and answered as a repeat, each is in the history already. */
-  readonly #restoredKeys = new Set<string>();
   /** Keys of messages Stop took back before an answer: if the stream shows the server took one, its turn is stopped. */
   readonly #stopped = new Set<string>();
   /** The failed message given up last: sent back unchanged as the next message, it is that message. */
@@ -96,7 +94,7 @@ export class AgentClient {
     this.#state = initialClientState(options.sessionId);
     this.#serverState = this.#state;
     // What an earlier page left unsent shows with the session's history, which takes out what the server had taken; a new chat's at once.
-    if (options.sessionId === undefined) this.#state = restored(this.#state, this.#takeStored());
+    if (options.sessionId === undefined) this.#state = restored(this.#state, this.#keeper.takeStored());
     this.#connection = new SessionConnection(
       this.#transport,
       { dispatch: (...actions) => this.#dispatch(...actions), lastSeq: () => this.#state.lastSeq },
@@ -214,7 +212,7 @@ export class AgentClient {
     this.#onItsWay.delete(key);
     const turnId = result.ok ? (result.body as { turnId?: unknown } | undefined)?.turnId : taken;
     // A kept message the server had taken is older than the history loaded: its turn will not stream again.
-    const old = result.ok && result.status === 200 && this.#restoredKeys.has(key);
+    const old = result.ok && result.status === 200 && this.#keeper.wasKept(key);
     if (typeof turnId === "string") {
       this.#dispatch({ type: "message.accepted", turnId, key, shown: turnId === taken || old });
     }
@@ -399,7 +397,7 @@ export class AgentClient {
     const previous = this.#state;
     const reduced = actions.reduce(reduceClientState, previous);
     // The history is loaded: what an earlier page kept shows now, less what the server had taken.
-    const stored = reduced.hydrated ? this.#takeStored() : [];
+    const stored = reduced.hydrated ? this.#keeper.takeStored() : [];
     // Older history is not loaded: what it does not show, the server is asked about.
     const checking = this.#transport.findTakenMessages !== undefined && reduced.session.before !== undefined;
     const next = restored(reduced, stored, checking);
@@ -444,13 +442,6 @@ export class AgentClient {
       // Not known: each is shown as not sent; sent again under its key, the server takes it once.
     }
     this.#dispatch({ type: "outbox.checked", messages, taken });
-  }
-
-  /** The unsent messages an earlier page kept, once (see {@link OutboxKeeper.takeStored}). */
-  #takeStored(): readonly UnsentMessage[] {
-    const stored = this.#keeper.takeStored();
-    for (const { key } of stored) this.#restoredKeys.add(key);
-    return stored;
   }
 
   /** A newer client of the session took its unsent messages over: stop sending them, as Stop does. */

@@ -39,6 +39,8 @@ export class OutboxKeeper {
   readonly #onHandedOver: () => void;
   /** The stored messages not yet given to the client's outbox: kept in the item until they are. */
   #pending: readonly UnsentMessage[];
+  /** The stored messages given to the client's outbox, by key, as stored: one still `checking` is kept so, with its reason. */
+  readonly #given = new Map<string, UnsentMessage>();
   #item: string | undefined;
 
   constructor(storage: OutboxStorage | undefined, sessionId: string | undefined, onHandedOver: () => void) {
@@ -54,7 +56,13 @@ export class OutboxKeeper {
   takeStored(): readonly UnsentMessage[] {
     const stored = this.#pending;
     if (stored.length > 0) this.#pending = [];
+    for (const message of stored) this.#given.set(message.key, message);
     return stored;
+  }
+
+  /** Whether the message with this key is one an earlier page kept (given by {@link OutboxKeeper.takeStored}). */
+  wasKept(key: string): boolean {
+    return this.#given.has(key);
   }
 
   /** The session is gone: nothing of it is kept. */
@@ -67,13 +75,20 @@ export class OutboxKeeper {
     }
   }
 
-  /** Keeps the outbox (and what is not shown yet) for the session's next client; a storage that refuses keeps nothing. */
+  /**
+   * Keeps the outbox (and what is not shown yet) for the session's next client; a storage
+   * that refuses keeps nothing. A message being checked is kept as it was stored, so a page
+   * reloaded before the check answers still shows why it was not sent.
+   */
   keep(sessionId: string | undefined, outbox: readonly OutgoingMessage[], creationKey: string): void {
     const storage = this.#storage;
     if (!storage) return;
     const item = itemOf(sessionId);
     const shown = new Set(outbox.map((message) => message.key));
-    const messages = [...this.#pending.filter((message) => !shown.has(message.key)), ...outbox.map(unsent)];
+    const messages = [
+      ...this.#pending.filter((message) => !shown.has(message.key)),
+      ...outbox.map((message) => (message.status === "checking" && this.#given.get(message.key)) || unsent(message)),
+    ];
     try {
       if (item !== this.#item) {
         // A new chat's messages move to its session's item once it has one.

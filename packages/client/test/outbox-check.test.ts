@@ -125,6 +125,30 @@ describe("a kept message older than the history loaded", () => {
     ]);
   });
 
+  it("keeps the reason it was kept for while it is checked: a page reloaded meanwhile shows that reason, not 'closed before confirmed'", async () => {
+    const refused = { code: "turn_running", message: "A turn is already running in this session." };
+    const session = await keptSession(30, [{ key: "refused-key", text: "refund 20", error: refused }]);
+    // The check never answers on this page: it is reloaded first.
+    const first = nextPage(session);
+    await waitFor(first.client, (s) => s.outbox[0]?.status === "checking");
+    await vi.waitFor(() => expect(first.asked()).toHaveLength(1));
+    // Being checked, it shows no error; the storage keeps the one it came with.
+    expect(first.client.getSnapshot().outbox).toEqual([{ key: "refused-key", text: "refund 20", status: "checking" }]);
+    expect(JSON.parse(session.items.get(session.item)!)).toEqual({
+      messages: [{ key: "refused-key", text: "refund 20", error: refused }],
+    });
+    first.client.close();
+
+    const reloaded = nextPage(session);
+    reloaded.release();
+    const state = await waitFor(reloaded.client, (s) => s.hydrated && s.outbox[0]?.status === "failed");
+    expect(state.outbox).toEqual([{ key: "refused-key", text: "refund 20", status: "failed", error: refused }]);
+    first.release(); // the first page's check, answered after the reload, changes nothing here
+    expect(JSON.parse(session.items.get(session.item)!)).toEqual({
+      messages: [{ key: "refused-key", text: "refund 20", error: refused }],
+    });
+  });
+
   it("shows every one as not sent when the server cannot be asked, as without asking: the person decides", async () => {
     const session = await keptSession(30, [{ key: "refund-key", text: "refund 1500" }]);
     const { client, wire, asked, release } = nextPage(session, async () => {

@@ -1,13 +1,14 @@
-import { type InputResponse, isIdempotencyKey, ProtocolError, validateJsonSchema } from "@hitl-kit/protocol";
-import { issueSummary } from "@hitl-kit/protocol/internal";
+import { type InputResponse, isIdempotencyKey, ProtocolError } from "@hitl-kit/protocol";
 import type { ApiClient, ApiClientOptions } from "./api-types.js";
+import { checkAnswer, sentAnswer } from "./check-answer.js";
 import type { ClientAction } from "./client-action.js";
 import { type ClientState, initialClientState, type OutgoingMessage } from "./client-state.js";
 import { type CommandError, type CommandResult, toCommandError, toRequestError } from "./command-result.js";
-import { OutboxKeeper, type OutboxStorage, type UnsentMessage } from "./outbox-keeper.js";
+import { KeptMessages } from "./kept-messages.js";
+import type { OutboxStorage } from "./outbox-keeper.js";
 import { reduceClientState } from "./reduce-client-state.js";
 import { type RequestRef, requestIdOf } from "./request-ref.js";
-import { isOpen, type RequestError, type SentAnswer } from "./request-state.js";
+import { isOpen } from "./request-state.js";
 import { idempotencyKey } from "./retry.js";
 import { type ConnectionOptions, SessionConnection } from "./session-connection.js";
 import { sseTransport } from "./sse-transport.js";
@@ -66,11 +67,6 @@ export class AgentClient {
   readonly #connection: SessionConnection;
   #state: ClientState;
   #creating: Promise<string> | undefined;
-  /**
-   * The creation's `Idempotency-Key`, kept until it succeeds (and in `outboxStorage`, while
-   * the new chat's messages wait there): created again after a failure, it is the same session.
-   */
-  #creationKey = idempotencyKey();
   /** The last message sent, until its request settles: the next waits for it, and so does a cancel. */
   #sends: Promise<CommandResult | undefined> = Promise.resolve(undefined);
   /** The turns the stream showed started by this client's keyed messages (the last few), by key. */
@@ -81,20 +77,22 @@ export class AgentClient {
   readonly #stopped = new Set<string>();
   /** The failed message given up last: sent back unchanged as the next message, it is that message. */
   #discarded: { text: string; key: string } | undefined;
-  /** Keeps the outbox in `outboxStorage` for the session's next client. */
-  readonly #keeper: OutboxKeeper;
+  /** What an earlier page kept unsent, and the outbox kept in `outboxStorage` for the next. */
+  readonly #kept: KeptMessages;
   /** The first state, before what this page restored: what a server render showed. */
   readonly #serverState: ClientState;
 
   constructor(options: AgentClientOptions) {
     this.#transport = options.transport ?? sseTransport(options);
-    // A newer client of this session shows what this one kept: this one stops sending it.
-    this.#keeper = new OutboxKeeper(options.outboxStorage, options.sessionId, () => this.#letGo());
-    this.#creationKey = this.#keeper.creationKey ?? this.#creationKey;
-    this.#state = initialClientState(options.sessionId);
-    this.#serverState = this.#state;
-    // What an earlier page left unsent shows with the session's history, which takes out what the server had taken; a new chat's at once.
-    if (options.sessionId === undefined) this.#state = restored(this.#state, this.#keeper.takeStored());
+    this.#kept = new KeptMessages(
+      options.outboxStorage,
+      options.sessionId,
+      this.#transport,
+      (action) => this.#dispatch(action),
+      () => this.#letGo(),
+    );
+    this.#serverState = initialClientState(options.sessionId);
+    this.#state = this.#kept.initial(this.#serverState);
     this.#connection = new SessionConnection(
       this.#transport,
       { dispatch: (...actions) => this.#dispatch(...actions), lastSeq: () => this.#state.lastSeq },
@@ -134,7 +132,7 @@ export class AgentClient {
   async createSession(): Promise<string> {
     const known = this.#state.sessionId;
     if (known !== undefined) return known;
-    this.#creating ??= this.#transport.createSession({ key: this.#creationKey }).then(
+    this.#creating ??= this.#transport.createSession({ key: this.#kept.creationKey }).then(
       ({ sessionId }) => {
         this.#dispatch({ type: "session.created", sessionId });
         this.#connection.markReady();
@@ -212,7 +210,7 @@ export class AgentClient {
     this.#onItsWay.delete(key);
     const turnId = result.ok ? (result.body as { turnId?: unknown } | undefined)?.turnId : taken;
     // A kept message the server had taken is older than the history loaded: its turn will not stream again.
-    const old = result.ok && result.status === 200 && this.#keeper.wasKept(key);
+    const old = result.ok && result.status === 200 && this.#kept.wasKept(key);
     if (typeof turnId === "string") {
       this.#dispatch({ type: "message.accepted", turnId, key, shown: turnId === taken || old });
     }
@@ -311,7 +309,7 @@ export class AgentClient {
     const result = await this.#command({ type: "delete" }, "delete");
     if (result.ok) {
       this.close();
-      this.#keeper.forget(this.#state.sessionId);
+      this.#kept.forget(this.#state.sessionId);
     }
     return result;
   }
@@ -325,7 +323,7 @@ export class AgentClient {
     const { requestId } = response;
     this.#connection.retryNow(); // the person acts: a connection that is down tries again now
     await this.#connection.started; // check against the hydrated request; #post reports a failed start
-    const invalid = this.#checkAnswer(response);
+    const invalid = checkAnswer(this.#state.requests[requestId], response);
     if (invalid) {
       this.#dispatch({ type: "request.failed", requestId, error: invalid });
       return { ok: false, error: invalid };
@@ -338,23 +336,6 @@ export class AgentClient {
     if (result.error.code === "already_resolved" && isOpen(this.#state.requests[requestId]))
       this.#connection.reconnect();
     return result;
-  }
-
-  #checkAnswer(response: InputResponse): RequestError | undefined {
-    const tracked = this.#state.requests[response.requestId];
-    if (response.action !== "accept" || !tracked) return undefined;
-    const { request } = tracked;
-    const value = request.kind === "approval" ? (response.value ?? {}) : response.value;
-    const checked =
-      value === undefined
-        ? { ok: false as const, issues: [{ path: [], message: "Required" }] }
-        : validateJsonSchema(request.answerSchema, value);
-    if (checked.ok) return undefined;
-    return {
-      code: "invalid_answer",
-      message: `The answer does not fit the answer schema of ${request.toolName} (${issueSummary(checked.issues)}).`,
-      issues: checked.issues,
-    };
   }
 
   async #command(command: AgentCommand, source: "cancelTurn" | "delete"): Promise<CommandResult> {
@@ -395,21 +376,7 @@ export class AgentClient {
       }
     }
     const previous = this.#state;
-    const reduced = actions.reduce(reduceClientState, previous);
-    // The history is loaded: what an earlier page kept shows now, less what the server had taken.
-    const stored = reduced.hydrated ? this.#keeper.takeStored() : [];
-    // Older history is not loaded: what it does not show, the server is asked about.
-    const checking = this.#transport.findTakenMessages !== undefined && reduced.session.before !== undefined;
-    const next = restored(reduced, stored, checking);
-    if (checking && next.sessionId !== undefined) {
-      const asked = stored.filter(({ key }) =>
-        next.outbox.some((sent) => sent.key === key && sent.status === "checking"),
-      );
-      if (asked.length > 0) void this.#checkTaken(next.sessionId, asked);
-    }
-    if (stored.length > 0 || next.outbox !== previous.outbox || next.sessionId !== previous.sessionId) {
-      this.#keeper.keep(next.sessionId, next.outbox, this.#creationKey);
-    }
+    const next = this.#kept.settle(previous, actions.reduce(reduceClientState, previous));
     if (next === previous) return;
     this.#state = next;
     for (const listener of this.#listeners) {
@@ -424,37 +391,10 @@ export class AgentClient {
     }
   }
 
-  /**
-   * Asks the server which of these kept messages, older than the history loaded, it took:
-   * those leave the outbox (and the storage), the others show as not sent. When it cannot
-   * say (out of reach, too old to know the read), they all show as not sent, as without the
-   * question, and the person decides. Nothing is sent again here.
-   */
-  async #checkTaken(sessionId: string, messages: readonly UnsentMessage[]): Promise<void> {
-    let taken: string[] = [];
-    try {
-      const found = await this.#transport.findTakenMessages?.(
-        sessionId,
-        messages.map(({ key }) => key),
-      );
-      taken = (found ?? []).map(({ key }) => key);
-    } catch {
-      // Not known: each is shown as not sent; sent again under its key, the server takes it once.
-    }
-    this.#dispatch({ type: "outbox.checked", messages, taken });
-  }
-
   /** A newer client of the session took its unsent messages over: stop sending them, as Stop does. */
   #letGo(): void {
     for (const { abort } of this.#onItsWay.values()) abort.abort();
   }
-}
-
-/** The state with stored unsent messages in its outbox (each not in the history), as `checking` while the server is asked. */
-function restored(state: ClientState, stored: readonly UnsentMessage[], checking = false): ClientState {
-  return stored.length === 0
-    ? state
-    : reduceClientState(state, { type: "outbox.restored", messages: stored, checking });
 }
 
 /** The backoff of the client's stream, and the server's heartbeat as its silence timeout implies (three heartbeats). */
@@ -467,12 +407,6 @@ function connectionOptions({ reconnect, streamSilenceMs }: ApiClientOptions): Co
 
 /** How many keyed messages' turns (and stopped messages) a client remembers: enough for the messages still being resent. */
 const TAKEN_KEYS = 16;
-
-function sentAnswer({ action, value, reason }: InputResponse): SentAnswer {
-  if (action === "accept") return { action, value };
-  if (action === "decline") return reason === undefined ? { action } : { action, reason };
-  return { action };
-}
 
 /**
  * Creates a client for one session, with no I/O yet: the first `subscribe` attaches to

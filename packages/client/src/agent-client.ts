@@ -289,8 +289,7 @@ export class AgentClient {
       const results = await Promise.all(stopping.map(([, { done }]) => done));
       stopping.forEach(([key], index) => {
         if (results[index]!.ok) return;
-        this.#stopped.add(key);
-        if (this.#stopped.size > TAKEN_KEYS) this.#stopped.delete(this.#stopped.values().next().value!);
+        forgetOldest(this.#stopped.add(key));
       });
       if (results.every((result) => !result.ok)) return { ok: true, status: 200, body: {} };
     }
@@ -365,8 +364,7 @@ export class AgentClient {
     for (const action of actions) {
       if (action.type !== "event" || action.event.type !== "turn.started" || !action.event.idempotencyKey) continue;
       const { idempotencyKey: key, turnId } = action.event;
-      this.#taken.set(key, turnId);
-      if (this.#taken.size > TAKEN_KEYS) this.#taken.delete(this.#taken.keys().next().value!);
+      forgetOldest(this.#taken.set(key, turnId));
       // A message still being resent was taken: stop resending it.
       this.#onItsWay.get(key)?.abort.abort();
       // The server took a message Stop took back: stop its turn, as the person asked.
@@ -407,6 +405,11 @@ function connectionOptions({ reconnect, streamSilenceMs }: ApiClientOptions): Co
 
 /** How many keyed messages' turns (and stopped messages) a client remembers: enough for the messages still being resent. */
 const TAKEN_KEYS = 16;
+
+/** Keeps the newest {@link TAKEN_KEYS} keys of a map or set (both iterate oldest first). */
+function forgetOldest(remembered: Map<string, string> | Set<string>): void {
+  if (remembered.size > TAKEN_KEYS) remembered.delete(remembered.keys().next().value!);
+}
 
 /**
  * Creates a client for one session, with no I/O yet: the first `subscribe` attaches to

@@ -26,6 +26,13 @@ import { idempotencyKey, retryDelay } from "./retry.js";
 
 const neverAborted = new AbortController().signal;
 
+/** A URL's query of the parameters that are set (`?limit=20`), in order; empty when none is. */
+function queryOf(parameters: Record<string, string | number | undefined>): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(parameters)) if (value !== undefined) query.set(name, String(value));
+  return query.size > 0 ? `?${query}` : "";
+}
+
 /**
  * Creates the HTTP client of the wire protocol. It does no I/O until a method is called.
  * @example
@@ -201,10 +208,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       return { sessionId };
     },
     async listSessions({ limit, cursor, ...call } = {}) {
-      const query = new URLSearchParams();
-      if (limit !== undefined) query.set("limit", String(limit));
-      if (cursor !== undefined) query.set("cursor", cursor);
-      const answer = await request("GET", `/sessions${query.size > 0 ? `?${query}` : ""}`, undefined, call);
+      const answer = await request("GET", `/sessions${queryOf({ limit, cursor })}`, undefined, call);
       const page = expect<SessionPage>("session list", answer, (body) => Array.isArray(body.sessions));
       return {
         sessions: page.sessions as SessionSummary[],
@@ -212,15 +216,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       };
     },
     async getSnapshot(sessionId, { before, limit, ...call } = {}) {
-      const query = new URLSearchParams();
-      if (before !== undefined) query.set("before", before);
-      if (limit !== undefined) query.set("limit", String(limit));
-      const answer = await request(
-        "GET",
-        `${sessionPath(sessionId)}${query.size > 0 ? `?${query}` : ""}`,
-        undefined,
-        call,
-      );
+      const answer = await request("GET", `${sessionPath(sessionId)}${queryOf({ before, limit })}`, undefined, call);
       try {
         return parseSnapshot(answer.body);
       } catch (error) {

@@ -30,16 +30,16 @@ export function watchPage(signals: PageSignals): () => void {
     if (page?.visibilityState === "visible") signals.shown();
     else if (page?.visibilityState === "hidden") signals.hidden();
   };
-  target.addEventListener("online", online);
-  target.addEventListener("offline", offline);
-  target.addEventListener("pageshow", restored);
-  page?.addEventListener("visibilitychange", visibility);
+  const listeners = [
+    [target, "online", online],
+    [target, "offline", offline],
+    [target, "pageshow", restored],
+    [page, "visibilitychange", visibility],
+  ] as const;
+  for (const [on, type, listener] of listeners) on?.addEventListener(type, listener);
   if (page?.visibilityState === "hidden") signals.hidden();
   return () => {
-    target.removeEventListener("online", online);
-    target.removeEventListener("offline", offline);
-    target.removeEventListener("pageshow", restored);
-    page?.removeEventListener("visibilitychange", visibility);
+    for (const [on, type, listener] of listeners) on?.removeEventListener(type, listener);
   };
 }
 

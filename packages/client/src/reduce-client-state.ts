@@ -40,7 +40,7 @@ export function reduceClientState(state: ClientState, action: ClientAction): Cli
       });
     case "message.sending":
       return commitState(state, {
-        outbox: [...withoutKey(state.outbox, action.key), { key: action.key, text: action.text, status: "sending" }],
+        outbox: [...without(state.outbox, action.key), { key: action.key, text: action.text, status: "sending" }],
         error: keepConnectionError(state),
       });
     case "message.accepted":
@@ -62,7 +62,7 @@ export function reduceClientState(state: ClientState, action: ClientAction): Cli
         })),
       });
     case "message.discarded":
-      return commitState(state, { outbox: updateKey(state.outbox, action.key, () => undefined) });
+      return commitState(state, { outbox: without(state.outbox, action.key) });
     case "outbox.restored":
       return commitState(state, { outbox: restore(state, action.messages, action.checking ?? false) });
     case "outbox.checked":
@@ -236,8 +236,9 @@ function ownMessageIndex(
   );
 }
 
-function withoutKey(outbox: readonly OutgoingMessage[], key: string): readonly OutgoingMessage[] {
-  return outbox.filter((message) => message.key !== key);
+/** The outbox without the message sent with `key`; the same outbox when there is none. */
+function without(outbox: readonly OutgoingMessage[], key: string): readonly OutgoingMessage[] {
+  return updateKey(outbox, key, () => undefined);
 }
 
 /** Replaces (or, for `undefined`, removes) the message sent with `key`; the same outbox when there is none. */

@@ -1,5 +1,6 @@
 "use client";
 
+import type { ReactNode } from "react";
 import { useWidgetTexts } from "../use-widget-texts.js";
 import { EnumField, MultiField } from "./choice-fields.js";
 import { FieldNotes, FieldShell, RequiredMark, useFieldA11y } from "./field-shell.js";
@@ -15,21 +16,9 @@ export interface FieldProps<Kind extends FormNode["kind"] = FormNode["kind"]> {
 }
 
 /** @internal Renders the control for one node of the schema. */
-export function SchemaField({ node, path, required }: FieldProps) {
-  switch (node.kind) {
-    case "text":
-      return <TextField node={node} path={path} required={required} />;
-    case "number":
-      return <NumberField node={node} path={path} required={required} />;
-    case "boolean":
-      return <BooleanField node={node} path={path} required={required} />;
-    case "enum":
-      return <EnumField node={node} path={path} required={required} />;
-    case "multi":
-      return <MultiField node={node} path={path} required={required} />;
-    case "object":
-      return <ObjectFieldset node={node} path={path} required={required} />;
-  }
+export function SchemaField(props: FieldProps) {
+  const Field = fields[props.node.kind] as (props: FieldProps) => ReactNode;
+  return <Field {...props} />;
 }
 
 function num(value: unknown): number | undefined {
@@ -151,3 +140,13 @@ function ObjectFieldset({ node, path, required }: FieldProps<"object">) {
     </fieldset>
   );
 }
+
+/** The component of each kind of node. */
+const fields: { [Kind in FormNode["kind"]]: (props: FieldProps<Kind>) => ReactNode } = {
+  text: TextField,
+  number: NumberField,
+  boolean: BooleanField,
+  enum: EnumField,
+  multi: MultiField,
+  object: ObjectFieldset,
+};

@@ -128,6 +128,8 @@ export default defineConfig({
         },
       },
       {
+        // Type tests (`expectTypeOf`), for `npm run test:unit` and watch mode. `npm test` leaves
+        // this project out: its `npm run typecheck` checks the same files with the same tsconfig.
         extends: true,
         test: {
           name: "types",

@@ -69,13 +69,15 @@ describe("a new message while requests are parked", () => {
 });
 
 describe("cancel", () => {
-  it("cancels a parked turn with one cancelled result per call; a stale answer then gets 409", async () => {
+  it("cancels a parked turn with one cancelled result per call, saying so as a running turn's Stop does; a stale answer then gets 409", async () => {
     const { id, pending } = await parked(recordingModel([{ toolCalls: [pick] }]));
     expect((await server.call("POST", `/sessions/${id}/cancel`, {})).status).toBe(202);
     const events = await server.events(id);
     expect(events.at(-1)).toMatchObject({ type: "turn.cancelled" });
+    const reason = "The person stopped the turn.";
+    expect(events.find((event) => event.type === "input.resolved")).toMatchObject({ action: "cancel", reason });
     expect(events.filter((event) => event.type === "tool.result")).toEqual([
-      expect.objectContaining({ outcome: "cancelled" }),
+      expect.objectContaining({ outcome: "cancelled", output: { reason } }),
     ]);
     const stale = await server.call("POST", `/sessions/${id}/responses`, {
       responses: [{ requestId: pending[0]!.requestId, action: "accept", value: { templateId: "a" } }],

@@ -6,7 +6,7 @@ import { failureLine, logScope } from "./logged-error.js";
 import { describeFailure, failureText, LeftForRecovery, ModelTurnStep } from "./model-turn-step.js";
 import { outageDelay } from "./outage-wait.js";
 import type { RuntimeCore } from "./runtime-core.js";
-import { whyStopped } from "./stop-reasons.js";
+import { stopReasons, whyStopped } from "./stop-reasons.js";
 import { ToolExecution, ToolsOutlastedStop } from "./tool-execution.js";
 import { ToolQuestions } from "./tool-questions.js";
 import { TurnWriter } from "./turn-writer.js";
@@ -286,7 +286,7 @@ export class TurnDriver {
         await core.endTurnBatch(
           ending,
           { type: "turn.cancelled" },
-          "The person stopped the turn.",
+          stopReasons.cancel,
           new Map(interrupted.map((call) => [call.toolCallId, STOPPED_WHILE_INTERRUPTED])),
         ),
       );

@@ -53,7 +53,7 @@ export class TurnStopper {
     // stops the turn that was current when it came, never a later one.
     let turnId = only;
     const cancelled = (session: SessionRecord) =>
-      core.endTurnBatch(session, { type: "turn.cancelled" }, "The person cancelled the turn.");
+      core.endTurnBatch(session, { type: "turn.cancelled" }, stopReasons.cancel);
     return untilStopped(
       (section) => this.settler.withSession(sessionId, section),
       async (session) => {

@@ -8,20 +8,33 @@ import { cleanEnv } from "./prepare-consumer.js";
 export interface ConsumerServer {
   /** The protocol base it printed, such as `http://127.0.0.1:39211/api/agent`. */
   api: string;
-  /** Stops it and waits for it to exit. */
-  stop(): Promise<void>;
+  /** Stops it (SIGTERM) and waits for it to exit: how it exited. */
+  stop(): Promise<Exit>;
+  /** Kills it (SIGKILL), as when it did not stop. */
+  kill(): void;
+}
+
+/** How a process ended: its exit code, or the signal that ended it. */
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
 }
 
 /**
  * Starts one of the consumer app's compiled servers (`dist/server.js` unless named) on a free
  * port, in a fresh working folder of its own: its SQLite file (`.data/hitl.sqlite`, relative
  * to it) is one process's, so servers started at once (two test workers) do not share one.
+ * `env` adds to its environment (`DATABASE_URL`, say).
  */
-export async function startConsumerServer(app: string, script = "dist/server.js"): Promise<ConsumerServer> {
+export async function startConsumerServer(
+  app: string,
+  script = "dist/server.js",
+  env: Record<string, string> = {},
+): Promise<ConsumerServer> {
   const folder = mkdtempSync(join(tmpdir(), "hitl-kit-consumer-server-"));
   const child = spawn(process.execPath, [join(app, script)], {
     cwd: folder,
-    env: { ...cleanEnv(), PORT: "0" },
+    env: { ...cleanEnv(), PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const api = await new Promise<string>((resolve, reject) => {
@@ -41,16 +54,22 @@ export async function startConsumerServer(app: string, script = "dist/server.js"
   return {
     api,
     async stop() {
-      await stop(child);
+      const exit = await stop(child);
       rmSync(folder, { recursive: true, force: true });
+      return exit;
+    },
+    kill() {
+      child.kill("SIGKILL");
     },
   };
 }
 
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
+function stop(child: ChildProcess): Promise<Exit> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  }
   return new Promise((resolve) => {
-    child.once("exit", () => resolve());
+    child.once("exit", (code, signal) => resolve({ code, signal }));
     child.kill("SIGTERM");
   });
 }

@@ -3,10 +3,12 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { createApiClient } from "@hitl-kit/client";
+import type { ProtocolEvent } from "@hitl-kit/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientBudgetBytes, measureShipped } from "../bench/bundle-size.js";
+import { type PostgresCluster, postgresAvailable, startPostgres } from "../packages/server/test/postgres-cluster.js";
 import { runApiExtractor } from "../scripts/api-report.js";
-import { type ConsumerServer, startConsumerServer } from "./consumer-server.js";
+import { type ConsumerServer, type Exit, startConsumerServer } from "./consumer-server.js";
 import { type Consumer, cleanEnv, packages, prepareConsumer, root, run } from "./prepare-consumer.js";
 
 let consumer: Consumer;
@@ -19,9 +21,11 @@ afterAll(() => server?.stop());
 
 const bin = (name: string) => join(root, "node_modules/.bin", name);
 
-/** The protocol's client over a `fetch` with a cookie jar, as a browser would be. */
-function apiWithCookies(url: string) {
-  const cookies = new Map<string, string>();
+/**
+ * The protocol's client over a `fetch` with a cookie jar, as a browser would be. Clients
+ * given one jar are one browser (cookies do not tell ports apart).
+ */
+function apiWithCookies(url: string, cookies = new Map<string, string>()) {
   return createApiClient({
     url,
     fetch: async (input, init) => {
@@ -357,6 +361,108 @@ describe("the packed packages, installed in a new project outside the workspace"
     expect(shipped.css.minified).toBeGreaterThan(5_000);
   });
 });
+
+describe.runIf(postgresAvailable)("docs/deploying.md's servers on Postgres, from the packed packages and pg", () => {
+  let cluster: PostgresCluster | undefined;
+  const servers: ConsumerServer[] = [];
+  afterAll(async () => {
+    await Promise.all(servers.map((instance) => instance.stop()));
+    await cluster?.stop();
+  }, 60_000);
+
+  it("run its two servers on one database: a request parked through one is answered through the other, a stream on one sees every event, and SIGTERM lets each exit", async () => {
+    cluster = await startPostgres();
+    const env = { DATABASE_URL: await cluster.createDatabase(), HOST: "127.0.0.1" };
+    // One after the other: the first migrates the schema, the second finds it migrated.
+    const served = await startConsumerServer(consumer.app, "dist/postgres-server.js", env);
+    servers.push(served);
+    const express = await startConsumerServer(consumer.app, "dist/postgres-express-server.js", env);
+    servers.push(express);
+    const cookies = new Map<string, string>();
+    const [a, b] = [apiWithCookies(served.api, cookies), apiWithCookies(express.api, cookies)];
+
+    const { sessionId: id } = await a.createSession();
+    const seen: ProtocolEvent[] = [];
+    const reading = new AbortController();
+    const stream = (async () => {
+      for await (const event of a.events(id, { signal: reading.signal })) seen.push(event);
+    })().catch((error: unknown) => {
+      if (!reading.signal.aborted) throw error;
+    });
+
+    await b.sendMessage(id, "make me a poster");
+    const picking = await until(
+      () => a.getSnapshot(id),
+      (s) => s.status === "waiting",
+    );
+    expect(picking.pending).toMatchObject([{ toolName: "pick_template", kind: "input" }]);
+    const template = {
+      requestId: picking.pending[0]!.requestId,
+      action: "accept" as const,
+      value: { templateId: "calm" },
+    };
+    expect((await b.respond(id, [template])).status).toBe(202);
+    // The cookie minted by the first instance names the same person on the second, which took the
+    // answer: the same answer again is taken as a resend, another one is refused.
+    expect((await a.respond(id, [template])).status).toBeLessThan(300);
+    const other = { ...template, value: { templateId: "bold" } };
+    const refused = await a.respond(id, [other]).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toMatchObject({ status: 409 });
+    const approving = await until(
+      () => b.getSnapshot(id),
+      (s) => s.pending[0]?.kind === "approval",
+    );
+    expect((await a.respond(id, [{ requestId: approving.pending[0]!.requestId, action: "accept" }])).status).toBe(202);
+    const done = await until(
+      () => b.getSnapshot(id),
+      (s) => s.status === "idle" && s.messages.length >= 4,
+    );
+    expect(JSON.stringify(done.messages)).toContain("Done: the poster uses your template and the charge is refunded.");
+
+    // The stream on the first instance got what the second appended, in order and without gaps.
+    await until(
+      async () => seen.at(-1)?.seq,
+      (seq) => seq === done.lastSeq,
+    );
+    reading.abort();
+    await stream;
+    expect(seen.map((event) => event.seq)).toEqual(Array.from({ length: done.lastSeq }, (_, index) => index + 1));
+    const results = seen.filter((event) => event.type === "tool.result");
+    expect(results.map((event) => event.toolCallId).sort()).toEqual(
+      seen
+        .filter((event) => event.type === "tool.called")
+        .map((event) => event.toolCallId)
+        .sort(),
+    );
+    expect(results.map((event) => event.outcome)).toEqual(["ok", "ok"]);
+
+    // SIGTERM: each closes its server, its runtime and its store, and with nothing left open the process exits.
+    const exits = await Promise.all(servers.map((instance) => exitWithin(instance, 30_000)));
+    expect(exits).toEqual([
+      { code: 0, signal: null },
+      { code: 0, signal: null },
+    ]);
+  });
+});
+
+/** Stops a server and answers how it exited; one still running `ms` later is killed, and fails the test. */
+async function exitWithin(instance: ConsumerServer, ms: number): Promise<Exit> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      instance.kill();
+      reject(new Error(`${instance.api}: still running ${ms} ms after SIGTERM`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([instance.stop(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 function readFile(path: string): string {
   return readFileSync(join(consumer.app, path), "utf8");

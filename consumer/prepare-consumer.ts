@@ -145,6 +145,8 @@ export function prepareConsumer(log: (line: string) => void = () => {}): Consume
         "@modelcontextprotocol/sdk",
         "express",
         "fastify",
+        // docs/deploying.md's servers (postgresStore).
+        "pg",
         // The server README's telemetry adapters.
         "@opentelemetry/api",
         "prom-client",

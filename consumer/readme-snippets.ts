@@ -10,7 +10,7 @@ export interface Snippet {
   code: string;
 }
 
-/** The READMEs whose snippets a user copies: the repository's and each package's. */
+/** The READMEs whose snippets a user copies: the repository's, each package's, and the deployment guide. */
 export const readmes = [
   "README.md",
   "packages/protocol/README.md",
@@ -20,6 +20,7 @@ export const readmes = [
   "packages/widgets/README.md",
   "packages/ai-sdk/README.md",
   "packages/mcp/README.md",
+  "docs/deploying.md",
 ];
 
 const fence = /^```(tsx?)(?=[ \t\n])([^\n]*)\n([\s\S]*?)^```$/gm;

@@ -10,7 +10,7 @@ export interface Snippet {
   code: string;
 }
 
-/** The READMEs whose snippets a user copies: the repository's, each package's, and the deployment guide. */
+/** The READMEs and guides whose snippets a user copies: the repository's, each package's, and those in docs/. */
 export const readmes = [
   "README.md",
   "packages/protocol/README.md",
@@ -21,6 +21,9 @@ export const readmes = [
   "packages/ai-sdk/README.md",
   "packages/mcp/README.md",
   "docs/deploying.md",
+  "docs/ai-sdk.md",
+  "docs/mcp.md",
+  "docs/errors.md",
 ];
 
 const fence = /^```(tsx?)(?=[ \t\n])([^\n]*)\n([\s\S]*?)^```$/gm;
@@ -29,7 +32,9 @@ const fence = /^```(tsx?)(?=[ \t\n])([^\n]*)\n([\s\S]*?)^```$/gm;
  * Every `ts` and `tsx` block of the READMEs. A block whose fence names a file
  * (```` ```ts file=src/server.ts ````) is that file of the consumer project — others may
  * import it — and every other block becomes a module of its own. All of them must
- * compile as they are: each imports and defines what it uses.
+ * compile as they are: each imports and defines what it uses. The exception is a block
+ * marked ```` ```ts fragment ````: a part of a file, or code the reader has before the
+ * change a guide makes (the AI SDK route it replaces), shown for reading, not copying.
  */
 export function readmeSnippets(root: string): Snippet[] {
   return readmes.flatMap((readme) => {
@@ -38,9 +43,10 @@ export function readmeSnippets(root: string): Snippet[] {
       relative(".", readme)
         .replace(/\/?README\.md$/, "")
         .replace(/[^a-z0-9]+/gi, "-") || "root";
-    return [...text.matchAll(fence)].map(([, lang, info = "", code = ""], index) => {
+    return [...text.matchAll(fence)].flatMap(([, lang, info = "", code = ""], index) => {
+      if (/\bfragment\b/.test(info)) return [];
       const named = /\bfile=(\S+)/.exec(info)?.[1];
-      return { readme, file: named ?? `src/readme-${slug}-${index + 1}.${lang}`, code };
+      return [{ readme, file: named ?? `src/readme-${slug}-${index + 1}.${lang}`, code }];
     });
   });
 }

@@ -38,6 +38,17 @@ export function readChatConfig(env: Record<string, string | undefined>): ChatCon
   };
 }
 
+/**
+ * Where the demo keeps its sessions, for its start line: the SQLite folder, or the
+ * PostgreSQL server and database of `DATABASE_URL` (without its user or password).
+ */
+export function storeLabel(config: Pick<ChatConfig, "dataDir" | "databaseUrl">): string {
+  if (!config.databaseUrl) return config.dataDir;
+  const url = new URL(config.databaseUrl);
+  const database = decodeURIComponent(url.pathname.slice(1));
+  return url.host ? `PostgreSQL at ${url.host}/${database}` : `PostgreSQL on its Unix socket, database ${database}`;
+}
+
 function databaseUrl(env: Record<string, string | undefined>): string | undefined {
   const raw = env.DATABASE_URL?.trim();
   if (!raw) return undefined;

@@ -5,7 +5,7 @@
 import { serve } from "@hitl-kit/server";
 import { createServer } from "vite";
 import { createChatApp } from "./chat-app.js";
-import { appDir, readChatConfig } from "./chat-config.js";
+import { appDir, readChatConfig, storeLabel } from "./chat-config.js";
 import { ConfigError } from "./model-from-env.js";
 
 try {
@@ -20,7 +20,7 @@ try {
   console.log(
     `hitl-kit chat (dev) is running at ${vite.resolvedUrls?.local[0] ?? `http://${config.host}:${config.port}/`}`,
   );
-  console.log(`  API on ${api.url}/api (model: ${config.model.label}, data: ${config.dataDir})`);
+  console.log(`  API on ${api.url}/api (model: ${config.model.label}, data: ${storeLabel(config)})`);
   const stop = async () => {
     await vite.close();
     await api.close();

@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import { serve } from "@hitl-kit/server";
 import { createChatApp } from "./chat-app.js";
-import { appDir, readChatConfig } from "./chat-config.js";
+import { appDir, readChatConfig, storeLabel } from "./chat-config.js";
 import { ConfigError } from "./model-from-env.js";
 
 try {
@@ -18,7 +18,7 @@ try {
     throw new ConfigError(`could not open ${store}: ${error instanceof Error ? error.message : String(error)}`);
   });
   const served = await serve(app.handler, { port: config.port, host: config.host });
-  console.log(`hitl-kit chat is running at ${served.url}/ (model: ${config.model.label}, data: ${config.dataDir})`);
+  console.log(`hitl-kit chat is running at ${served.url}/ (model: ${config.model.label}, data: ${storeLabel(config)})`);
   const stop = async () => {
     await served.close();
     await app.close();

@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from "vitest";
 import { postgresAvailable } from "../../../packages/server/test/postgres-cluster.js";
 import { throwawayDatabase } from "../../../packages/server/test/postgres-database.js";
 import { type ChatApp, createChatApp } from "../server/chat-app.js";
-import { readChatConfig } from "../server/chat-config.js";
+import { readChatConfig, storeLabel } from "../server/chat-config.js";
 import { demoScript } from "../server/demo-script.js";
 
 const postgres = throwawayDatabase("demo");
@@ -15,6 +15,13 @@ describe("the demo on Postgres (DATABASE_URL)", () => {
     expect(() => readChatConfig({ DATABASE_URL: "mysql://db/app" })).toThrow(/DATABASE_URL must be a PostgreSQL URL/);
     expect(readChatConfig({ DATABASE_URL: "postgres://u@h/db" }).databaseUrl).toBe("postgres://u@h/db");
     expect(readChatConfig({}).databaseUrl).toBeUndefined();
+  });
+
+  it("says at start where it keeps the sessions: the database, without its password, or the data folder", () => {
+    expect(storeLabel(readChatConfig({ DATABASE_URL: "postgres://app:secret@db.internal:5433/chat" }))).toBe(
+      "PostgreSQL at db.internal:5433/chat",
+    );
+    expect(storeLabel(readChatConfig({ HITL_DATA_DIR: "/srv/chat-data" }))).toBe("/srv/chat-data");
   });
 
   it("stops at start with one line naming DATABASE_URL when it cannot reach the database, before it says it runs", async () => {

@@ -1,3 +1,6 @@
+import { readFileSync } from "node:fs";
+import { connect } from "node:net";
+import { connect as connectTls } from "node:tls";
 import { afterEach, describe, expect, it } from "vitest";
 import { createFetchHandler, type Served, scriptedModel, serve } from "../src/index.js";
 import { startServer } from "./harness.js";
@@ -77,6 +80,40 @@ describe("serve().close()", () => {
     }
     expect(text).toMatch(/^retry: 1000\n\n/);
     await expect(closed).resolves.toBeUndefined();
+  });
+
+  it("closes a connection that has sent no request yet at once, as a browser's preconnect, instead of waiting for it", async () => {
+    const { served, open, createSession } = await heldServer();
+    open();
+    // A kept-alive connection after its request, and one that has sent nothing.
+    expect((await createSession()).status).toBe(201);
+    const spare = connect(served.port, "127.0.0.1");
+    await new Promise((resolve) => spare.once("connect", resolve));
+    const ended = new Promise((resolve) => spare.once("close", resolve));
+    // Far longer than the test may take: close() resolves by closing the spare connection, not by dropping it.
+    await expect(served.close({ timeoutMs: 600_000 })).resolves.toBeUndefined();
+    await ended;
+  });
+
+  it("closes an HTTPS connection that has sent no request after its handshake at once too", async () => {
+    const fixtures = new URL("./fixtures/", import.meta.url);
+    const tls = {
+      cert: readFileSync(new URL("tls-cert.pem", fixtures), "utf8"),
+      key: readFileSync(new URL("tls-key.pem", fixtures), "utf8"),
+    };
+    server = startServer(scriptedModel([]));
+    served = await serve(createFetchHandler(server.runtime), { port: 0, tls });
+    const spare = connectTls({
+      port: served.port,
+      host: "127.0.0.1",
+      ca: tls.cert,
+      checkServerIdentity: () => undefined,
+    });
+    // TLS 1.3 sends the session ticket once the server has the whole handshake: it knows the connection then.
+    await new Promise((resolve) => spare.once("session", resolve));
+    const ended = new Promise((resolve) => spare.once("close", resolve));
+    await expect(served.close({ timeoutMs: 600_000 })).resolves.toBeUndefined();
+    await ended;
   });
 
   it("drops what is still in flight after timeoutMs, and resolves", async () => {

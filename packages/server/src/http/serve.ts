@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer, type ServerOptions as HttpsServerOptions } from "node:https";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { PROTOCOL_VERSION, PROTOCOL_VERSION_HEADER, ProtocolError } from "@hitl-kit/protocol";
 import { MAX_TIMER_MS } from "../runtime/model-step.js";
@@ -29,8 +29,9 @@ export interface Served {
    * Closes gracefully: stops accepting connections, ends every event stream (cleanly, so
    * browsers reconnect, through a balancer to another instance, and resume after the last
    * event they got), lets the requests in flight finish (a POST mid-way gets its reply), and
-   * closes each connection once its response is sent. Connections still open after
-   * `timeoutMs` are dropped, so it resolves within that bound.
+   * closes each connection once its response is sent; one that has sent no request yet (a
+   * browser's preconnect) is closed at once. Connections still open after `timeoutMs` are
+   * dropped, so it resolves within that bound.
    * @example
    * process.once("SIGTERM", async () => {
    *   await served.close({ timeoutMs: 5_000 });
@@ -85,6 +86,14 @@ export async function serve(
     return nodeListener(request, response);
   };
   const server = options.tls ? createHttpsServer(options.tls, listener) : createServer(listener);
+  // Connections, so `close()` can end at once those that have sent nothing yet (a browser's
+  // preconnect, a client's spare socket): Node 20 and 22 wait for the client to close them,
+  // which holds `close()` until `timeoutMs`. (A TLS socket counts the bytes after its handshake.)
+  const connections = new Set<Socket>();
+  server.on(options.tls ? "secureConnection" : "connection", (socket: Socket) => {
+    connections.add(socket);
+    socket.once("close", () => connections.delete(socket));
+  });
   // What Node's HTTP parser refuses never reaches the handler: answer it in JSON too, saying
   // the wire version as the handler's answers do.
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
@@ -123,6 +132,7 @@ export async function serve(
         // A connection whose request is in flight closes once its response is sent, not kept alive.
         for (const response of inFlight) response.shouldKeepAlive = false;
         server.closeIdleConnections();
+        for (const socket of connections) if (socket.bytesRead === 0) socket.destroy();
       });
     },
   };

@@ -1,14 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { RequestRecord, SessionRecord, ToolCallRecord, WriteBatch } from "./records.js";
-
-/** A session's row as the Postgres store reads it. */
-export type SessionRow = {
-  body: string;
-  last_seq: number;
-  owner: string | null;
-  updated_at: string;
-  transcript_len: number;
-};
+import type { SessionRow } from "./session-row.js";
 
 /**
  * What `lock_session` answers: the session's row with its version (xmin) and projection,

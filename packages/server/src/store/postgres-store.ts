@@ -14,7 +14,7 @@ import { isUnreachable, reportUnreachable, resilientPool } from "./postgres-erro
 import { eventsChannel, eventsNotification } from "./postgres-listener.js";
 import { checkSessionKept } from "./postgres-pooler.js";
 import { checkSchemaName, migrate, type Prepared, prepared } from "./postgres-schema.js";
-import { SectionReads, type SessionRow, type WriteChange, type WriteRow } from "./postgres-section.js";
+import { SectionReads, type WriteChange, type WriteRow } from "./postgres-section.js";
 import {
   emptyProjection,
   messagesTouchedBy,
@@ -35,6 +35,7 @@ import type {
   WriteResult,
 } from "./records.js";
 import { STORE_CALLS } from "./report-store-errors.js";
+import { fromRow, type SessionRow } from "./session-row.js";
 import { StoreUnavailable } from "./store-unavailable.js";
 
 /** Options of {@link postgresStore}. */
@@ -653,14 +654,4 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
   };
   // What reaches the database reports a database it cannot reach as `StoreUnavailable`, and a pooler in transaction mode by name.
   return reportUnreachable(store, STORE_CALLS);
-}
-
-function fromRow(row: SessionRow): SessionRecord {
-  return {
-    ...(JSON.parse(row.body) as SessionRecord),
-    ...(row.owner === null ? {} : { owner: row.owner }),
-    updatedAt: row.updated_at,
-    lastSeq: row.last_seq,
-    transcriptLength: row.transcript_len,
-  };
 }

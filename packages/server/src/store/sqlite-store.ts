@@ -31,6 +31,7 @@ import type {
   WriteResult,
 } from "./records.js";
 import { reportStoreErrors, STORE_CALLS } from "./report-store-errors.js";
+import { fromRow, type SessionRow } from "./session-row.js";
 import { asSqliteStoreError, fileTrouble, openFailure } from "./sqlite-errors.js";
 import { walCheckpointer } from "./wal-checkpointer.js";
 
@@ -225,14 +226,6 @@ function heldFiles(): Set<string> {
   global[key] ??= new Set();
   return global[key];
 }
-
-type SessionRow = {
-  body: string;
-  last_seq: number;
-  owner: string | null;
-  updated_at: string;
-  transcript_len: number;
-};
 
 /** A session's row: what a write reads and rewrites, and what reads of the session need. */
 type StateRow = SessionRow & {
@@ -732,13 +725,3 @@ interface QueuedWrite {
 }
 
 const byIndex = (a: ToolCallRecord, b: ToolCallRecord) => a.index - b.index;
-
-function fromRow(row: SessionRow): SessionRecord {
-  return {
-    ...(JSON.parse(row.body) as SessionRecord),
-    ...(row.owner === null ? {} : { owner: row.owner }),
-    updatedAt: row.updated_at,
-    lastSeq: row.last_seq,
-    transcriptLength: row.transcript_len,
-  };
-}

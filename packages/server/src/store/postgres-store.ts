@@ -13,14 +13,16 @@ import { type Coordination, type LeaseHooks, postgresCoordination } from "./post
 import { isUnreachable, reportUnreachable, resilientPool } from "./postgres-errors.js";
 import { eventsChannel, eventsNotification } from "./postgres-listener.js";
 import { checkSessionKept } from "./postgres-pooler.js";
+import { projectWrite } from "./postgres-projection.js";
+import { readStatements } from "./postgres-read-statements.js";
 import { checkSchemaName, migrate, type Prepared, prepared } from "./postgres-schema.js";
 import { SectionReads, type WriteChange, type WriteRow } from "./postgres-section.js";
+import { writeStatements } from "./postgres-write-statements.js";
 import {
   emptyProjection,
   messagesTouchedBy,
   type ProjectedMessage,
   type ProjectionState,
-  projectEvents,
   requestIdsOf,
   SNAPSHOT_PAGE,
   snapshotOf,
@@ -117,47 +119,10 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
   // Per holder (a coordination of this store), what a write that ends or starts a turn did to its lease.
   const leases = new Map<string, LeaseHooks>();
   const leaseSeconds = (options.leaseMs ?? 10_000) / 1000;
-  const sessionColumns = "body, last_seq, owner, updated_at, transcript_len";
   // What each critical section read with its lock (see postgres-coordination), for the section's own reads.
   const sections = new SectionReads();
-  const sessionsAfter = (owner: boolean) =>
-    `SELECT ${sessionColumns} FROM ${s}.sessions WHERE ${owner ? "owner = $4 AND " : ""}(created_at, session_id) < ($1, $2)
-     ORDER BY created_at DESC, session_id DESC LIMIT $3`;
-
-  const statements = {
-    readEvents: named(
-      "read_events",
-      `SELECT body FROM ${s}.events WHERE session_id = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3`,
-    ),
-    lastEvent: named("last_event", `SELECT body FROM ${s}.events WHERE session_id = $1 ORDER BY seq DESC LIMIT 1`),
-    session: named("session", `SELECT ${sessionColumns} FROM ${s}.sessions WHERE session_id = $1`),
-    sessionsAfter: named("sessions_after", sessionsAfter(false)),
-    ownerSessionsAfter: named("owner_sessions_after", sessionsAfter(true)),
-    countSessions: named("count_sessions", `SELECT COUNT(*)::int AS count FROM ${s}.sessions WHERE owner = $1`),
-    snapshot: named(
-      "snapshot",
-      `SELECT s.last_seq, s.projection, (SELECT json_agg(json_build_array(m.idx, m.body) ORDER BY m.idx DESC)
-         FROM (SELECT idx, body FROM ${s}.messages WHERE session_id = $1 AND idx < $2 ORDER BY idx DESC LIMIT $3) m) AS page
-       FROM ${s}.sessions s WHERE s.session_id = $1`,
-    ),
-    requests: named("requests", `SELECT body FROM ${s}.requests WHERE session_id = $1 AND request_id = ANY($2)`),
-    projection: named("projection", `SELECT projection FROM ${s}.sessions WHERE session_id = $1`),
-    transcript: named(
-      "transcript",
-      `SELECT message FROM ${s}.transcript WHERE session_id = $1 AND idx >= $2 ORDER BY idx`,
-    ),
-    toolCalls: named(
-      "tool_calls",
-      `SELECT body FROM ${s}.tool_calls WHERE session_id = $1 AND turn_id = $2 AND step = $3`,
-    ),
-    request: named("request", `SELECT body FROM ${s}.requests WHERE session_id = $1 AND request_id = $2`),
-    openRequests: named("open_requests", `SELECT body FROM ${s}.requests WHERE session_id = $1 AND state = 'open'`),
-    keyedTurn: named(
-      "keyed_turn",
-      `SELECT ${s}.parse_json(body) ->> 'turnId' AS turn_id FROM ${s}.events
-       WHERE session_id = $1 AND ${s}.event_message_key(body) = $2 LIMIT 1`,
-    ),
-  };
+  const statements = readStatements(s);
+  const { readForWrite, lockRow, writeAll } = writeStatements(s);
 
   const readEvents = async (sessionId: string, afterSeq: number, limit?: number) =>
     (await query<{ body: string }>(statements.readEvents, [sessionId, afterSeq, limit ?? null])).map(
@@ -167,68 +132,6 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     (await query<{ body: string }>(statements.lastEvent, [sessionId])).map(
       (row) => JSON.parse(row.body) as ProtocolEvent,
     );
-
-  // A write is at most two round trips whatever its batch holds: one read of what the guards
-  // and the projection need, with the version of the session's row (its xmin), and one
-  // statement that writes everything, each table's rows passed as arrays, if and only if the
-  // row is still that version (every write updates it) and the turn's lease still held;
-  // autocommit makes it one transaction. In a critical section whose read (`lock_session`)
-  // is still the row's version and knows what the batch touches, the write skips its read.
-  // When another write came between, the write runs again in a
-  // transaction that locks the row first (BEGIN, the lock, the read, the write, COMMIT), as
-  // does a write that removes an abandoned message: the read comes after the lock, so its
-  // snapshot has every write before (a read FOR UPDATE would wait for the lock but read its
-  // subqueries in the snapshot it took before). The statements are prepared once per connection.
-  const readColumns = `SELECT s.xmin::text AS version, s.status, s.body, s.last_seq, s.transcript_len, s.projection, s.owner,
-       (SELECT json_agg(r.body) FROM ${s}.requests r
-         WHERE r.session_id = $1 AND r.request_id = ANY($2::text[]) AND r.state <> 'open') AS settled,
-       (SELECT json_agg(json_build_array(m.idx, m.message_id, m.body)) FROM ${s}.messages m
-         WHERE m.session_id = $1 AND (m.message_id = ANY($3::text[]) OR m.message_id IN (
-           SELECT c.message_id FROM ${s}.tool_calls c WHERE c.session_id = $1 AND c.tool_call_id = ANY($4::text[])))
-       ) AS touched,
-       $5::text IS NULL OR EXISTS (SELECT 1 FROM ${s}.turn_leases l
-         WHERE l.session_id = $1 AND l.holder = $5 AND l.expires_at > now()) AS leased
-     FROM ${s}.sessions s WHERE s.session_id = $1`;
-  const readForWrite = { name: `${s}_read_for_write`, text: readColumns };
-  const lockRow = { name: `${s}_lock_row`, text: `SELECT 1 FROM ${s}.sessions WHERE session_id = $1 FOR UPDATE` };
-  const applied = `EXISTS (SELECT 1 FROM session)`;
-  const writeAll = {
-    name: `${s}_write_all`,
-    text: `WITH
-       session AS (UPDATE ${s}.sessions SET status = $18, body = $19, last_seq = $20, updated_at = $21,
-         transcript_len = $22, projection = $23 WHERE session_id = $1 AND xmin = $26::text::xid
-         AND ($27::text IS NULL OR EXISTS (SELECT 1 FROM ${s}.turn_leases l
-           WHERE l.session_id = $1 AND l.holder = $27 AND l.expires_at > now()))
-         RETURNING xmin::text AS version),
-       events AS (INSERT INTO ${s}.events (session_id, seq, body)
-         SELECT $1, * FROM unnest($2::int[], $3::text[]) WHERE ${applied}),
-       transcript AS (INSERT INTO ${s}.transcript (session_id, idx, message)
-         SELECT $1, * FROM unnest($4::int[], $5::text[]) WHERE ${applied}),
-       calls AS (INSERT INTO ${s}.tool_calls (session_id, tool_call_id, turn_id, step, message_id, body)
-         SELECT $1, * FROM unnest($6::text[], $7::text[], $8::int[], $9::text[], $10::text[]) WHERE ${applied}
-         ON CONFLICT (session_id, tool_call_id) DO UPDATE SET turn_id = excluded.turn_id, step = excluded.step,
-           message_id = excluded.message_id, body = excluded.body),
-       requests AS (INSERT INTO ${s}.requests (session_id, request_id, state, expires_at, body)
-         SELECT $1, * FROM unnest($11::text[], $12::text[], $13::bigint[], $14::text[]) WHERE ${applied}
-         ON CONFLICT (session_id, request_id) DO UPDATE SET state = excluded.state,
-           expires_at = excluded.expires_at, claimed_until = NULL, body = excluded.body),
-       messages AS (INSERT INTO ${s}.messages (session_id, idx, message_id, body)
-         SELECT $1, m.idx, m.id, m.body FROM unnest($15::int[], $16::text[], $17::text[], $29::bool[]) AS m(idx, id, body, fresh)
-         WHERE NOT m.fresh AND ${applied}
-         ON CONFLICT (session_id, message_id) DO UPDATE SET idx = excluded.idx, body = excluded.body),
-       fresh AS (INSERT INTO ${s}.messages (session_id, idx, message_id, body)
-         SELECT $1, m.idx, m.id, m.body FROM unnest($15::int[], $16::text[], $17::text[], $29::bool[]) AS m(idx, id, body, fresh)
-         WHERE m.fresh AND ${applied}),
-       ended AS (DELETE FROM ${s}.turn_leases l WHERE l.session_id = $1 AND l.holder = $28 AND ${applied}),
-       took AS (INSERT INTO ${s}.turn_leases AS lease (session_id, holder, token, expires_at)
-         SELECT $1, $30, 1, now() + make_interval(secs => $31) WHERE $30::text IS NOT NULL AND ${applied}
-         ON CONFLICT (session_id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at,
-           token = CASE WHEN lease.holder = excluded.holder THEN lease.token ELSE lease.token + 1 END
-         WHERE lease.holder = excluded.holder OR lease.expires_at <= now()
-         RETURNING token)
-     SELECT (SELECT version FROM session) AS version, EXISTS (SELECT 1 FROM took) AS took,
-       CASE WHEN $24::text IS NOT NULL AND ${applied} THEN pg_notify($25, $24) END`,
-  };
 
   /**
    * What a write did: `after` when it applied; `lease` when it also gave its turn's lease up
@@ -317,7 +220,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       status = changed.status;
       body = JSON.stringify(changed);
     }
-    const change = events.length > 0 ? project(row, events) : undefined;
+    const change = events.length > 0 ? projectWrite(row, events) : undefined;
     // An abandoned message leaves the projection before the upserts move later ones into its place.
     if (change && change.deleted.length > 0) {
       if (!locked) return undefined;
@@ -408,23 +311,6 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
         streaming: change ? change.streaming : "unchanged",
       },
     };
-  }
-
-  /**
-   * Applies a batch's events to the session's projection: the messages they touch (read
-   * with the session's row) and the projection's new state (JSON, or the stored one when
-   * it did not change).
-   */
-  function project(row: { projection: string; touched: [number, string, string][] | null }, events: ProtocolEvent[]) {
-    // Deltas (most writes) change only their message: the state is neither read nor written.
-    const deltas = events.every((e) => e.type === "text.delta" || e.type === "reasoning.delta");
-    const state = deltas ? emptyProjection : (JSON.parse(row.projection) as ProjectionState);
-    const messages = (row.touched ?? []).map(([index, , body]) => ({ index, message: JSON.parse(body) }));
-    const change = projectEvents(state, messages, events);
-    const projection = !deltas && change.state !== state ? JSON.stringify(change.state) : row.projection;
-    // Deltas leave the streaming messages as they were, but this write did not read them.
-    const streaming = deltas ? undefined : change.state.streaming;
-    return { upserts: change.upserts, deleted: change.deleted, projection, streaming };
   }
 
   const inTransaction = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {

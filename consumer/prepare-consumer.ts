@@ -97,6 +97,8 @@ export function prepareConsumer(log: (line: string) => void = () => {}): Consume
     hashTree(hash, join(root, "consumer", file));
   }
   for (const snippet of readmeSnippets(root)) hash.update(snippet.file).update(snippet.code);
+  // Native addons are built for one Node ABI: a project installed under another Node is not reused.
+  hash.update(process.versions.modules);
 
   const home = join(tmpdir(), `hitl-kit-consumer-${hash.digest("hex").slice(0, 12)}`);
   const at = (folder: string): Consumer => ({
@@ -137,7 +139,6 @@ export function prepareConsumer(log: (line: string) => void = () => {}): Consume
         "react",
         "react-dom",
         "zod",
-        "better-sqlite3",
         "@tanstack/react-query",
         "@ai-sdk/anthropic",
         "ai",
@@ -151,6 +152,7 @@ export function prepareConsumer(log: (line: string) => void = () => {}): Consume
         "@opentelemetry/api",
         "prom-client",
       ),
+      "better-sqlite3": betterSqlite3ForThisNode(),
     },
     devDependencies: pinned(
       "typescript",
@@ -208,6 +210,15 @@ function pruneOldConsumers(keep: string): void {
     if (!entry.startsWith("hitl-kit-consumer-") || folder === keep) continue;
     if (statSync(folder).mtimeMs < dayAgo) rmSync(folder, { recursive: true, force: true });
   }
+}
+
+/**
+ * The better-sqlite3 this Node needs, as the server README tells users: 12 on Node 20, 13
+ * on Node 22 and 24 (the workspace keeps both, 13 as `better-sqlite3-13`).
+ */
+function betterSqlite3ForThisNode(): string {
+  if (Number(process.versions.node.split(".")[0]) < 22) return pinned("better-sqlite3")["better-sqlite3"]!;
+  return pinned("better-sqlite3-13")["better-sqlite3-13"]!.replace(/^npm:better-sqlite3@/, "");
 }
 
 function writeJson(file: string, value: unknown): void {

@@ -3,8 +3,8 @@
  * built for Node-API 10 and crashes there), 13 on Node 22 and 24 (12.x aborts the process
  * on Node 24.19+ when a statement is garbage-collected). npm cannot pick a version by Node,
  * so the workspace installs both — 12 as `better-sqlite3`, 13 as `better-sqlite3-13` — and
- * `npm install` runs this after it (`postinstall`). CI runs it with `13` or `12` to test
- * other Node majors from one install (`.ci/unit-tests-on-node`).
+ * `npm install` runs this after it (`postinstall`). `.ci/unit-tests-on-node` runs it with
+ * `13` to test Node 22 and 24 from an install made on Node 20, and without when it ends.
  *
  *     node scripts/pick-better-sqlite3.mjs        # the major for this Node
  *     node scripts/pick-better-sqlite3.mjs 13     # or the one named

@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { createApiClient } from "@hitl-kit/client";
@@ -439,14 +440,26 @@ describe.runIf(postgresAvailable)("docs/deploying.md's servers on Postgres, from
     );
     expect(results.map((event) => event.outcome)).toEqual(["ok", "ok"]);
 
-    // SIGTERM: each closes its server, its runtime and its store, and with nothing left open the process exits.
+    // SIGTERM: each closes its server, its runtime and its store, and with nothing left open the
+    // process exits, though a browser holds a connection it has sent nothing on yet (a preconnect).
+    const preconnects = await Promise.all(servers.map((instance) => openIdleConnection(instance.api)));
     const exits = await Promise.all(servers.map((instance) => exitWithin(instance, 30_000)));
+    for (const socket of preconnects) socket.destroy();
     expect(exits).toEqual([
       { code: 0, signal: null },
       { code: 0, signal: null },
     ]);
   });
 });
+
+/** A connection to a server that sends nothing, as a browser's preconnect. */
+function openIdleConnection(url: string): Promise<Socket> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => resolve(socket));
+    socket.once("error", reject);
+  });
+}
 
 /** Stops a server and answers how it exited; one still running `ms` later is killed, and fails the test. */
 async function exitWithin(instance: ConsumerServer, ms: number): Promise<Exit> {

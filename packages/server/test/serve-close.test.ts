@@ -130,3 +130,43 @@ describe("serve().close()", () => {
     await expect(served.close({ timeoutMs: -1 })).rejects.toThrow(/timeoutMs must be 0 or more/);
   });
 });
+
+describe("serve()'s kept-alive connections", () => {
+  /** A raw connection that sends one request and keeps what comes back; `closed` resolves when the server ends it. */
+  async function keptAlive(port: number) {
+    const socket = connect(port, "127.0.0.1");
+    let received = "";
+    socket.on("data", (chunk) => (received += chunk));
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    socket.write("GET /api/agent/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    while (!received.includes("\r\n\r\n")) await new Promise((resolve) => socket.once("data", resolve));
+    return { socket, headers: received.split("\r\n\r\n")[0]!, closed };
+  }
+
+  it("keeps an idle connection 65 s by default, longer than a balancer's 60, and says so", async () => {
+    server = startServer(scriptedModel([]));
+    served = await serve(createFetchHandler(server.runtime), { port: 0 });
+    const { socket, headers } = await keptAlive(served.port);
+    expect(headers).toMatch(/^keep-alive: timeout=65$/im);
+    socket.destroy();
+  });
+
+  it("closes an idle connection after keepAliveTimeoutMs", async () => {
+    server = startServer(scriptedModel([]));
+    served = await serve(createFetchHandler(server.runtime), { port: 0, keepAliveTimeoutMs: 1_000 });
+    const { headers, closed } = await keptAlive(served.port);
+    expect(headers).toMatch(/^keep-alive: timeout=1$/im);
+    const idle = performance.now();
+    await closed;
+    expect(performance.now() - idle).toBeGreaterThan(900);
+  });
+
+  it("refuses a keepAliveTimeoutMs that is not a positive number", async () => {
+    server = startServer(scriptedModel([]));
+    for (const keepAliveTimeoutMs of [0, -1, Number.NaN]) {
+      await expect(serve(createFetchHandler(server.runtime), { port: 0, keepAliveTimeoutMs })).rejects.toThrow(
+        /keepAliveTimeoutMs must be a positive number/,
+      );
+    }
+  });
+});

@@ -17,6 +17,14 @@ export interface ServeOptions {
   tls?: Pick<HttpsServerOptions, "key" | "cert" | "ca" | "passphrase">;
   /** Where the adapter logs what it failed; default: the fetch handler's logger (see {@link NodeHandlerOptions.logger}). */
   logger?: Pick<Console, "warn" | "error">;
+  /**
+   * How long a kept-alive connection may sit idle before the server closes it (default
+   * 65,000 ms). Behind a balancer, keep it longer than the balancer's own idle timeout (an
+   * AWS ALB's and nginx's upstream keepalive are 60 s), so the balancer always closes first:
+   * with Node's 5 s, the balancer can send a request on a connection the server is closing,
+   * and answers it 502.
+   */
+  keepAliveTimeoutMs?: number;
 }
 
 /** A running server. */
@@ -50,6 +58,9 @@ export interface ServeCloseOptions {
 /** How long `close()` lets the requests in flight finish, by default. */
 const DEFAULT_CLOSE_TIMEOUT_MS = 5_000;
 
+/** How long a kept-alive connection may idle, by default: above a balancer's usual 60 s. */
+const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 /**
  * Serves a fetch handler on Node's http (or https) module through `@hono/node-server`:
  * a response body is written only as fast as the client reads it (a slow event-stream
@@ -64,6 +75,12 @@ export async function serve(
   handler: (request: Request, platform?: unknown) => Promise<Response>,
   options: ServeOptions = {},
 ): Promise<Served> {
+  const keepAliveTimeoutMs = options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS;
+  if (!(keepAliveTimeoutMs > 0 && keepAliveTimeoutMs <= MAX_TIMER_MS)) {
+    throw new RangeError(
+      `serve()'s keepAliveTimeoutMs must be a positive number of milliseconds, not ${keepAliveTimeoutMs}.`,
+    );
+  }
   // Aborted by `close()`: it ends the event streams being served.
   const closing = new AbortController();
   const endingStreams = async (request: Request, platform?: unknown) => {
@@ -86,6 +103,8 @@ export async function serve(
     return nodeListener(request, response);
   };
   const server = options.tls ? createHttpsServer(options.tls, listener) : createServer(listener);
+  // (Node 20+ times a request's headers from its first byte: an idle connection is not cut by `headersTimeout`.)
+  server.keepAliveTimeout = keepAliveTimeoutMs;
   // Connections, so `close()` can end at once those that have sent nothing yet (a browser's
   // preconnect, a client's spare socket): Node 20 and 22 wait for the client to close them,
   // which holds `close()` until `timeoutMs`. (A TLS socket counts the bytes after its handshake.)

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import type { ScriptedModelOptions, ScriptedReply } from "@hitl-kit/server";
+import { bundledEntry } from "../../server/test/bundled-entry.js";
 
 export { tools } from "./live-tools.js";
 
@@ -10,20 +11,10 @@ export { tools } from "./live-tools.js";
  * every protocol request and counts the event streams it serves while they are open.
  */
 export async function startLiveServer(script: readonly ScriptedReply[], options: ScriptedModelOptions = {}) {
-  const entry = join(import.meta.dirname, "live-server-process.ts");
-  const child = spawn(
-    process.execPath,
-    [
-      "--conditions=@hitl-kit/source",
-      "--import",
-      "tsx",
-      entry,
-      JSON.stringify(script),
-      JSON.stringify(options),
-      location.origin,
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const entry = await bundledEntry(join(import.meta.dirname, "live-server-process.ts"));
+  const child = spawn(process.execPath, [entry, JSON.stringify(script), JSON.stringify(options), location.origin], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr!.on("data", (chunk) => (stderr += chunk));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

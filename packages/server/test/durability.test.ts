@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { emptySnapshot, type Message, reduceSession, type SessionSnapshot } from "@hitl-kit/protocol";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { sqliteStore } from "../src/store/sqlite-store.js";
+import { bundledEntry } from "./bundled-entry.js";
 import { checkOneResultPerCall, readSse, tempDir } from "./harness.js";
 
 const children: ChildProcess[] = [];
@@ -26,8 +27,10 @@ function unprivilegedUser(): { uid?: number; gid?: number } {
  * (`mktemp -d` makes one) cannot be read by `nobody`, and the file-mode test is skipped there.
  */
 const unprivilegedCanRun =
-  spawnSync(process.execPath, ["--import", "tsx", "-e", "0"], { cwd: import.meta.dirname, ...unprivilegedUser() })
-    .status === 0;
+  spawnSync(process.execPath, ["--input-type=module", "-e", 'await import("better-sqlite3")'], {
+    cwd: import.meta.dirname,
+    ...unprivilegedUser(),
+  }).status === 0;
 if (!unprivilegedCanRun) {
   console.warn(
     "durability.test: SKIPPING the read-only-file test: as root it runs its server as nobody, who cannot read this checkout (a folder only root may enter).",
@@ -40,9 +43,9 @@ if (!unprivilegedCanRun) {
  * process itself, so that killing the child kills the server).
  */
 async function startProcess(db: string, env: Record<string, string> = {}, { unprivileged = false } = {}) {
-  const script = join(import.meta.dirname, "processes/durable-server.ts");
+  const script = await bundledEntry(join(import.meta.dirname, "processes/durable-server.ts"));
   const user = unprivileged ? unprivilegedUser() : {};
-  const child = spawn(process.execPath, ["--conditions=@hitl-kit/source", "--import", "tsx", script], {
+  const child = spawn(process.execPath, [script], {
     env: { ...process.env, HITL_DB: db, ...env },
     stdio: ["ignore", "pipe", "pipe"],
     ...user,

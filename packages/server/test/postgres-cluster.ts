@@ -1,5 +1,6 @@
 import { execFile, execFileSync, spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { chownSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -41,28 +42,62 @@ export interface PostgresCluster {
 
 let databases = 0;
 
-/**
- * Starts a cluster: `initdb` into a temporary folder (as the `postgres` user when run as
- * root, since `initdb` refuses root), then `pg_ctl start` on a free loopback port with its
- * socket in that folder. Durability settings are off: the tests crash processes, not machines.
- */
-export async function startPostgres(settings: Record<string, string> = {}): Promise<PostgresCluster> {
-  const dir = mkdtempSync(join(tmpdir(), "hitl-kit-pg-"));
-  const data = join(dir, "data");
-  const asRoot = process.getuid?.() === 0;
+const asRoot = process.getuid?.() === 0;
+
+/** A new temporary folder, owned by the `postgres` user when run as root (`initdb` and `postgres` refuse root). */
+function folderForPostgres(prefix: string): string {
+  const dir = mkdtempSync(prefix);
   if (asRoot) {
     const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim());
     const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim());
     chownSync(dir, uid, gid);
   }
-  const run = (binary: string, args: string[]) => {
-    const command = asRoot ? "runuser" : join(postgresBin, binary);
-    const argv = asRoot ? ["-u", "postgres", "--", join(postgresBin, binary), ...args] : args;
-    const result = spawnSync(command, argv, { encoding: "utf8", cwd: dir });
-    if (result.status !== 0) {
-      throw new Error(`${binary} ${args.join(" ")} failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
-    }
-  };
+  return dir;
+}
+
+/** Runs one of PostgreSQL's programs in `dir` (as the `postgres` user when run as root); a failure throws what it printed. */
+function runPostgres(binary: string, args: string[], dir: string): void {
+  const command = asRoot ? "runuser" : join(postgresBin, binary);
+  const argv = asRoot ? ["-u", "postgres", "--", join(postgresBin, binary), ...args] : args;
+  const result = spawnSync(command, argv, { encoding: "utf8", cwd: dir });
+  if (result.status !== 0) {
+    throw new Error(`${binary} ${args.join(" ")} failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
+  }
+}
+
+/**
+ * A data folder `initdb` made, once per machine and PostgreSQL build: each cluster starts
+ * from a copy of it, which takes a fifth of the time and a quarter of the CPU of its own
+ * `initdb`. Made in a folder of its own and renamed when complete, so files starting
+ * clusters in parallel never copy half of one.
+ */
+function templateData(): string {
+  const args = ["-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"];
+  const built = statSync(join(postgresBin, "postgres"));
+  const key = createHash("sha256").update(`${postgresBin} ${built.size} ${built.mtimeMs} ${args.join(" ")}`);
+  const home = join(tmpdir(), `hitl-kit-pg-template-${key.digest("hex").slice(0, 12)}`);
+  if (existsSync(home)) return join(home, "data");
+  const staging = folderForPostgres(`${home}-staging-`);
+  runPostgres("initdb", ["-D", join(staging, "data"), ...args], staging);
+  try {
+    renameSync(staging, home);
+  } catch (error) {
+    // Another file made the same template first: use its folder.
+    if (!existsSync(home)) throw error;
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return join(home, "data");
+}
+
+/**
+ * Starts a cluster: a copy of the template data folder (`initdb`'s, made once) in a
+ * temporary folder, then `pg_ctl start` on a free loopback port with its socket in that
+ * folder. Durability settings are off: the tests crash processes, not machines.
+ */
+export async function startPostgres(settings: Record<string, string> = {}): Promise<PostgresCluster> {
+  const dir = folderForPostgres(join(tmpdir(), "hitl-kit-pg-"));
+  const data = join(dir, "data");
+  const run = (binary: string, args: string[]) => runPostgres(binary, args, dir);
   const port = await freePort();
   const pgCtlStop = [
     ...(asRoot ? ["-u", "postgres", "--", join(postgresBin, "pg_ctl")] : []),
@@ -100,7 +135,13 @@ export async function startPostgres(settings: Record<string, string> = {}): Prom
   const flags = [`-p ${port}`, ...Object.entries(options).map(([key, value]) => `-c ${key}=${value}`)].join(" ");
   const start = () => run("pg_ctl", ["-D", data, "-o", flags, "-l", join(dir, "server.log"), "-w", "start"]);
   try {
-    run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"]);
+    // As its owner, keeping the modes PostgreSQL insists on (the folder 0700).
+    execFileSync(asRoot ? "runuser" : "cp", [
+      ...(asRoot ? ["-u", "postgres", "--", "cp"] : []),
+      "-a",
+      templateData(),
+      data,
+    ]);
     start();
   } catch (error) {
     process.off("exit", removeNow);

@@ -12,6 +12,7 @@ import { EventSourceParserStream } from "eventsource-parser/stream";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresStore } from "../src/store/postgres-store.js";
+import { bundledEntry } from "./bundled-entry.js";
 import { checkOneResultPerCall } from "./harness.js";
 import { type PostgresCluster, postgresAvailable, startPostgres } from "./postgres-cluster.js";
 import { startFakeAnthropic } from "./providers/fake-anthropic.js";
@@ -74,8 +75,8 @@ afterAll(() => {
 });
 
 async function startInstance(schema: string): Promise<Instance> {
-  const script = join(import.meta.dirname, "processes/instance-server.ts");
-  const child = spawn(process.execPath, ["--conditions=@hitl-kit/source", "--import", "tsx", script], {
+  const script = await bundledEntry(join(import.meta.dirname, "processes/instance-server.ts"));
+  const child = spawn(process.execPath, [script], {
     env: {
       ...process.env,
       HITL_DATABASE_URL: database,

@@ -80,9 +80,10 @@ describe.each(implementations)("%s", (_name, create) => {
 
   it("keeps a projection equal to a fold of its log, whole and page by page, after random operations", async () => {
     let run = 0;
+    // One store; each run has a session of its own.
+    const store = open();
     await fc.assert(
       fc.asyncProperty(projectionOps, fc.integer({ min: 1, max: 7 }), async (ops, pageSize) => {
-        const store = open();
         const id = `p${++run}`;
         await store.createSession(session(id));
         for (const batch of batchesOf(ops)) expect((await store.write(id, batch)).ok).toBe(true);

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { bundledEntry } from "../packages/server/test/bundled-entry.js";
 
 const entry = fileURLToPath(new URL("../apps/chat/server/main.ts", import.meta.url));
 
@@ -14,13 +15,16 @@ export interface DemoServer {
   stop(): Promise<void>;
 }
 
-/** Starts the built demo (`apps/chat/server/main.ts`) with the scripted model on a free port. */
+/**
+ * Starts the built demo (`apps/chat/server/main.ts`, bundled with the packages' sources, as
+ * `npm start` runs them through tsx) with the scripted model on a free port.
+ */
 export async function startDemoServer(env: Record<string, string> = {}): Promise<DemoServer> {
   const dataDir = mkdtempSync(join(tmpdir(), "hitl-e2e-"));
   let child: ChildProcess;
   let url = "";
   const launch = async (port: string) => {
-    child = spawn(process.execPath, ["--conditions=@hitl-kit/source", "--import", "tsx", entry], {
+    child = spawn(process.execPath, [await bundledEntry(entry)], {
       env: { ...process.env, PORT: port, HOST: "127.0.0.1", HITL_DATA_DIR: dataDir, HITL_MODEL: "scripted", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });

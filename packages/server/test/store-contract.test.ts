@@ -110,6 +110,15 @@ describe.each(implementations)("%s", (_name, create) => {
     // 60 random sessions: about 10 s on Postgres on a quiet 2-core machine, over 30 s on a busy one.
   }, 120_000);
 
+  it("refuses a second session of an id in use, naming it, and keeps the first", async () => {
+    const store = open();
+    await store.createSession(session("s1", "2026-11-22T10:00:00.000Z", "ada"));
+    await expect(store.createSession(session("s1", "2026-11-22T11:00:00.000Z", "bob"))).rejects.toThrow(
+      "Session s1 exists already.",
+    );
+    expect(await store.getSession("s1")).toMatchObject({ owner: "ada", createdAt: "2026-11-22T10:00:00.000Z" });
+  });
+
   it("numbers events from 1 without gaps and reads them after a seq, in pages", async () => {
     const store = open();
     await store.createSession(session("s1"));

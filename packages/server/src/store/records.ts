@@ -234,7 +234,7 @@ export function idleSession(sessionId: string, owner?: string): Parameters<Sessi
  * not the session's history.
  */
 export interface SessionStore {
-  /** Stores a new session; its `updatedAt` starts at `createdAt`. */
+  /** Stores a new session; its `updatedAt` starts at `createdAt`. Rejects an id in use with `Session <id> exists already.`, keeping that session. */
   createSession(session: Omit<SessionRecord, "lastSeq" | "updatedAt" | "transcriptLength">): Promise<void>;
   /** The session's record, or `undefined` when there is no such session. */
   getSession(sessionId: string): Promise<SessionRecord | undefined>;

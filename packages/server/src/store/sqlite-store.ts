@@ -226,15 +226,22 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
     async createSession({ owner, ...session }) {
       if (paused) await paused.over;
       const { sessionId, createdAt, status } = session;
-      q.insertSession.run(
-        sessionId,
-        createdAt,
-        status,
-        JSON.stringify(session),
-        owner ?? null,
-        createdAt,
-        JSON.stringify(emptyProjection),
-      );
+      try {
+        q.insertSession.run(
+          sessionId,
+          createdAt,
+          status,
+          JSON.stringify(session),
+          owner ?? null,
+          createdAt,
+          JSON.stringify(emptyProjection),
+        );
+      } catch (error) {
+        if ((error as { code?: unknown }).code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
+          throw new Error(`Session ${sessionId} exists already.`);
+        }
+        throw error;
+      }
     },
     async getSession(sessionId) {
       return readSession(sessionId);

@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
@@ -43,6 +43,19 @@ function apiWithCookies(url: string, cookies = new Map<string, string>()) {
   });
 }
 
+/**
+ * Runs a command without holding the event loop, so that tests marked concurrent run side by
+ * side: its exit status and what it printed.
+ */
+function runAside(command: string, args: string[], cwd: string) {
+  return new Promise<{ status: number; stdout: string; stderr: string }>((resolve, reject) => {
+    execFile(command, args, { cwd, env: cleanEnv(), maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error && typeof error.code !== "number") reject(error);
+      else resolve({ status: error ? Number(error.code) : 0, stdout, stderr });
+    });
+  });
+}
+
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
   for (let attempt = 0; attempt < 200; attempt++) {
     const value = await read();
@@ -53,24 +66,6 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Pr
 }
 
 describe("the packed packages, installed in a new project outside the workspace", () => {
-  it("pass publint and arethetypeswrong (bundler and node16) as published", () => {
-    for (const name of packages) {
-      const tarball = consumer.tarballs[name];
-      expect(run(bin("publint"), ["run", tarball, "--strict"], root)).toMatch(/All good/);
-      const css = name === "widgets" ? ["--exclude-entrypoints", "styles.css"] : [];
-      // attw exits non-zero on any problem in bundler or node16 (ESM) resolution.
-      run(bin("attw"), [tarball, "--profile", "esm-only", "--format", "ascii", ...css], root);
-    }
-  });
-
-  it("declare exactly the public API of the checked-in API reports (else run `npm run api:report` and review the diff)", () => {
-    // prepareConsumer built the packages, so dist/ holds the declarations that were packed.
-    expect(
-      runApiExtractor(false),
-      "The public API changed: run `npm run api:report`, review the reports' diff and commit them.",
-    ).toEqual([]);
-  });
-
   it("open every entry's declarations with the entry's summary, as editors and API Extractor read it", () => {
     const unsummarized: string[] = [];
     for (const name of packages) {
@@ -107,30 +102,54 @@ describe("the packed packages, installed in a new project outside the workspace"
     expect(wrong).toEqual([]);
   });
 
-  it.each([
+  // The checks below each keep a core busy for 20 s or more (the compilers); run side by side,
+  // they use the core the other Vitest worker leaves idle once its files are done.
+  it.concurrent("pass publint and arethetypeswrong (bundler and node16) as published", async ({ expect }) => {
+    for (const name of packages) {
+      const tarball = consumer.tarballs[name];
+      const publint = await runAside(bin("publint"), ["run", tarball, "--strict"], root);
+      expect(publint.stdout).toMatch(/All good/);
+      const css = name === "widgets" ? ["--exclude-entrypoints", "styles.css"] : [];
+      // attw exits non-zero on any problem in bundler or node16 (ESM) resolution.
+      const attw = await runAside(bin("attw"), [tarball, "--profile", "esm-only", "--format", "ascii", ...css], root);
+      expect(attw.status, `${attw.stdout}${attw.stderr}`).toBe(0);
+    }
+  });
+
+  it.concurrent.for([
     ["6", "strict"],
     ["5.9", "strict"],
     ["6", "strict: false, as Next.js writes a new project's tsconfig"],
-  ])("type-check every README snippet with tsc %s, %s, our declarations included", (version, mode) => {
-    const [command, ...compiler] = version === "6" ? ["npx", "tsc"] : ["node", consumer.typescript5];
-    if (mode !== "strict") compiler.push("--strict", "false", "--exactOptionalPropertyTypes", "false");
-    const sources = readdirSync(join(consumer.app, "src"));
-    expect(sources).toEqual(expect.arrayContaining(["tools.ts", "server.ts", "chat.tsx", "main.tsx"]));
-    expect(sources.filter((file) => file.startsWith("readme-")).length).toBeGreaterThan(8);
-    // strict, exactOptionalPropertyTypes and skipLibCheck: false. Other packages' declarations
-    // are not ours to fix (the AI SDK's fail under exactOptionalPropertyTypes, and before
-    // TypeScript 6 some of Hono's); ours and the snippets must be clean.
-    const tsc = spawnSync(command!, [...compiler, "-p", "tsconfig.json", "--pretty", "false"], {
-      cwd: consumer.app,
-      encoding: "utf8",
-      env: cleanEnv(),
-    });
-    const errors = tsc.stdout.split("\n").filter((line) => / error TS\d+/.test(line));
-    const ours = errors.filter(
-      (line) => !line.startsWith("node_modules/") || line.startsWith("node_modules/@hitl-kit/"),
-    );
-    expect(ours).toEqual([]);
-    expect(tsc.status === 0 || errors.length > 0).toBe(true);
+  ])(
+    "type-check every README snippet with tsc %s, %s, our declarations included",
+    async ([version, mode], { expect }) => {
+      const [command, ...compiler] = version === "6" ? ["npx", "tsc"] : ["node", consumer.typescript5];
+      if (mode !== "strict") compiler.push("--strict", "false", "--exactOptionalPropertyTypes", "false");
+      const sources = readdirSync(join(consumer.app, "src"));
+      expect(sources).toEqual(expect.arrayContaining(["tools.ts", "server.ts", "chat.tsx", "main.tsx"]));
+      expect(sources.filter((file) => file.startsWith("readme-")).length).toBeGreaterThan(8);
+      // strict, exactOptionalPropertyTypes and skipLibCheck: false. Other packages' declarations
+      // are not ours to fix (the AI SDK's fail under exactOptionalPropertyTypes, and before
+      // TypeScript 6 some of Hono's); ours and the snippets must be clean.
+      const tsc = await runAside(command!, [...compiler, "-p", "tsconfig.json", "--pretty", "false"], consumer.app);
+      const errors = tsc.stdout.split("\n").filter((line) => / error TS\d+/.test(line));
+      const ours = errors.filter(
+        (line) => !line.startsWith("node_modules/") || line.startsWith("node_modules/@hitl-kit/"),
+      );
+      expect(ours).toEqual([]);
+      expect(tsc.status === 0 || errors.length > 0).toBe(true);
+    },
+  );
+
+  // In this process, holding it while the compilers above run in theirs.
+  it.concurrent("declare exactly the public API of the checked-in API reports (else run `npm run api:report` and review the diff)", async ({
+    expect,
+  }) => {
+    // prepareConsumer built the packages, so dist/ holds the declarations that were packed.
+    expect(
+      runApiExtractor(false),
+      "The public API changed: run `npm run api:report`, review the reports' diff and commit them.",
+    ).toEqual([]);
   });
 
   it("run the README's server with plain node: park a request, refuse a bad answer, answer it over HTTP", async () => {

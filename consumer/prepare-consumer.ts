@@ -40,9 +40,14 @@ export interface Consumer {
 const TYPESCRIPT_5 = "5.9.3";
 
 /** Runs a command to completion; a failure's message carries what it printed. */
-export function run(command: string, args: string[], cwd: string): string {
+export function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): string {
   try {
-    return execFileSync(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8", env: cleanEnv() });
+    return execFileSync(command, args, {
+      cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+      encoding: "utf8",
+      env: { ...cleanEnv(), ...env },
+    });
   } catch (error) {
     const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
     throw new Error(`${command} ${args.join(" ")} failed in ${cwd}:\n${stdout}${stderr}`);
@@ -170,7 +175,8 @@ export function prepareConsumer(log: (line: string) => void = () => {}): Consume
     ),
   });
   log("installing the app's dependencies (npm install)");
-  run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], consumer.app);
+  const prebuilds = localBetterSqlite3Prebuild(join(staging, "prebuilds"));
+  run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], consumer.app, prebuilds);
   log("compiling the app's server (tsc -p tsconfig.node.json) and building its UI (vite build)");
   run("npx", ["tsc", "-p", "tsconfig.node.json"], consumer.app);
   run("npx", ["vite", "build", "--outDir", "web", "--logLevel", "warn"], consumer.app);
@@ -219,6 +225,26 @@ function pruneOldConsumers(keep: string): void {
 function betterSqlite3ForThisNode(): string {
   if (Number(process.versions.node.split(".")[0]) < 22) return pinned("better-sqlite3")["better-sqlite3"]!;
   return pinned("better-sqlite3-13")["better-sqlite3-13"]!.replace(/^npm:better-sqlite3@/, "");
+}
+
+/**
+ * better-sqlite3's install (prebuild-install) looks for its prebuilt binary in the folder
+ * `npm_config_better_sqlite3_local_prebuilds` names before it downloads one from GitHub, as a
+ * user's install does. This machine reaches only the npm registry, so without a local one
+ * every preparation compiled SQLite from source, over a minute of CPU. The workspace's
+ * `npm install` compiled it already: when its better-sqlite3 is the version the consumer
+ * gets (12 on Node 20; 13 ships prebuilds in its package), this packs that binary as the
+ * prebuild of this Node's ABI and answers the environment that points there.
+ */
+function localBetterSqlite3Prebuild(folder: string): NodeJS.ProcessEnv {
+  const workspace = join(root, "node_modules", "better-sqlite3");
+  const { version } = JSON.parse(readFileSync(join(workspace, "package.json"), "utf8")) as { version: string };
+  const binary = join(workspace, "build", "Release", "better_sqlite3.node");
+  if (version !== betterSqlite3ForThisNode() || !existsSync(binary)) return {};
+  mkdirSync(folder, { recursive: true });
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  run("tar", ["-czf", join(folder, name), "-C", workspace, "build/Release/better_sqlite3.node"], root);
+  return { npm_config_better_sqlite3_local_prebuilds: folder };
 }
 
 function writeJson(file: string, value: unknown): void {

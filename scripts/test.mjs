@@ -1,8 +1,7 @@
 // `npm test`: the lint, then the typecheck beside every Vitest project but `types` (whose
-// `*.test-d.ts` files the typecheck checks with the same tsconfig). The typecheck keeps one
-// core busy for half a minute, and Vitest's longest file (the consumer test) leaves the
-// other worker's core idle longer than that at its end, so beside it the typecheck costs
-// the run nothing. Its verdict is printed when it ends; the exit code is the first failure's.
+// `*.test-d.ts` files the typecheck checks with the same tsconfig). Run before Vitest, the
+// typecheck kept one core busy for half a minute and left the other idle; beside it, they
+// share both. Its verdict is printed when it ends; the exit code is the first failure's.
 import { spawn } from "node:child_process";
 
 /** Runs a command to its end: its exit code, and what it printed when `quiet`. */

@@ -24,9 +24,11 @@ export function bundledEntry(entry: string): Promise<string> {
 }
 
 async function bundleEntry(entry: string): Promise<string> {
-  const file = join(dirname(entry), `${basename(entry).replace(/\.tsx?$/, "")}.test-bundle.mjs`);
-  // Written whole under a name of its own, then renamed: files bundling it at once never run half of one.
-  const writing = `${file}.${process.pid}-${Math.random().toString(36).slice(2)}`;
+  const name = join(dirname(entry), basename(entry).replace(/\.tsx?$/, ""));
+  const file = `${name}.test-bundle.mjs`;
+  // Written whole under a name of its own (which git ignores too), then renamed: files
+  // bundling it at once never run half of one.
+  const writing = `${name}.${process.pid}-${Math.random().toString(36).slice(2)}.test-bundle.mjs`;
   await build({
     entryPoints: [entry],
     outfile: writing,

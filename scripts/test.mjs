@@ -15,11 +15,11 @@ function run(command, args, { quiet = false } = {}) {
   });
 }
 
-const lint = await run("npx", ["biome", "check", "."]);
+const lint = await run("npm", ["run", "--silent", "lint"]);
 if (lint.code !== 0) process.exit(lint.code);
 
-console.log("typecheck (tsc -p tsconfig.json) runs beside Vitest; its result follows when it ends.");
-const typecheck = run("npx", ["tsc", "-p", "tsconfig.json"], { quiet: true }).then((result) => {
+console.log("typecheck (npm run typecheck) runs beside Vitest; its result follows when it ends.");
+const typecheck = run("npm", ["run", "--silent", "typecheck"], { quiet: true }).then((result) => {
   console.log(result.code === 0 ? "\ntypecheck: no errors\n" : `\ntypecheck FAILED:\n${result.output}\n`);
   return result;
 });

@@ -351,7 +351,10 @@ export class AgentClient {
         throw new ProtocolError("not_found", "This client has no session yet: send a message to start one.");
       }
       await this.#connection.started;
+      const sentAt = Date.now();
       const reply = await this.#transport.send(sessionId, command, signal ? { signal } : {});
+      // Accepted (not a repeat): the stream shows its events, or is found dead and reopened.
+      if (reply.status === 202) this.#connection.expectEvents(sentAt);
       return { ok: true, status: reply.status, body: reply.body };
     } catch (thrown) {
       error = toCommandError(thrown);

@@ -41,7 +41,8 @@ export class ApiError extends ProtocolError {
 /**
  * The error an error answer carries: its `{error: {code, message, details?}}`, or without
  * one (a proxy's page), the one code for its status (`bad_response` where there is no
- * single one, as for a bare 409 or a 502).
+ * single one, as for a bare 409). A bare 502 or 504 is `unavailable`, as a bare 503 is: a
+ * proxy in front could not reach the server, or waited too long for it.
  */
 export function errorOfResponse(status: number, body: unknown): ApiError {
   const parsed = parseErrorBody(body);
@@ -50,7 +51,8 @@ export function errorOfResponse(status: number, body: unknown): ApiError {
     return new ApiError(code, message, { status, ...(details === undefined ? {} : { details }) });
   }
   const codes = Object.entries(ERROR_CODES).filter(([, entry]) => entry.status === status);
-  const code = codes.length === 1 && isErrorCode(codes[0]![0]) ? codes[0]![0] : "bad_response";
+  const single = codes.length === 1 && isErrorCode(codes[0]![0]) ? codes[0]![0] : "bad_response";
+  const code = status === 502 || status === 504 ? "unavailable" : single;
   return new ApiError(code, `The server answered ${status} without a hitl-kit error body.`, { status });
 }
 

@@ -56,6 +56,8 @@ export class SessionConnection {
   #pageHidden = false;
   #pauseTimer: ReturnType<typeof setTimeout> | undefined;
   #stopTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The checks that accepted writes showed on the stream (see `expectEvents`). */
+  readonly #checks = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(
     transport: Transport,
@@ -116,6 +118,29 @@ export class SessionConnection {
     this.#generation++; // an open still under way opens nothing
     this.#stream.open(this.#sessionId!);
     if (this.#pageHidden) this.#pauseLater(); // reopened while hidden (the person acted): given back again later
+  }
+
+  /**
+   * The server accepted a write sent at `sentAt` (a message, an answer, a cancel), so its
+   * events are on their way: an open stream that shows nothing — no event, no heartbeat —
+   * within a few seconds of it is reopened, resuming after the last event applied. A stream
+   * can look open and be dead: a proxy that keeps the page's connection after the server
+   * behind it went away (Vite's dev proxy does), or one a NAT dropped without a word. Without
+   * this check the person would see their answer "sending" until the silence timeout.
+   */
+  expectEvents(sentAt: number): void {
+    // A live stream shows a write's events at once, and is never silent longer than a heartbeat.
+    const within = Math.min(3_000, this.options.heartbeatMs ?? 15_000);
+    const check = setTimeout(
+      () => {
+        this.#checks.delete(check);
+        // Not reconnecting or given back meanwhile, and silent since the write was sent.
+        const silent = this.#stream.state === "open" && this.#stream.silentFor() >= Date.now() - sentAt;
+        if (silent) this.reconnect();
+      },
+      sentAt + within - Date.now(),
+    );
+    this.#checks.add(check);
   }
 
   /** The page is visible again: a stream it gave back reopens; one it kept is checked as on waking up. */
@@ -211,6 +236,8 @@ export class SessionConnection {
     this.#pageHidden = false;
     clearTimeout(this.#pauseTimer);
     this.#pauseTimer = undefined;
+    for (const check of this.#checks) clearTimeout(check);
+    this.#checks.clear();
     this.#stream.close();
     if (wasRunning || connection === "closed") this.host.dispatch({ type: "connection.changed", connection });
   }

@@ -363,18 +363,22 @@ describe("createApiClient against the real fetch handler", () => {
       expect(await pending).toMatchObject({ code: "aborted", status: 0 });
     });
 
-    it("throws bad_response for answers that are not the protocol's, keeping their status", async () => {
+    it("throws bad_response for answers that are not the protocol's, keeping their status, and unavailable for a proxy's 502 or 504", async () => {
       const answering = (response: () => Response) =>
         createApiClient({ url: base, fetch: async () => response(), retry: false });
-      const proxyPage = answering(() => new Response("<h1>Bad gateway</h1>", { status: 502 }));
-      expect(await rejection(proxyPage.listSessions())).toMatchObject({ code: "bad_response", status: 502 });
       // A bare 409 could be any of three conflicts: the client does not guess.
       const bareConflict = answering(() => new Response(null, { status: 409 }));
       expect(await rejection(bareConflict.sendMessage("ses_1", "hi"))).toMatchObject({
         code: "bad_response",
         status: 409,
       });
-      // A status with one code gets it, even from a proxy.
+      // A status with one code gets it, even from a proxy; a proxy's 502 or 504 page is the server unreachable.
+      for (const status of [502, 503, 504]) {
+        const proxyPage = answering(() => new Response("<h1>Bad gateway</h1>", { status }));
+        expect(await rejection(proxyPage.listSessions())).toMatchObject({ code: "unavailable", status });
+      }
+      const empty502 = answering(() => new Response(null, { status: 502, headers: { "content-type": "text/plain" } }));
+      expect(await rejection(empty502.listSessions())).toMatchObject({ code: "unavailable", status: 502 });
       const bare401 = answering(() => new Response("Log in", { status: 401 }));
       expect(await rejection(bare401.listSessions())).toMatchObject({ code: "unauthorized", status: 401 });
       const notJson = answering(() => new Response("<html>", { status: 200 }));

@@ -67,7 +67,7 @@ describe("loading a session's snapshot", () => {
     const gaps = api.loadTimes.slice(1, 6).map((at, index) => at - (api.loadTimes[index] as number));
     expect(gaps).toHaveLength(5);
     expect(gaps.map((gap, index) => gap >= (index === 0 ? 20 : 40) - 2)).toEqual([true, true, true, true, true]);
-    expect(client.getSnapshot()).toMatchObject({ status: "reconnecting", error: { code: "bad_response" } });
+    expect(client.getSnapshot()).toMatchObject({ status: "reconnecting", error: { code: "unavailable" } });
   });
 
   it.each([

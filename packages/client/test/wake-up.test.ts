@@ -34,6 +34,7 @@ function freezable(target: Server) {
       async pull(controller) {
         if (stream.frozen) return new Promise<void>(() => {}); // until the client gives it up
         const { done, value } = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+        if (stream.frozen) return new Promise<void>(() => {}); // frozen while this read waited: it is lost too
         if (done) controller.close();
         else controller.enqueue(value);
       },
@@ -125,6 +126,52 @@ describe("waking up and coming back online", () => {
     await pause(20);
     expect(client.getSnapshot().connection).toBe("idle");
     expect(streams).toHaveLength(1);
+  });
+});
+
+describe("a stream that looks open and is dead", () => {
+  it("is reopened when it shows nothing within a heartbeat of an accepted answer, long before its silence timeout", async () => {
+    const server = running.add(
+      await startAgentServer([{ text: "Pick one.", toolCalls: [pickCall] }, { text: "Calm it is." }]),
+    );
+    const { sessionId } = await server.runtime.createSession({ owner: "tester" });
+    await server.runtime.sendMessage(sessionId, "make me a poster");
+    await server.runtime.idle();
+    const { streams, fetch, freeze } = freezable(server);
+    // A 2 s heartbeat, and a silence timeout (6 s) the test does not wait for.
+    const client = running.add(
+      createAgentClient({
+        url: server.url,
+        fetch,
+        sessionId,
+        streamSilenceMs: 6_000,
+        reconnect: { initialDelayMs: 5 },
+      }),
+    );
+    client.subscribe(() => {});
+    const [request] = (await waitFor(client, (s) => s.connection === "open" && s.pending.length === 1)).pending;
+    const seen = client.getSnapshot().lastSeq;
+    freeze(); // a dev proxy keeping the page's connection after the server behind it went away
+
+    expect(await client.respond(request!, { templateId: "calm" })).toMatchObject({ ok: true, status: 202 });
+    const caught = await waitFor(client, (s) => textOf(s) === "Calm it is.", 4_000);
+    expect(caught.requests[request!.request.requestId]).toMatchObject({ status: "resolved" });
+    expect(streams.map((stream) => stream.lastEventId)).toEqual([String(seen), String(seen)]);
+  });
+
+  it("is kept when the accepted answer's events come through", async () => {
+    const server = running.add(
+      await startAgentServer([{ text: "Pick one.", toolCalls: [pickCall] }, { text: "Calm it is." }]),
+    );
+    const { streams, fetch } = freezable(server);
+    const { client } = await openClient(server, fetch);
+    await client.send("make me a poster");
+    const [request] = (await waitFor(client, (s) => s.pending.length === 1)).pending;
+    expect((await client.respond(request!, { templateId: "calm" })).ok).toBe(true);
+    await waitFor(client, (s) => textOf(s) === "Calm it is.");
+    await pause(1_500); // past the check, a heartbeat after the answer
+    expect(streams).toHaveLength(1);
+    expect(client.getSnapshot().connection).toBe("open");
   });
 });
 

@@ -1,7 +1,9 @@
+import { getEventListeners } from "node:events";
 import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { connect as connectTls } from "node:tls";
 import { afterEach, describe, expect, it } from "vitest";
+import { endedBy } from "../src/http/serve.js";
 import { createFetchHandler, type Served, scriptedModel, serve } from "../src/index.js";
 import { startServer } from "./harness.js";
 
@@ -167,6 +169,67 @@ describe("serve()'s kept-alive connections", () => {
       await expect(serve(createFetchHandler(server.runtime), { port: 0, keepAliveTimeoutMs })).rejects.toThrow(
         /keepAliveTimeoutMs must be a positive number/,
       );
+    }
+  });
+});
+
+describe("serve()'s event streams", () => {
+  /** An event stream's response whose body the test ends: one comment, then `end()` closes it. */
+  function eventStream() {
+    let close!: () => void;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(": hi\n\n"));
+        close = () => controller.close();
+      },
+    });
+    return { response: new Response(body, { headers: { "content-type": "text/event-stream" } }), end: () => close() };
+  }
+
+  it("take their listener off the server's signal when they end first, however they end", async () => {
+    const closing = new AbortController();
+    const listeners = () => getEventListeners(closing.signal, "abort").length;
+
+    const read = eventStream();
+    const readToEnd = endedBy(read.response, closing.signal).body!.getReader();
+    expect(listeners()).toBe(1);
+    await readToEnd.read();
+    read.end(); // the session was deleted: the handler's stream ends
+    expect((await readToEnd.read()).done).toBe(true);
+    expect(listeners()).toBe(0);
+
+    const left = endedBy(eventStream().response, closing.signal).body!.getReader();
+    await left.read();
+    await left.cancel(); // the client left
+    expect(listeners()).toBe(0);
+
+    const open = endedBy(eventStream().response, closing.signal).body!.getReader();
+    await open.read();
+    closing.abort(); // the server closes: the stream ends cleanly
+    expect((await open.read()).done).toBe(true);
+    expect(listeners()).toBe(0);
+  });
+
+  it("serve any number at once, one after another or side by side, without a listener warning", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on("warning", onWarning);
+    try {
+      served = await serve(async () => eventStream().response, { port: 0 });
+      for (let i = 0; i < 15; i++) {
+        const reader = (await fetch(`${served.url}/events`)).body!.getReader();
+        await reader.read();
+        await reader.cancel();
+      }
+      const open = await Promise.all(
+        Array.from({ length: 15 }, async () => (await fetch(`${served!.url}/events`)).body!.getReader()),
+      );
+      await Promise.all(open.map((reader) => reader.read()));
+      await new Promise((resolve) => setImmediate(resolve)); // a warning is emitted on the next tick
+      expect(warnings).toEqual([]);
+      await Promise.all(open.map((reader) => reader.cancel()));
+    } finally {
+      process.off("warning", onWarning);
     }
   });
 });

@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer, type ServerOptions as HttpsServerOptions } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
@@ -81,8 +82,9 @@ export async function serve(
       `serve()'s keepAliveTimeoutMs must be a positive number of milliseconds, not ${keepAliveTimeoutMs}.`,
     );
   }
-  // Aborted by `close()`: it ends the event streams being served.
+  // Aborted by `close()`: it ends the event streams being served, each listening to it while open.
   const closing = new AbortController();
+  setMaxListeners(0, closing.signal);
   const endingStreams = async (request: Request, platform?: unknown) => {
     const response = await handler(request, platform);
     return isEventStream(response) ? endedBy(response, closing.signal) : response;
@@ -165,30 +167,42 @@ function isEventStream(response: Response): boolean {
 /**
  * The response, with a body that ends cleanly (as a stream whose session was deleted does)
  * when `signal` aborts: the handler's stream is cancelled, so it stops listening for events.
+ * A stream that ends first (the client left, the session was deleted) takes its listener off
+ * `signal`, which lives as long as the server: it would otherwise keep every stream ever
+ * served.
  */
-function endedBy(response: Response, signal: AbortSignal): Response {
+export function endedBy(response: Response, signal: AbortSignal): Response {
   const reader = response.body!.getReader();
+  const end = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    reader.cancel(signal.reason).catch(() => {});
+    try {
+      controller.close();
+    } catch {
+      // Closed already: the stream ended on its own.
+    }
+  };
+  let stopListening = () => {};
   const body = new ReadableStream<Uint8Array>(
     {
       start(controller) {
-        const end = () => {
-          reader.cancel(signal.reason).catch(() => {});
-          try {
-            controller.close();
-          } catch {
-            // Closed already: the stream ended on its own.
-          }
-        };
-        if (signal.aborted) end();
-        else signal.addEventListener("abort", end, { once: true });
+        if (signal.aborted) return end(controller);
+        const onAbort = () => end(controller);
+        signal.addEventListener("abort", onAbort, { once: true });
+        stopListening = () => signal.removeEventListener("abort", onAbort);
       },
       async pull(controller) {
-        const { done, value } = await reader.read();
+        const { done, value } = await reader.read().catch((error: unknown) => {
+          stopListening();
+          throw error;
+        });
         if (signal.aborted) return;
-        if (done) controller.close();
-        else controller.enqueue(value);
+        if (done) {
+          stopListening();
+          controller.close();
+        } else controller.enqueue(value);
       },
       cancel(reason) {
+        stopListening();
         return reader.cancel(reason);
       },
     },

@@ -468,3 +468,59 @@ describe("a closed runtime", () => {
     ]);
   });
 });
+
+describe("a Stop for a turn no driver runs any more", () => {
+  it("gives a call the dead process left running a cancelled result saying it may or may not have completed, and logs it", async () => {
+    const warnings: string[] = [];
+    const store = memoryStore();
+    server = startServer(scriptedModel([{ text: "unused" }]), {
+      store,
+      logger: { warn: (line: unknown) => warnings.push(String(line)), error: () => {} },
+    });
+    await server.runtime.ready;
+    const id = await server.session();
+    // What a process that died while the tool ran leaves: the step open, the call executing, no driver.
+    await store.write(id, {
+      events: [
+        { type: "turn.started", turnId: "t9", cause: "message" },
+        { type: "message.started", messageId: "m1", role: "assistant" },
+        { type: "tool.called", messageId: "m1", toolCallId: "c1", toolName: "slow_job", input: {} },
+        { type: "message.completed", messageId: "m1" },
+      ],
+      transcript: [
+        { role: "user", content: [{ type: "text", text: "go" }] },
+        { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "slow_job", input: {} }] },
+      ],
+      toolCalls: [
+        {
+          toolCallId: "c1",
+          turnId: "t9",
+          step: 1,
+          index: 0,
+          toolName: "slow_job",
+          messageId: "m1",
+          input: {},
+          state: "executing",
+        },
+      ],
+      session: { status: "running", turnId: "t9", step: 1, stepOpen: true },
+    });
+
+    await server.runtime.cancel(id);
+    const events = await server.events(id);
+    expect(events.filter((event) => event.type === "tool.result")).toEqual([
+      expect.objectContaining({
+        toolCallId: "c1",
+        outcome: "cancelled",
+        output: {
+          reason: expect.stringMatching(/stopped the turn while this tool ran.*may or may not have completed/),
+        },
+      }),
+    ]);
+    expect(events.at(-1)).toMatchObject({ type: "turn.cancelled", turnId: "t9" });
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    expect(warnings).toContainEqual(
+      expect.stringMatching(/call c1 \(slow_job\).*may or may not have completed: check whether it took effect/),
+    );
+  });
+});

@@ -79,6 +79,53 @@ describe("closing with turns still running", () => {
     dir.cleanup();
   });
 
+  it("keeps what a tool that stops on its signal within the grace threw as its result, and the next start goes on from it", async () => {
+    const dir = tempDir();
+    const path = join(dir.path, "hitl.sqlite");
+    let started = 0;
+    const stops = implement(exportReport, (_input, { signal }) => {
+      started++;
+      return new Promise((_resolve, reject) =>
+        signal.addEventListener("abort", () => reject(new Error("The export was stopped at page 120.")), {
+          once: true,
+        }),
+      );
+    });
+    const model = scriptedModel([{ toolCalls: [{ toolName: "export_report", input: { pages: 400 } }] }]);
+    const store = sqliteStore(path);
+    const runtime = createAgentRuntime({ model, tools: [stops], store, logger: quiet, abortGraceMs: 5_000 });
+    const { sessionId } = await runtime.createSession();
+    await runtime.sendMessage(sessionId, "export it");
+    await expect.poll(() => started).toBe(1);
+    await runtime.close({ timeoutMs: 50 });
+    await store.close();
+
+    const again = sqliteStore(path);
+    const next = createAgentRuntime({
+      // The script's second reply: the turn's second model call, which reads the tool's result.
+      model: scriptedModel([{ text: "unused" }, { text: "The export stopped at page 120." }]),
+      tools: [stops],
+      store: again,
+      logger: quiet,
+    });
+    await next.ready;
+    await next.idle();
+    const events = await next.readEvents(sessionId, 0);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    expect(events.filter((event) => event.type === "tool.result")).toEqual([
+      expect.objectContaining({ outcome: "error", output: { message: "The export was stopped at page 120." } }),
+    ]);
+    expect(started).toBe(1);
+    const snapshot = await next.getSnapshot(sessionId);
+    expect(snapshot).toMatchObject({ status: "idle" });
+    expect(snapshot.messages.at(-1)).toMatchObject({
+      parts: [{ type: "text", text: "The export stopped at page 120." }],
+    });
+    await next.close();
+    await again.close();
+    dir.cleanup();
+  });
+
   it("leaves a model call that hangs, and the next start makes it again", async () => {
     const dir = tempDir();
     const path = join(dir.path, "hitl.sqlite");

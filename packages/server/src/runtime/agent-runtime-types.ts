@@ -135,9 +135,12 @@ export interface AgentRuntime {
    * Stops timers and waits for running turns, at most `timeoutMs` (default 10 000). Meanwhile
    * it starts no turn: a new message, and an answer to a parked turn, reject with
    * `unavailable` (503), while a question that a running tool waits on (`ctx.ask`) is still
-   * answered. Turns still running then are left as a crash leaves them: each stops without
-   * writing more (its tools are aborted, and given `abortGraceMs` to stop), and the next start
-   * or another instance resumes it, every tool call still getting one result. Then every
+   * answered. Turns still running then are left as a crash leaves them: each stops where it
+   * is (its model call is aborted, its streamed text not kept) and its tools' signals abort. A
+   * tool that ends within `abortGraceMs` gets what it returned or threw as its result, which
+   * is what happened; one still running after that is left without a result. The next start
+   * or another instance resumes the turn, giving such a call a result that says it may or may
+   * not have completed, so every tool call still gets one result. Then every
    * event stream of this runtime ends, so browsers reconnect (to another instance). The
    * store stays open; once closed, every call that reaches it rejects with `unavailable`. It
    * resolves even when the runtime never started (`ready` rejected), so a shutdown goes on

@@ -1,5 +1,5 @@
 import type { EventInput } from "@hitl-kit/protocol";
-import type { SessionRecord, ToolCallRecord } from "../store/records.js";
+import type { SessionRecord, ToolCallRecord, WriteBatch } from "../store/records.js";
 import { StoreUnavailable } from "../store/store-unavailable.js";
 import { LeaseLost } from "./coordination.js";
 import { failureLine, logScope } from "./logged-error.js";
@@ -143,10 +143,11 @@ export class TurnDriver {
   }
 
   /**
-   * The runtime closes before its turns ended: every drive stops where it is and writes
-   * nothing more, as when another instance takes its turn over, and gives its lease up; each
-   * turn stays running in the store, for the next start (or another instance) to resume as
-   * after a crash. No drive starts after this. Answers the sessions it left.
+   * The runtime closes before its turns ended: every drive stops where it is, as when
+   * another instance takes its turn over, and gives its lease up; a tool that ends within the
+   * grace still writes its own result while the lease is held. Each turn stays running in the
+   * store, for the next start (or another instance) to resume as after a crash. No drive
+   * starts after this. Answers the sessions it left.
    */
   leave(): string[] {
     this.#left = true;
@@ -276,21 +277,7 @@ export class TurnDriver {
     if (session.turnId) core.telemetry.driving(sessionId, session.turnId);
     if (session.cancelRequested === session.turnId) {
       // A person's cancel the instance that took it did not see through (it stopped first).
-      // A call still executing ran where that instance died: it may or may not have completed.
-      const ending = (await this.#execution.writeFinished(session)) ? await core.requireSession(sessionId) : session;
-      const interrupted = ending.stepOpen
-        ? (await this.#stepCalls(ending)).filter((call) => call.state === "executing")
-        : [];
-      await this.#writer.commit(
-        sessionId,
-        await core.endTurnBatch(
-          ending,
-          { type: "turn.cancelled" },
-          stopReasons.cancel,
-          new Map(interrupted.map((call) => [call.toolCallId, STOPPED_WHILE_INTERRUPTED])),
-        ),
-      );
-      this.#logInterrupted(sessionId, interrupted, "a cancelled");
+      await this.endCancelled(session, (batch) => this.#writer.commit(sessionId, batch));
       return { kind: "stop" };
     }
     if (!session.stepOpen) {
@@ -349,6 +336,29 @@ export class TurnDriver {
     }
     await this.#writer.commit(sessionId, core.closeStep(calls)!);
     return { kind: "again" };
+  }
+
+  /**
+   * Ends, as the person asked, a stopped turn no driver runs any more (its instance died, or
+   * stopped first), with `commit`: a call still executing ran where that instance died, so
+   * it may or may not have completed, and its cancelled result and a log line say so.
+   */
+  async endCancelled(session: SessionRecord, commit: (batch: WriteBatch) => Promise<unknown>): Promise<void> {
+    const { core } = this;
+    const { sessionId } = session;
+    const ending = (await this.#execution.writeFinished(session)) ? await core.requireSession(sessionId) : session;
+    const interrupted = ending.stepOpen
+      ? (await this.#stepCalls(ending)).filter((call) => call.state === "executing")
+      : [];
+    await commit(
+      await core.endTurnBatch(
+        ending,
+        { type: "turn.cancelled" },
+        stopReasons.cancel,
+        new Map(interrupted.map((call) => [call.toolCallId, STOPPED_WHILE_INTERRUPTED])),
+      ),
+    );
+    this.#logInterrupted(sessionId, interrupted, "a cancelled");
   }
 
   /** Someone may have to find out whether a call cut off by a crash took effect (a refund, say): one line each. */

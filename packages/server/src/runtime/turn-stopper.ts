@@ -52,15 +52,16 @@ export class TurnStopper {
     // lease lapses (or by the instance that takes it over), so the cancel is not lost. It
     // stops the turn that was current when it came, never a later one.
     let turnId = only;
-    const cancelled = (session: SessionRecord) =>
-      core.endTurnBatch(session, { type: "turn.cancelled" }, stopReasons.cancel);
     return untilStopped(
       (section) => this.settler.withSession(sessionId, section),
       async (session) => {
         turnId ??= session.turnId;
         if (session.status === "idle" || session.turnId !== turnId) return {};
         if (session.status === "waiting") {
-          await core.mustCommit(sessionId, await cancelled(session));
+          await core.mustCommit(
+            sessionId,
+            await core.endTurnBatch(session, { type: "turn.cancelled" }, stopReasons.cancel),
+          );
           return {};
         }
         // Kept before it is passed on: should this instance stop before the turn does, the
@@ -73,7 +74,7 @@ export class TurnStopper {
         if (stopping.wait) return stopping;
         // No instance drives the turn (its driver died, or waits for the store): end it here, with every call's result.
         try {
-          await core.mustCommit(sessionId, await cancelled(await this.#withFinished(session)));
+          await driver.endCancelled(session, (batch) => core.mustCommit(sessionId, batch));
         } finally {
           await core.coordination.turns.release(sessionId);
         }

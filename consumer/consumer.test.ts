@@ -400,7 +400,7 @@ describe.runIf(postgresAvailable)("docs/deploying.md's servers on Postgres, from
     await cluster?.stop();
   }, 60_000);
 
-  it("run its two servers on one database: a request parked through one is answered through the other, a stream on one sees every event, and SIGTERM lets each exit", async () => {
+  it("run its two servers on one database: ready for the balancer, a request parked through one is answered through the other, a stream on one sees every event, and SIGTERM lets each exit", async () => {
     cluster = await startPostgres();
     const env = { DATABASE_URL: await cluster.createDatabase(), HOST: "127.0.0.1" };
     // One after the other: the first migrates the schema, the second finds it migrated.
@@ -408,6 +408,12 @@ describe.runIf(postgresAvailable)("docs/deploying.md's servers on Postgres, from
     servers.push(served);
     const express = await startConsumerServer(consumer.app, "dist/postgres-express-server.js", env);
     servers.push(express);
+    for (const instance of [served, express]) {
+      // The balancer's readiness probe, beside the protocol.
+      const ready = await fetch(new URL("/ready", instance.api));
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toEqual({ ok: true, status: "serving" });
+    }
     const cookies = new Map<string, string>();
     const [a, b] = [apiWithCookies(served.api, cookies), apiWithCookies(express.api, cookies)];
 

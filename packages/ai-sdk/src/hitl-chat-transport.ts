@@ -9,8 +9,9 @@ import {
 import { type ChatTransport, isToolUIPart, type UIMessage, type UIMessageChunk } from "ai";
 import { chunkStream, followEvents, type StreamEnd } from "./chunk-stream.js";
 import { collectResponses } from "./collect-responses.js";
+import { EarlierSettlements } from "./earlier-settlements.js";
 import { EventChunker } from "./event-chunker.js";
-import { type HitlRequestData, REQUEST_PART, replyIdOf } from "./request-part.js";
+import { type HitlRequestData, type HitlSettledPart, REQUEST_PART, replyIdOf } from "./request-part.js";
 import { SessionHttp, type SessionHttpOptions } from "./session-http.js";
 import { type SessionMap, storedSessionMap } from "./session-map.js";
 import { exchangesOf, replyChunks, replyIdOfExchange, snapshotToUIMessages } from "./snapshot-chunks.js";
@@ -37,14 +38,19 @@ export interface HitlChatTransport<Message extends UIMessage = UIMessage> extend
   /**
    * Stops the chat's turn on the server — what `useChat`'s `stop()` cannot do, as it only
    * stops reading. The turn ends as cancelled, with one result for each of its calls (open
-   * requests cancelled), and the chat's stream shows it end. It stops the turn this
-   * transport last showed for the chat (waiting for a message still being sent, to stop the
-   * turn it starts), never a later one another tab started. Resolves when the server has
-   * taken the cancel; a chat with no session has nothing to stop.
+   * requests cancelled), and the chat's stream, if one is open, shows it end. It stops the
+   * turn this transport last showed for the chat (waiting for a message still being sent, to
+   * stop the turn it starts), never a later one another tab started. Resolves once the server
+   * has taken the cancel, with the requests it settled as `data-hitl-settled` parts: a parked
+   * reply has no stream to show them, so apply them (see {@link applyHitlSettlement}). A chat
+   * with no session has nothing to stop.
    * @example
-   * <button type="button" onClick={() => void transport.cancelTurn(chat.id)}>Stop</button>
+   * const stop = async () => {
+   *   const settled = await transport.cancelTurn(chat.id);
+   *   chat.setMessages((messages) => settled.reduce(applyHitlSettlement, messages));
+   * };
    */
-  cancelTurn(chatId: string, options?: { headers?: HeadersInit }): Promise<void>;
+  cancelTurn(chatId: string, options?: { headers?: HeadersInit }): Promise<HitlSettledPart[]>;
 }
 
 /**
@@ -122,7 +128,8 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
         shownTurns.set(chatId, turn);
         const { sessionId, snapshot, turnId } = await sending;
         if (shownTurns.get(chatId) === turn) shownTurns.set(chatId, turnId);
-        return stream(chatId, sessionId, snapshot.lastSeq, new EventChunker(), "message", abortSignal, extra);
+        const earlier = new EarlierSettlements(snapshot.pending);
+        return stream(chatId, sessionId, snapshot.lastSeq, new EventChunker(), earlier, abortSignal, extra);
       }
       const session = await open(chatId, false, extra);
       if (!session) throw new Error(`The chat ${chatId} has no hitl-kit session; send a message first.`);
@@ -197,17 +204,36 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
     async cancelTurn(chatId, { headers } = {}) {
       const turnId = await shownTurns.get(chatId);
       const session = await open(chatId, false, headers);
-      if (session) await http.cancelTurn(session.sessionId, turnId, headers);
+      if (!session) return [];
+      const { sessionId, snapshot } = session;
+      await http.cancelTurn(sessionId, turnId, headers);
+      if (snapshot.pending.length === 0) return [];
+      // The requests the cancel settled: a parked reply has no stream to show it.
+      const after = await http.snapshot(sessionId, headers);
+      const earlier = new EarlierSettlements(snapshot.pending);
+      const settled: HitlSettledPart[] = [];
+      if (!after || after.lastSeq <= snapshot.lastSeq) return settled;
+      const reading = new AbortController();
+      for await (const event of http.events(sessionId, snapshot.lastSeq, reading.signal, headers)) {
+        settled.push(...earlier.chunks(event));
+        if (event.seq >= after.lastSeq) break;
+      }
+      reading.abort();
+      return settled;
     },
   };
 
-  /** The chunks of what a command set off: events after `from`, until the turn stops. */
+  /**
+   * The chunks of what a command set off: events after `from`, until the turn stops. A
+   * message's reply (`mode` the settlements of the requests open before it) starts at the
+   * person's message; the answers' continue the last reply.
+   */
   async function stream(
     chatId: string,
     sessionId: string,
     from: number,
     chunker: EventChunker,
-    mode: "message" | "continue",
+    mode: EarlierSettlements | "continue",
     abortSignal: AbortSignal | undefined,
     extra: HeadersInit | undefined,
   ): Promise<ReadableStream<UIMessageChunk>> {
@@ -226,7 +252,8 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
         noted(event);
         if (started) return true;
         // A message's reply starts at the person's message; what came before (calls a new
-        // message cancelled) belongs to the previous reply.
+        // message cancelled) belongs to the previous reply, which `onData` is told of.
+        if (mode !== "continue") for (const chunk of mode.chunks(event)) emit(chunk);
         if (event.type === "message.started" && event.role === "user") {
           started = true;
           emit({ type: "start", messageId: replyIdOf(event.messageId) });

@@ -6,9 +6,17 @@
  */
 export { hitlAnswersComplete } from "./answers-complete.js";
 export { collectResponses } from "./collect-responses.js";
+export { applyHitlSettlement } from "./earlier-settlements.js";
 export { type ChunkerSeed, EventChunker } from "./event-chunker.js";
 export { type HitlChatTransport, type HitlChatTransportOptions, hitlChatTransport } from "./hitl-chat-transport.js";
-export { type HitlDataTypes, type HitlRequestData, REQUEST_PART } from "./request-part.js";
+export {
+  type HitlDataTypes,
+  type HitlRequestData,
+  type HitlSettledData,
+  type HitlSettledPart,
+  REQUEST_PART,
+  SETTLED_PART,
+} from "./request-part.js";
 export { type RequestView, type RequestViewStatus, requestPartsOf, requestViewOf } from "./request-view.js";
 export type { FetchFunction, HeadersOption, SessionHttpOptions } from "./session-http.js";
 export { memorySessionMap, type SessionMap } from "./session-map.js";

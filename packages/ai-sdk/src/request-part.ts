@@ -1,4 +1,4 @@
-import type { InputRequest, ResolutionAction, ValidationIssue } from "@hitl-kit/protocol";
+import type { InputRequest, ResolutionAction, ToolOutcome, ValidationIssue } from "@hitl-kit/protocol";
 
 /** The name of the data part that carries a parked request: parts of type `data-hitl-request`. */
 export const REQUEST_PART = "hitl-request";
@@ -21,8 +21,30 @@ export type HitlRequestData =
       resolution: { action: ResolutionAction; value?: unknown; reason?: string };
     };
 
+/**
+ * The name of the transient data part (`data-hitl-settled`, seen only by `useChat`'s
+ * `onData`) that says a request of an earlier reply was settled: a message sent while it was
+ * open cancelled it. See {@link applyHitlSettlement}.
+ */
+export const SETTLED_PART = "hitl-settled";
+
+/** What a `data-hitl-settled` part holds: the request, how it was settled, and its call's one result. */
+export interface HitlSettledData {
+  request: InputRequest;
+  resolution: { action: ResolutionAction; value?: unknown; reason?: string };
+  result: { outcome: ToolOutcome; output: unknown };
+}
+
+/** A `data-hitl-settled` part, as `onData` gets it and `cancelTurn` answers it. */
+export interface HitlSettledPart {
+  type: `data-${typeof SETTLED_PART}`;
+  id: string;
+  data: HitlSettledData;
+  transient: true;
+}
+
 /** The data part types the transport streams, for `UIMessage<Metadata, HitlDataTypes>`. */
-export type HitlDataTypes = { [REQUEST_PART]: HitlRequestData };
+export type HitlDataTypes = { [REQUEST_PART]: HitlRequestData; [SETTLED_PART]: HitlSettledData };
 
 /** The text of a result that is not `ok`, for `errorText`. */
 export function errorTextOf(outcome: string, output: unknown): string {

@@ -1,5 +1,7 @@
+import type { Chat } from "@ai-sdk/react";
+import type { UIMessage } from "ai";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { hitlChatTransport, memorySessionMap } from "../src/index.js";
+import { applyHitlSettlement, hitlChatTransport, memorySessionMap } from "../src/index.js";
 import { type Reply, setups, startApp, toolParts } from "./setups.js";
 
 const publish = { name: "publish_poster", input: { title: "Spring" } };
@@ -61,10 +63,17 @@ describe.each(setups)("turns through the transport ($name)", (setup) => {
     expect(app.log.refused).toEqual([]);
   });
 
-  it("a message sent while a request is open cancels it with one result, and the new reply streams", async () => {
+  it("a message sent while a request is open cancels it with one result, the earlier reply shows it, and the new reply streams", async () => {
     await start([{ text: "Pick one.", toolCalls: [pick] }, { text: "Sure, something else." }]);
     const sessions = memorySessionMap();
-    const chat = app.chat({ transport: app.transport(sessions) });
+    const settlements: unknown[] = [];
+    const chat: Chat<UIMessage> = app.chat({
+      transport: app.transport(sessions),
+      onData: (part) => {
+        if (part.type === "data-hitl-settled") settlements.push(part);
+        chat.messages = applyHitlSettlement(chat.messages, part);
+      },
+    });
     await chat.sendMessage({ text: "make me a poster" });
     await chat.sendMessage({ text: "actually, never mind" });
     expect(chat.status).toBe("ready");
@@ -74,6 +83,60 @@ describe.each(setups)("turns through the transport ($name)", (setup) => {
     expect(problems).toEqual([]);
     expect(events.filter((event) => event.type === "tool.result")).toMatchObject([{ outcome: "cancelled" }]);
     expect(app.log.refused).toEqual([]);
+
+    // The picker of the first reply shows what the server did, as a reload would show it.
+    expect(settlements).toMatchObject([
+      { type: "data-hitl-settled", data: { resolution: { action: "cancel" }, result: { outcome: "cancelled" } } },
+    ]);
+    const first = chat.messages[1]!;
+    expect(toolParts(first)).toMatchObject([
+      { state: "output-error", errorText: "The person sent a new message instead of answering." },
+    ]);
+    const loaded = await app.transport(sessions).loadMessages(chat.id);
+    const plain = (value: unknown) => JSON.parse(JSON.stringify(value));
+    expect(plain(first.parts)).toEqual(plain(loaded[1]!.parts));
+    // Nothing else is told: a part that is not a settlement leaves the messages as they are.
+    expect(applyHitlSettlement(chat.messages, { type: "data-other", data: {} })).toBe(chat.messages);
+  });
+
+  it("an approval left open by a new message shows cancelled in its reply, as a reload shows it", async () => {
+    await start([{ text: "Publishing.", toolCalls: [publish] }, { text: "Sure, something else." }]);
+    const sessions = memorySessionMap();
+    const chat: Chat<UIMessage> = app.chat({
+      transport: app.transport(sessions),
+      onData: (part) => {
+        chat.messages = applyHitlSettlement(chat.messages, part);
+      },
+    });
+    await chat.sendMessage({ text: "publish my poster" });
+    expect(toolParts(chat.lastMessage)).toMatchObject([{ state: "approval-requested" }]);
+    await chat.sendMessage({ text: "actually, never mind" });
+    const first = chat.messages[1]!;
+    expect(toolParts(first)).toMatchObject([{ state: "output-error" }]);
+    const loaded = await app.transport(sessions).loadMessages(chat.id);
+    const plain = (value: unknown) => JSON.parse(JSON.stringify(value));
+    expect(plain(first.parts)).toEqual(plain(loaded[1]!.parts));
+  });
+
+  it("cancelTurn on a parked reply answers the requests it cancelled, which show in the reply as a reload shows them", async () => {
+    await start([{ text: "Pick one.", toolCalls: [pick] }]);
+    const sessions = memorySessionMap();
+    const transport = app.transport(sessions);
+    const chat = app.chat({ transport });
+    await chat.sendMessage({ text: "make me a poster" });
+    expect(toolParts(chat.lastMessage)).toMatchObject([{ state: "input-available" }]);
+    const settled = await transport.cancelTurn(chat.id);
+    expect(settled).toMatchObject([
+      { type: "data-hitl-settled", data: { resolution: { action: "cancel" }, result: { outcome: "cancelled" } } },
+    ]);
+    chat.messages = settled.reduce(applyHitlSettlement, chat.messages);
+    expect(toolParts(chat.lastMessage)).toMatchObject([
+      { state: "output-error", errorText: "The person stopped the turn." },
+    ]);
+    const loaded = await transport.loadMessages(chat.id);
+    const plain = (value: unknown) => JSON.parse(JSON.stringify(value));
+    expect(plain(chat.lastMessage!.parts)).toEqual(plain(loaded.at(-1)!.parts));
+    expect(await transport.cancelTurn(chat.id)).toEqual([]); // nothing left to stop
   });
 
   it("loadMessages rebuilds from the server the messages the live stream built", async () => {
@@ -289,7 +352,7 @@ describe("Stop through the transport", () => {
     expect(chat.status).toBe("ready");
     expect((await outcome(chat, transport)).ends.map((event) => event.type)).toEqual(["turn.cancelled"]);
     // A chat with no session has nothing to stop.
-    await expect(transport.cancelTurn("chat-without-session")).resolves.toBeUndefined();
+    await expect(transport.cancelTurn("chat-without-session")).resolves.toEqual([]);
   });
 
   it("cancelTurn on a parked turn cancels its request, with the call's one result", async () => {

@@ -1,5 +1,5 @@
 import { useChat } from "@ai-sdk/react";
-import { type HitlChatTransport, type HitlDataTypes, hitlAnswersComplete } from "@hitl-kit/ai-sdk";
+import { applyHitlSettlement, type HitlChatTransport, type HitlDataTypes, hitlAnswersComplete } from "@hitl-kit/ai-sdk";
 import { HitlRequestPart } from "@hitl-kit/ai-sdk/react";
 import { ValueView } from "@hitl-kit/react";
 import { getToolName, isToolUIPart, type UIMessage } from "ai";
@@ -28,6 +28,8 @@ export function UseChatPanel({ id, messages: initial, transport }: UseChatPanelP
     transport,
     resume: true,
     sendAutomaticallyWhen: hitlAnswersComplete,
+    // A message sent while a request was open cancelled it: its reply shows that.
+    onData: (part) => chat.setMessages((messages) => applyHitlSettlement(messages, part)),
   });
   const [input, setInput] = useState("");
   const busy = chat.status === "submitted" || chat.status === "streaming";

@@ -67,3 +67,28 @@ describe("What the person typed, once the request settles without it", () => {
     expect((screen.getByRole("textbox") as HTMLTextAreaElement).value).toBe('["half typed');
   });
 });
+
+describe("The fallback widget of an approval, once approved", () => {
+  it("shows what was approved, not an empty answer", () => {
+    const approval: InputRequest = {
+      requestId: "req_2",
+      toolCallId: "call_2",
+      toolName: "refund_charge",
+      kind: "approval",
+      prompt: "Refund 1500 on ch_42?",
+      input: { chargeId: "ch_42", amount: 1500 },
+      answerSchema: { type: "object", properties: {} },
+    };
+    render(
+      <FallbackWidget
+        request={approval}
+        {...verbs}
+        status="resolved"
+        resolution={{ action: "accept", value: undefined }}
+      />,
+    );
+    expect(screen.getByText("Approved")).toBeTruthy();
+    expect(screen.getByText("ch_42")).toBeTruthy();
+    expect(screen.queryByText("Nothing")).toBeNull();
+  });
+});

@@ -25,6 +25,8 @@ export function FallbackWidget(props: WidgetProps & { className?: string }) {
       {...props}
       className={["hitl-fallback", props.className].filter(Boolean).join(" ")}
       labels={approval ? { resolved: texts.approved, declined: texts.denied } : undefined}
+      // An approval's answer has no value: what was approved says more than "Nothing".
+      summary={approval ? <ValueView value={request.input} /> : undefined}
       showIssues={false}
     >
       {approval ? <ValueView value={request.input} /> : null}

@@ -21,3 +21,4 @@ export { type RequestView, type RequestViewStatus, requestPartsOf, requestViewOf
 export type { FetchFunction, HeadersOption, SessionHttpOptions } from "./session-http.js";
 export { memorySessionMap, type SessionMap } from "./session-map.js";
 export { snapshotToUIMessages } from "./snapshot-chunks.js";
+export type { HitlUITools } from "./ui-tools.js";

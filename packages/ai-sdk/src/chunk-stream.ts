@@ -51,7 +51,7 @@ function isTerminal(event: ProtocolEvent): event is Terminal {
 function lastChunk(terminal: Terminal | undefined, status: SessionSnapshot["status"]): UIMessageChunk {
   switch (terminal?.type) {
     case "turn.failed":
-      return { type: "error", errorText: `${terminal.error.message} (${terminal.error.code})` };
+      return failedChunk(terminal.error);
     case "turn.waiting":
       return { type: "finish", finishReason: "tool-calls" };
     case "turn.cancelled":
@@ -61,6 +61,11 @@ function lastChunk(terminal: Terminal | undefined, status: SessionSnapshot["stat
     default:
       return { type: "finish", finishReason: status === "waiting" ? "tool-calls" : "stop" };
   }
+}
+
+/** The chunk that ends a failed turn's stream: `useChat` shows it as `error`. */
+export function failedChunk(error: { code: string; message: string }): UIMessageChunk {
+  return { type: "error", errorText: `${error.message} (${error.code})` };
 }
 
 /** A chunk stream fed by `produce`; the chat's abort signal, or cancelling the stream, stops it. */

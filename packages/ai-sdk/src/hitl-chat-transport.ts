@@ -7,7 +7,7 @@ import {
   type ValidationIssue,
 } from "@hitl-kit/protocol";
 import { type ChatTransport, isToolUIPart, type UIMessage, type UIMessageChunk } from "ai";
-import { chunkStream, followEvents, type StreamEnd } from "./chunk-stream.js";
+import { chunkStream, failedChunk, followEvents, type StreamEnd } from "./chunk-stream.js";
 import { collectResponses } from "./collect-responses.js";
 import { EarlierSettlements } from "./earlier-settlements.js";
 import { EventChunker } from "./event-chunker.js";
@@ -162,7 +162,12 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
     async reconnectToStream({ chatId, abortSignal, headers }) {
       const extra = headers ? new Headers(headers) : undefined;
       const session = await open(chatId, false, extra);
-      if (!session || session.snapshot.status === "idle") return null;
+      if (!session) return null;
+      if (session.snapshot.status === "idle") {
+        // The last turn failed: after a reload the chat says why, as it did live (until the next turn).
+        const { error } = session.snapshot;
+        return error ? chunkStream(async (emit) => emit(failedChunk(error)), abortSignal) : null;
+      }
       const { sessionId, snapshot } = session;
       const loadedAt = loadedParked.get(chatId);
       loadedParked.delete(chatId);

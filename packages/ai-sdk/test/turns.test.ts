@@ -170,9 +170,10 @@ describe.each(setups)("turns through the transport ($name)", (setup) => {
     expect(app.log.refused).toEqual([]);
   });
 
-  it("a failed turn ends the chat's request with an error", async () => {
+  it("a failed turn ends the chat's request with an error, which a reload shows again until the next turn", async () => {
     await start([{ text: "Pick one.", toolCalls: [pick] }]);
-    const chat = app.chat();
+    const sessions = memorySessionMap();
+    const chat = app.chat({ transport: app.transport(sessions) });
     await chat.sendMessage({ text: "make me a poster" });
     const [part] = toolParts(chat.lastMessage);
     await chat.addToolOutput({ tool: "pick_template", toolCallId: part!.toolCallId, output: { templateId: "a" } });
@@ -180,6 +181,15 @@ describe.each(setups)("turns through the transport ($name)", (setup) => {
     expect(chat.error?.message).toBeTruthy();
     expect(app.log.chunks.at(-1)).toMatchObject({ type: "error" });
     expect(app.log.refused).toEqual([]);
+
+    // A reload: the history, then resume, as useChat({ messages, resume: true }) does.
+    const transport = app.transport(sessions);
+    const loaded = await transport.loadMessages(chat.id);
+    const reloaded = app.chat({ id: chat.id, transport, messages: loaded });
+    await reloaded.resumeStream();
+    await vi.waitFor(() => expect(reloaded.status).toBe("error"));
+    expect(reloaded.error?.message).toBe(chat.error?.message);
+    expect(reloaded.messages.map((message) => message.id)).toEqual(loaded.map((message) => message.id));
   });
 });
 

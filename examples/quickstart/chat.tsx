@@ -1,4 +1,11 @@
-import { createWidgetRegistry, ParkedRequest, plainErrorMessage, useAgent, type WidgetProps } from "@hitl-kit/react";
+import {
+  busyButtonProps,
+  createWidgetRegistry,
+  ParkedRequest,
+  plainErrorMessage,
+  useAgent,
+  type WidgetProps,
+} from "@hitl-kit/react";
 import { ApprovalCard } from "@hitl-kit/widgets";
 import { useEffect, useState } from "react";
 import type { tools } from "./tools.js";
@@ -10,16 +17,17 @@ import type { tools } from "./tools.js";
 function TemplatePicker(props: WidgetProps<{ templates: { id: string; title: string }[] }, { templateId: string }>) {
   const { request, respond, status } = props;
   if (props.status === "resolved") return <p data-state={status}>Template: {props.resolution.value.templateId}</p>;
+  // Declined, cancelled (a new message, a Stop) or expired: nothing is left to answer.
+  if (status === "declined" || status === "cancelled" || status === "expired") {
+    return <p data-state={status}>No template ({status}).</p>;
+  }
+  // While the answer is on its way, the buttons say so (aria-disabled) and keep the focus.
+  const busy = status === "submitting";
   return (
     <fieldset data-state={status}>
       <legend>{request.prompt ?? "Choose a template"}</legend>
       {request.input.templates.map((template) => (
-        <button
-          key={template.id}
-          type="button"
-          disabled={status === "submitting"}
-          onClick={() => respond({ templateId: template.id })}
-        >
+        <button key={template.id} type="button" {...busyButtonProps(busy, () => respond({ templateId: template.id }))}>
           {template.title}
         </button>
       ))}

@@ -229,9 +229,10 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
   };
 
   /**
-   * The chunks of what a command set off: events after `from`, until the turn stops. A
-   * message's reply (`mode` the settlements of the requests open before it) starts at the
-   * person's message; the answers' continue the last reply.
+   * The chunks of what a command set off: events after `from`, until the turn stops. `mode`
+   * is `continue` for answers, whose events continue the last reply; for a message, it is
+   * what tells of the requests open before it, settled as its reply starts (at the person's
+   * message).
    */
   async function stream(
     chatId: string,

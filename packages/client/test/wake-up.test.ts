@@ -116,11 +116,12 @@ describe("waking up and coming back online", () => {
     const server = running.add(await startAgentServer([{ text: "hi" }]));
     const { streams, fetch } = freezable(server);
     const { sessionId } = await server.runtime.createSession({ owner: "tester" });
-    const client = running.add(createAgentClient({ url: server.url, fetch, sessionId, streamSilenceMs: 30 }));
+    // A 200 ms heartbeat: the stream is silent for longer by the time the page comes back online.
+    const client = running.add(createAgentClient({ url: server.url, fetch, sessionId, streamSilenceMs: 600 }));
     const leave = client.subscribe(() => {});
     await waitFor(client, (s) => s.connection === "open");
     leave();
-    await pause(20);
+    await pause(250);
     page.window.dispatchEvent(new Event("offline"));
     page.window.dispatchEvent(new Event("online"));
     await pause(20);

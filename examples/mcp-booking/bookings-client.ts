@@ -5,8 +5,10 @@ import { createBookingsServer } from "./bookings-server.js";
 
 /**
  * An MCP client connected to the bookings server in process (`InMemoryTransport`), made
- * on first use. A host that runs the server as its own process connects a
- * `StdioClientTransport` to `stdio.ts` instead; nothing else changes.
+ * on first use and shared by every session: in process, each question follows its call's
+ * async context to its own person. A host that runs the server as its own process connects
+ * a `StdioClientTransport` to `stdio.ts` instead, with a client per session
+ * (`clientPerSession` from @hitl-kit/mcp): over stdio a question carries no such context.
  */
 export function bookingsClient(): Promise<Client> {
   connected ??= (async () => {

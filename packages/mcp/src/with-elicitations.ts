@@ -63,11 +63,13 @@ const completedAtLink = "The MCP server reported this elicitation complete.";
  * Set the request's timeouts: the SDK's default of 60 s counts the time the person takes
  * (see docs/mcp.md).
  * @example
- * implement(bookTable, (input, ctx) =>
- *   withElicitations(client, ctx, () =>
+ * implement(bookTable, async (input, ctx) => {
+ *   const result = await withElicitations(client, ctx, () =>
  *     client.callTool({ name: "book_table", arguments: input }, undefined, { signal: ctx.signal, timeout: 15 * 60_000 }),
- *   ),
- * );
+ *   );
+ *   if (result.isError) throw new Error(JSON.stringify(result.content)); // else the call's one result is `ok`
+ *   return result.structuredContent ?? result.content;
+ * });
  */
 export async function withElicitations<T>(client: Client, ctx: ToolContext, run: () => Promise<T>): Promise<T> {
   const bridge = bridgeFor(client);

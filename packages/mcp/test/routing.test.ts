@@ -8,7 +8,7 @@ import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { checkOneResultPerCall, startServer } from "../../server/test/harness.js";
-import { elicitationCapabilities, withElicitations } from "../src/index.js";
+import { type ClientPerSession, clientPerSession, elicitationCapabilities, withElicitations } from "../src/index.js";
 
 /**
  * Runs a function outside any tool call's async context, as a message that arrives over
@@ -173,5 +173,84 @@ describe("a question whose tool call is over", () => {
     await vi.waitFor(() => expect(heard).toHaveLength(3));
     await server!.call("POST", `/sessions/${alice}/messages`, { text: "charge Alice" });
     await vi.waitFor(async () => expect(await prompts(alice)).toEqual(["Charge Alice's card? (attempt 1)"]));
+  });
+});
+
+describe("a client per session", () => {
+  let clients: ClientPerSession | undefined;
+  afterEach(async () => {
+    await clients?.close();
+    clients = undefined;
+  });
+
+  /** A hitl-kit server whose sessions each get their own client, of their own MCP server (as a stdio process per session is). */
+  async function perSession(options: { idleMs?: number } = {}) {
+    heard = [];
+    const connected: { sessionId: string; client: Client; close: () => Promise<void> }[] = [];
+    clients = clientPerSession(async (sessionId) => {
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      await chargeServer(true, heard).connect(serverSide);
+      const client = new Client({ name: "host", version: "1.0.0" }, { capabilities: elicitationCapabilities });
+      await client.connect(clientSide);
+      connected.push({ sessionId, client, close: () => serverSide.close() });
+      return client;
+    }, options);
+    const own = clients;
+    const tool = implement(charge, (input, ctx) =>
+      own.call(ctx, (client) =>
+        client.callTool({ name: input.mcpTool, arguments: { who: input.who } }, undefined, { signal: ctx.signal }),
+      ),
+    );
+    const model = scriptedModel(({ prompt, lastUserText }) => {
+      const [mcpTool, who] = lastUserText.split(" ");
+      return prompt.at(-1)?.role === "user"
+        ? { toolCalls: [{ toolName: "charge", input: { mcpTool, who } }] }
+        : { text: "Done." };
+    });
+    server = startServer(model, { tools: [tool] });
+    return connected;
+  }
+
+  it("shows a session its own question after another session's call was stopped while its MCP tool asked on", async () => {
+    await perSession();
+    const alice = await session("charge Alice");
+    await vi.waitFor(async () => expect(await prompts(alice)).toEqual(["Charge Alice's card? (attempt 1)"]));
+    expect((await server!.call("POST", `/sessions/${alice}/cancel`, {})).status).toBe(202);
+    await vi.waitFor(() => expect(heard.filter((entry) => entry.who === "Alice")).toHaveLength(3));
+
+    // On a shared client, Bob's question would be refused now (the test above): on his own, he gets it.
+    const bob = await session("charge Bob");
+    await vi.waitFor(async () => expect(await prompts(bob)).toEqual(["Charge Bob's card? (attempt 1)"]));
+    const [request] = (await server!.snapshot(bob)).pending;
+    await server!.call("POST", `/sessions/${bob}/responses`, {
+      responses: [{ requestId: request!.requestId, action: "accept", value: { ok: true } }],
+    });
+    await vi.waitFor(async () => expect((await server!.snapshot(bob)).status).toBe("idle"));
+    expect(heard.filter((entry) => entry.who === "Bob")).toEqual([
+      { who: "Bob", result: { action: "accept", content: { ok: true } } },
+    ]);
+    expect(checkOneResultPerCall(await server!.events(bob))).toEqual([]);
+  });
+
+  it("connects a session's client again after it closed, and closes one left idle", async () => {
+    const connected = await perSession({ idleMs: 100 });
+    const alice = await session("hold Alice");
+    await vi.waitFor(async () => expect((await server!.snapshot(alice)).status).toBe("idle"), { timeout: 5_000 });
+    expect(connected.map((entry) => entry.sessionId)).toEqual([alice]);
+
+    // The MCP server went away: the next call of the session connects a new client.
+    await connected[0]!.close();
+    await server!.call("POST", `/sessions/${alice}/messages`, { text: "hold Alice" });
+    await vi.waitFor(async () => expect((await server!.snapshot(alice)).status).toBe("idle"), { timeout: 5_000 });
+    expect(connected.map((entry) => entry.sessionId)).toEqual([alice, alice]);
+
+    // Idle longer than idleMs: closed, and connected again when the session calls.
+    const closed = vi.fn();
+    connected[1]!.client.onclose = closed;
+    await vi.waitFor(() => expect(closed).toHaveBeenCalled());
+    await server!.call("POST", `/sessions/${alice}/messages`, { text: "hold Alice" });
+    await vi.waitFor(async () => expect((await server!.snapshot(alice)).status).toBe("idle"), { timeout: 5_000 });
+    expect(connected).toHaveLength(3);
+    expect(checkOneResultPerCall(await server!.events(alice))).toEqual([]);
   });
 });

@@ -219,11 +219,16 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
       const settled: HitlSettledPart[] = [];
       if (!after || after.lastSeq <= snapshot.lastSeq) return settled;
       const reading = new AbortController();
-      for await (const event of http.events(sessionId, snapshot.lastSeq, reading.signal, headers)) {
-        settled.push(...earlier.chunks(event));
-        if (event.seq >= after.lastSeq) break;
+      try {
+        for await (const event of http.events(sessionId, snapshot.lastSeq, reading.signal, headers)) {
+          settled.push(...earlier.chunks(event));
+          if (event.seq >= after.lastSeq) break;
+        }
+      } catch {
+        // The cancel went through; what it settled shows on the chat's next load.
+      } finally {
+        reading.abort();
       }
-      reading.abort();
       return settled;
     },
   };

@@ -75,6 +75,23 @@ test("through useChat, a denial reaches the model with its reason, after a serve
   await expect(page.getByRole("alert")).toHaveCount(0);
 });
 
+test("through useChat, a message sent instead of answering shows the open picker cancelled, in its own reply", async ({
+  chat,
+  page,
+  demo,
+}) => {
+  await page.goto(`${demo.url}/use-chat/`);
+  await chat.send("Make a poster for the spring fair");
+  const template = chat.widget("pick_template");
+  await expect(template).toHaveAttribute("data-state", "pending");
+  await chat.send("actually, never mind");
+  // The earlier reply's widget says what the server did, and takes no answer the server would refuse.
+  await expect(template).toHaveAttribute("data-state", "cancelled");
+  await expect(template).toContainText("The person sent a new message instead of answering.");
+  await expect(template.getByRole("radio")).toHaveCount(0);
+  await expect(page.getByRole("main", { name: "Chat" })).toHaveAttribute("data-status", "ready");
+});
+
 test.describe("with the scripted model's words 150 ms apart", () => {
   test.use({ demoEnv: { HITL_SCRIPTED_DELAY_MS: "150" } });
 

@@ -8,6 +8,7 @@ import {
   createFetchHandler,
   implement,
   memoryStore,
+  type RuntimeTool,
   type SessionStore,
   StoreUnavailable,
   scriptedModel,
@@ -28,6 +29,15 @@ function keptLog() {
     warnings,
     logger: { warn: (...args: unknown[]) => warnings.push(args.map(String).join(" ")), error: () => {} },
   };
+}
+
+/** The next start on the SQLite file, once it has resumed what the close left, and the session's log then. */
+async function startAgain(path: string, model: LanguageModelV4, tools: RuntimeTool[], sessionId: string) {
+  const again = sqliteStore(path);
+  const next = createAgentRuntime({ model, tools, store: again, logger: quiet });
+  await next.ready;
+  await next.idle();
+  return { next, again, events: await next.readEvents(sessionId, 0) };
 }
 
 describe("closing with turns still running", () => {
@@ -58,16 +68,8 @@ describe("closing with turns still running", () => {
     expect(left).toBeUndefined();
     await store.close();
 
-    const again = sqliteStore(path);
-    const next = createAgentRuntime({
-      model: scriptedModel([{ text: "Sorry, the export stopped." }]),
-      tools: [slow],
-      store: again,
-      logger: quiet,
-    });
-    await next.ready;
-    await next.idle();
-    const events = await next.readEvents(sessionId, 0);
+    const sorry = scriptedModel([{ text: "Sorry, the export stopped." }]);
+    const { next, again, events } = await startAgain(path, sorry, [slow], sessionId);
     expect(checkOneResultPerCall(events)).toEqual([]);
     expect(events.filter((event) => event.type === "tool.result")).toEqual([
       expect.objectContaining({ outcome: "error" }),
@@ -100,17 +102,9 @@ describe("closing with turns still running", () => {
     await runtime.close({ timeoutMs: 50 });
     await store.close();
 
-    const again = sqliteStore(path);
-    const next = createAgentRuntime({
-      // The script's second reply: the turn's second model call, which reads the tool's result.
-      model: scriptedModel([{ text: "unused" }, { text: "The export stopped at page 120." }]),
-      tools: [stops],
-      store: again,
-      logger: quiet,
-    });
-    await next.ready;
-    await next.idle();
-    const events = await next.readEvents(sessionId, 0);
+    // The script's second reply: the turn's second model call, which reads the tool's result.
+    const model2 = scriptedModel([{ text: "unused" }, { text: "The export stopped at page 120." }]);
+    const { next, again, events } = await startAgain(path, model2, [stops], sessionId);
     expect(checkOneResultPerCall(events)).toEqual([]);
     expect(events.filter((event) => event.type === "tool.result")).toEqual([
       expect.objectContaining({ outcome: "error", output: { message: "The export was stopped at page 120." } }),

@@ -32,7 +32,16 @@ export interface ServerToolDefinition<Name extends string = string, InputSchema 
   readonly approval: ApprovalPolicy<Infer<InputSchema>>;
   /** The question shown with an approval request. */
   readonly prompt?: PromptOption<Infer<InputSchema>>;
+  /**
+   * The schema of the answers to the questions the tool asks while it runs (`ctx.ask`),
+   * declared for typed widgets: the tool's widget and `respond` take `ApprovalAnswer` or
+   * such an answer. `{}` (any answer) for questions that vary, as an MCP server's do.
+   */
+  readonly asks?: SchemaLike;
 }
+
+/** A server tool that declares the answers to its questions (`defineTool({ asks })`). */
+export type AskingTool<Asks extends SchemaLike> = { readonly asks: Asks };
 
 /** A tool the person resolves in the browser: it has no executor, only an answer schema. */
 export interface ClientToolDefinition<
@@ -61,9 +70,16 @@ export type AnyToolDefinition = ServerToolDefinition<string, any> | ClientToolDe
 /** The type a tool's call input has after validation. */
 export type ToolInputOf<T extends AnyToolDefinition> = Infer<T["inputSchema"]>;
 
-/** The type of the person's answer: the answer schema's for a client tool, {@link ApprovalAnswer} for a server tool. */
+/**
+ * The type of the person's answer: the answer schema's for a client tool; for a server tool,
+ * {@link ApprovalAnswer}, or the answer to one of its questions when it declares them (`asks`).
+ */
 export type ToolAnswerOf<T extends AnyToolDefinition> =
-  T extends ClientToolDefinition<string, SchemaLike, infer A> ? Infer<A> : ApprovalAnswer;
+  T extends ClientToolDefinition<string, SchemaLike, infer A>
+    ? Infer<A>
+    : T extends AskingTool<infer S>
+      ? ApprovalAnswer | Infer<S>
+      : ApprovalAnswer;
 
 const toolName = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -86,7 +102,11 @@ function checkName(name: string): void {
  *   approval: ({ input }) => input.amount > 1000,
  * });
  */
-export function defineTool<const Name extends string, InputSchema extends SchemaLike>(definition: {
+export function defineTool<
+  const Name extends string,
+  InputSchema extends SchemaLike,
+  Asks extends SchemaLike | undefined = undefined,
+>(definition: {
   name: Name;
   description: string;
   inputSchema: InputSchema;
@@ -94,7 +114,9 @@ export function defineTool<const Name extends string, InputSchema extends Schema
   approval?: ApprovalOption<Infer<InputSchema>>;
   /** The question shown with an approval request. */
   prompt?: PromptOption<Infer<InputSchema>>;
-}): ServerToolDefinition<Name, InputSchema> {
+  /** The schema of the answers to the questions the tool asks (`ctx.ask`), for typed widgets. */
+  asks?: Asks;
+}): ServerToolDefinition<Name, InputSchema> & (Asks extends SchemaLike ? AskingTool<Asks> : unknown) {
   checkName(definition.name);
   const tool: ServerToolDefinition<Name, InputSchema> = {
     kind: "server",
@@ -103,9 +125,10 @@ export function defineTool<const Name extends string, InputSchema extends Schema
     inputSchema: definition.inputSchema,
     approval: toApprovalPolicy(definition.approval),
     ...(definition.prompt === undefined ? {} : { prompt: definition.prompt }),
+    ...(definition.asks === undefined ? {} : { asks: definition.asks }),
   };
   assertCheckableTool(tool);
-  return tool;
+  return tool as ServerToolDefinition<Name, InputSchema> & (Asks extends SchemaLike ? AskingTool<Asks> : unknown);
 }
 
 /**

@@ -36,6 +36,7 @@ export { decodeEvent, type EventFrame, eventFrameDecoder, parseErrorBody, parseS
 export {
   type AnyToolDefinition,
   type ApprovalAnswer,
+  type AskingTool,
   approvalAnswerSchema,
   type ClientToolDefinition,
   defineClientTool,

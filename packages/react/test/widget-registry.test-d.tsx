@@ -80,3 +80,36 @@ describe("createWidgetRegistry", () => {
     createWidgetRegistry<Tools>().add("pick_template", WrongInput);
   });
 });
+
+describe("a server tool that asks while it runs (`asks`)", () => {
+  const asking = {
+    bookTable: defineTool({
+      name: "book_table",
+      description: "d",
+      inputSchema: z.object({ restaurant: z.string() }),
+      asks: z.object({ seats: z.number(), date: z.string() }),
+    }),
+    mcpTool: defineTool({ name: "mcp_tool", description: "d", inputSchema: z.object({}), asks: {} }),
+    plain: defineTool({ name: "plain", description: "d", inputSchema: z.object({}) }),
+  };
+  type Asking = typeof asking;
+
+  it("types its widget's answer as an approval's or its question's", () => {
+    type Booking = WidgetPropsFor<Asking, "book_table">;
+    expectTypeOf<Parameters<Booking["respond"]>[0]>().toEqualTypeOf<
+      { reason?: string } | { seats: number; date: string }
+    >();
+    function BookingForm(
+      props: WidgetProps<{ restaurant: string }, { reason?: string } | { seats: number; date: string }>,
+    ) {
+      if (props.request.kind === "input") props.respond({ seats: 2, date: "2026-12-01" });
+      return null;
+    }
+    createWidgetRegistry<Asking>().add("book_table", BookingForm);
+  });
+
+  it("takes any answer for questions that vary (`asks: {}`), and an approval's alone without `asks`", () => {
+    expectTypeOf<Parameters<WidgetPropsFor<Asking, "mcp_tool">["respond"]>[0]>().toBeUnknown();
+    expectTypeOf<Parameters<WidgetPropsFor<Asking, "plain">["respond"]>[0]>().toEqualTypeOf<{ reason?: string }>();
+  });
+});

@@ -1,11 +1,11 @@
 import type { InputRequest, ProtocolEvent } from "@hitl-kit/protocol";
 import { isDataUIPart, isToolUIPart, type UIMessage } from "ai";
 import {
-  errorTextOf,
   type HitlRequestData,
   type HitlSettledData,
   type HitlSettledPart,
   REQUEST_PART,
+  resultChunk,
   SETTLED_PART,
 } from "./request-part.js";
 
@@ -75,12 +75,14 @@ export function applyHitlSettlement<Message extends UIMessage>(
       return { ...candidate, data: settled };
     }
     if (!isToolUIPart(candidate) || candidate.toolCallId !== request.toolCallId) return candidate;
-    const { outcome, output } = result;
-    if (outcome === "ok") return { ...candidate, state: "output-available", output, errorText: undefined };
-    if (outcome === "declined" && request.kind === "approval") {
-      return { ...candidate, state: "output-denied", output: undefined, errorText: undefined };
-    }
-    return { ...candidate, state: "output-error", output: undefined, errorText: errorTextOf(outcome, output) };
+    // The state the stream's result chunk gives the part (`tool-output-error` → `output-error`, …).
+    const end = resultChunk(request.toolCallId, result.outcome, result.output, request.kind === "approval");
+    return {
+      ...candidate,
+      state: end.type.slice("tool-".length),
+      output: "output" in end ? end.output : undefined,
+      errorText: "errorText" in end ? end.errorText : undefined,
+    };
   });
   const next = [...messages];
   next[index] = { ...message, parts } as Message;

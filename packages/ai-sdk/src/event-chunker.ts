@@ -1,6 +1,6 @@
 import type { InputRequest, ProtocolEvent } from "@hitl-kit/protocol";
 import type { UIMessageChunk } from "ai";
-import { errorTextOf, type HitlRequestData, REQUEST_PART } from "./request-part.js";
+import { type HitlRequestData, REQUEST_PART, resultChunk } from "./request-part.js";
 
 /** What a chunker knows before the first event: the tool calls and requests the chat already shows. */
 export interface ChunkerSeed {
@@ -130,9 +130,7 @@ export class EventChunker {
   #result(event: Extract<ProtocolEvent, { type: "tool.result" }>): UIMessageChunk[] {
     if (!this.#toolCalls.has(event.toolCallId)) return [];
     const { toolCallId, outcome, output } = event;
-    if (outcome === "ok") return [{ type: "tool-output-available", toolCallId, output }];
-    if (outcome === "declined" && this.#isApproval(toolCallId)) return [{ type: "tool-output-denied", toolCallId }];
-    return [{ type: "tool-output-error", toolCallId, errorText: errorTextOf(outcome, output) }];
+    return [resultChunk(toolCallId, outcome, output, this.#isApproval(toolCallId))];
   }
 
   #isApproval(toolCallId: string): boolean {

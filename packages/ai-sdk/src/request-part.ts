@@ -1,4 +1,5 @@
 import type { InputRequest, ResolutionAction, ToolOutcome, ValidationIssue } from "@hitl-kit/protocol";
+import type { UIMessageChunk } from "ai";
 
 /** The name of the data part that carries a parked request: parts of type `data-hitl-request`. */
 export const REQUEST_PART = "hitl-request";
@@ -30,21 +31,40 @@ export const SETTLED_PART = "hitl-settled";
 
 /** What a `data-hitl-settled` part holds: the request, how it was settled, and its call's one result. */
 export interface HitlSettledData {
+  /** The request, as its `data-hitl-request` part holds it. */
   request: InputRequest;
+  /** How it was settled (a new message, a Stop: `cancel`). */
   resolution: { action: ResolutionAction; value?: unknown; reason?: string };
+  /** Its call's one result. */
   result: { outcome: ToolOutcome; output: unknown };
 }
 
 /** A `data-hitl-settled` part, as `onData` gets it and `cancelTurn` answers it. */
 export interface HitlSettledPart {
+  /** `data-hitl-settled`. */
   type: `data-${typeof SETTLED_PART}`;
+  /** The request's id. */
   id: string;
+  /** The request, its resolution and its call's result. */
   data: HitlSettledData;
+  /** Not kept in a message: `useChat` hands it to `onData` only. */
   transient: true;
 }
 
 /** The data part types the transport streams, for `UIMessage<Metadata, HitlDataTypes>`. */
 export type HitlDataTypes = { [REQUEST_PART]: HitlRequestData; [SETTLED_PART]: HitlSettledData };
+
+/** The chunk that ends a tool part with its call's one result: its output, a denial (an approval declined), or an error's text. */
+export function resultChunk(toolCallId: string, outcome: string, output: unknown, approval: boolean): ResultChunk {
+  if (outcome === "ok") return { type: "tool-output-available", toolCallId, output };
+  if (outcome === "declined" && approval) return { type: "tool-output-denied", toolCallId };
+  return { type: "tool-output-error", toolCallId, errorText: errorTextOf(outcome, output) };
+}
+
+type ResultChunk = Extract<
+  UIMessageChunk,
+  { type: "tool-output-available" | "tool-output-denied" | "tool-output-error" }
+>;
 
 /** The text of a result that is not `ok`, for `errorText`. */
 export function errorTextOf(outcome: string, output: unknown): string {

@@ -1,7 +1,7 @@
 import type { InputRequest, Message, ResolvedRequest, SessionSnapshot, ToolPart } from "@hitl-kit/protocol";
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
 import { partId } from "./event-chunker.js";
-import { errorTextOf, type HitlRequestData, REQUEST_PART, replyIdOf } from "./request-part.js";
+import { type HitlRequestData, REQUEST_PART, replyIdOf, resultChunk } from "./request-part.js";
 
 /** One user message and the assistant messages (steps) that answered it, as the snapshot holds them. */
 interface Exchange {
@@ -65,10 +65,7 @@ function toolChunks(
     }
   }
   if (part.state !== "done") return chunks;
-  if (part.outcome === "ok") chunks.push({ type: "tool-output-available", toolCallId, output: part.output });
-  else if (part.outcome === "declined" && request?.kind === "approval") {
-    chunks.push({ type: "tool-output-denied", toolCallId });
-  } else chunks.push({ type: "tool-output-error", toolCallId, errorText: errorTextOf(part.outcome, part.output) });
+  chunks.push(resultChunk(toolCallId, part.outcome!, part.output, request?.kind === "approval"));
   return chunks;
 }
 

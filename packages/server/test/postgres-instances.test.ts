@@ -14,8 +14,9 @@ const postgres = throwawayDatabase("inst");
 
 const opened: { runtime: AgentRuntime; store: SessionStore }[] = [];
 afterEach(async () => {
+  // A test that failed may leave a tool waiting on its question: its turn is left, not waited for.
   for (const { runtime, store } of opened.splice(0).reverse()) {
-    await runtime.close();
+    await runtime.close({ timeoutMs: 2000 });
     await store.close();
   }
 });
@@ -310,10 +311,13 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
       const { sessionId } = await a.runtime.createSession();
       await a.runtime.sendMessage(sessionId, "go");
       let requestId = "";
-      await vi.waitFor(async () => {
-        [{ requestId = "" } = { requestId: "" }] = (await b.runtime.getSnapshot(sessionId)).pending;
-        expect(requestId).not.toBe("");
-      });
+      await vi.waitFor(
+        async () => {
+          [{ requestId = "" } = { requestId: "" }] = (await b.runtime.getSnapshot(sessionId)).pending;
+          expect(requestId).not.toBe("");
+        },
+        { timeout: 5000, interval: 20 },
+      );
       // A asks; B, which has only the question's JSON Schema, takes the answer.
       const taken = await b.runtime.respond(sessionId, [{ requestId, action: "accept", value }]);
       await vi.waitFor(async () => expect((await a.store.getSession(sessionId))?.status).toBe("idle"), {

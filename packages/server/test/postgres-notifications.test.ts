@@ -198,7 +198,10 @@ describe.skipIf(!postgresAvailable)("event notifications across Postgres instanc
     // As the SSE stream does: listen, then read the log.
     const listener = listen(a.coordination)(id);
     expect((await a.store.readEvents(id, 0)).map((event) => event.seq)).toEqual([1]);
-    await vi.waitFor(() => expect(held).toEqual([`LISTEN ${schema}_events_${eventBucket(id)}`]));
+    await vi.waitFor(() => expect(held).toEqual([`LISTEN ${schema}_events_${eventBucket(id)}`]), {
+      timeout: 5000,
+      interval: 10,
+    });
     // Committed after the read and before the LISTEN: no notification will tell of it.
     await append(store, id);
     await new Promise((resolve) => setTimeout(resolve, 100));

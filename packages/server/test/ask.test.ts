@@ -376,6 +376,53 @@ describe("a server tool that asks while it runs (ctx.ask)", () => {
     expect(late.status).toBe(409);
   });
 
+  it("stops the turn for a message sent instead of an answer, saying so, then runs the message", async () => {
+    const { id, pending, prompts } = await asking();
+    expect((await server!.call("POST", `/sessions/${id}/messages`, { text: "never mind" })).status).toBe(202);
+    await server!.runtime.idle();
+    const why = "The person sent a new message instead of answering.";
+    const events = await server!.events(id);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    expect(events.filter((event) => event.type === "input.resolved")).toMatchObject([
+      { requestId: pending.requestId, action: "cancel", reason: why },
+    ]);
+    expect(events.filter((event) => event.type === "tool.result")).toMatchObject([
+      { outcome: "error", output: { message: why } },
+    ]);
+    expect(events.filter((event) => event.type.startsWith("turn."))).toMatchObject([
+      { type: "turn.started" },
+      { type: "turn.cancelled" },
+      { type: "turn.started", cause: "message" },
+      { type: "turn.completed" },
+    ]);
+    // The next model call reads the call's result, then the message.
+    expect(prompts[1]!.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant", "user"]);
+    expect(lastToolResults(prompts[1]!)[0]).toMatchObject({ output: { value: expect.stringContaining(why) } });
+    const late = await server!.call("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: pending.requestId, action: "accept", value: { seats: 2 } }],
+    });
+    expect(late.status).toBe(409);
+  });
+
+  it("refuses that message with 409 when the runtime rejects messages while requests wait, and keeps the question", async () => {
+    server = startServer(recordingModel(script).model, { tools: [booking()], whileParked: "reject" });
+    const id = await server.session();
+    await server.call("POST", `/sessions/${id}/messages`, { text: "book Nora" });
+    const pending = await openQuestion(id);
+    const refused = await server.call("POST", `/sessions/${id}/messages`, { text: "never mind" });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({
+      code: "turn_running",
+      message: expect.stringMatching(/waiting for an answer/),
+    });
+    expect((await server.snapshot(id)).pending).toEqual([pending]);
+    await server.call("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: pending.requestId, action: "accept", value: { seats: 2 } }],
+    });
+    await server.runtime.idle();
+    expect(heard).toEqual([{ action: "accept", value: { seats: 2 } }]);
+  });
+
   it("while the runtime closes, still takes the answer a running tool waits on, and starts no turn", async () => {
     const recording = recordingModel((context) =>
       context.lastResults.length > 0

@@ -339,7 +339,7 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
     expect(sly.result).toMatchObject({ outcome: "error" });
   }, 30_000);
 
-  it("stops a turn another instance drives saying why: a deletion as deleted, a Stop as stopped, to the tool's signal and its question", async () => {
+  it("stops a turn another instance drives saying why: a deletion as deleted, a Stop as stopped, a message as the person moving on, to the tool's signal and its question", async () => {
     const schema = postgres.schema();
     const seen: { signal: unknown; asked: unknown }[] = [];
     const asking = implement(slow, async (_input, ctx) => {
@@ -389,6 +389,25 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
       { action: "cancel", reason: "The person stopped the turn." },
     ]);
     expect(log.at(-1)).toMatchObject({ type: "turn.cancelled" });
+
+    // A message instead of an answer stops the turn the same way, then runs as its own turn.
+    const movedOn = await asked();
+    expect(await b.runtime.sendMessage(movedOn.sessionId, "never mind")).toMatchObject({ repeated: false });
+    const why = "The person sent a new message instead of answering.";
+    expect(seen.shift()).toMatchObject({ signal: { message: why }, asked: { message: why } });
+    await vi.waitFor(async () => expect((await a.store.getSession(movedOn.sessionId))?.status).toBe("idle"), {
+      timeout: 5000,
+      interval: 20,
+    });
+    const moved = await a.store.readEvents(movedOn.sessionId, 0);
+    expect(checkOneResultPerCall(moved)).toEqual([]);
+    expect(moved.filter((event) => event.type === "input.resolved")).toMatchObject([{ action: "cancel", reason: why }]);
+    expect(moved.filter((event) => event.type.startsWith("turn."))).toMatchObject([
+      { type: "turn.started" },
+      { type: "turn.cancelled" },
+      { type: "turn.started", cause: "message" },
+      { type: "turn.completed" },
+    ]);
   }, 30_000);
 
   it("keeps a cancel that lands while the turn's instance is dead: the turn ends once its lease lapses", async () => {

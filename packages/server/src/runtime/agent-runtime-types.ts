@@ -103,8 +103,11 @@ export interface AgentRuntime {
    * Starts a turn from a person's message. With a `key` (the client's `Idempotency-Key`,
    * named in the `turn.started` event), the same message sent again under the same key
    * starts no second turn: it answers the first one's `turnId` with `repeated: true`. A
-   * session remembers the keys of its last 8 keyed messages.
-   * @throws `not_found`, `turn_running`, `bad_request` (the key was used for another text)
+   * session remembers the keys of its last 8 keyed messages. Requests waiting for the person
+   * are cancelled first (`whileParked`): a parked turn's, or a running tool's question, whose
+   * turn is stopped and has ended when this resolves.
+   * @throws `not_found`, `turn_running` (a turn runs and asks nothing of the person, or
+   * `whileParked: "reject"`), `bad_request` (the key was used for another text)
    */
   sendMessage(sessionId: string, text: string, options?: { key?: string }): Promise<SentMessage>;
   /** Settles requests. @throws `not_found`, `already_resolved`, `invalid_answer`, `bad_request` */

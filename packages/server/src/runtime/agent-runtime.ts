@@ -10,6 +10,7 @@ import { RequestSettler } from "./request-settler.js";
 import { RetentionSweeper } from "./retention-sweeper.js";
 import { type AgentRuntimeOptions, RuntimeCore } from "./runtime-core.js";
 import { RuntimeLifecycle, refusedOnceClosed, shuttingDown } from "./runtime-lifecycle.js";
+import { stopReasons } from "./stop-reasons.js";
 import { TurnDriver } from "./turn-driver.js";
 import { TurnStopper } from "./turn-stopper.js";
 
@@ -49,6 +50,69 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         );
   const lifecycle = new RuntimeLifecycle(core, driver, settler.expiry, sweeper);
   const ready = lifecycle.start();
+
+  /**
+   * Runs a message under the session's lock; `{ stop }` when a running turn's tool waits for
+   * the person's answer and the turn must stop first (`mayStop`: once per message).
+   */
+  function send(sessionId: string, text: string, key: string | undefined, mayStop: boolean) {
+    return settler.withSession(sessionId, async (session): Promise<SentMessage | { stop: string }> => {
+      const digest = key === undefined ? undefined : textDigest(text);
+      const known = key === undefined ? undefined : session.keyedMessages?.find((sent) => sent.key === key);
+      if (known) {
+        if (known.digest !== digest) {
+          throw new ProtocolError(
+            "bad_request",
+            `The Idempotency-Key ${JSON.stringify(key)} was already used for another message in this session; send a new message with a new key.`,
+          );
+        }
+        return { turnId: known.turnId, repeated: true };
+      }
+      // Older than the keys the session remembers with their text: still the same message.
+      const earlier = key === undefined ? undefined : await store.findKeyedTurn(sessionId, key);
+      if (earlier !== undefined) return { turnId: earlier, repeated: true };
+      if (lifecycle.closing) throw shuttingDown();
+      if (session.status === "running" || session.status === "resuming") {
+        const asking = (await store.getOpenRequests(sessionId)).length > 0;
+        if (asking && options.whileParked !== "reject" && mayStop) return { stop: session.turnId! };
+        throw asking
+          ? waitingForAnswers()
+          : new ProtocolError("turn_running", "A turn is running in this session; wait for it to finish or cancel it.");
+      }
+      let ended: WriteBatch = {};
+      if (session.status === "waiting") {
+        if (options.whileParked === "reject") throw waitingForAnswers();
+        ended = await core.endTurnBatch(session, { type: "turn.cancelled" }, stopReasons.message);
+      }
+      const turnId = randomId("turn");
+      const messageId = randomId("msg");
+      const keyed = key === undefined ? {} : { idempotencyKey: key };
+      await core.mustCommit(sessionId, {
+        ...ended,
+        events: [
+          ...(ended.events ?? []),
+          { type: "turn.started", turnId, cause: "message", ...keyed },
+          { type: "message.started", messageId, role: "user", ...keyed },
+          { type: "text.delta", messageId, delta: text },
+          { type: "message.completed", messageId },
+        ],
+        transcript: [...(ended.transcript ?? []), { role: "user", content: [{ type: "text", text }] }],
+        session: {
+          ...ended.session,
+          status: "running",
+          turnId,
+          step: 0,
+          stepOpen: false,
+          ...(session.title === undefined ? { title: cutText(text, 80) } : {}),
+          ...(key === undefined || digest === undefined
+            ? {}
+            : { keyedMessages: [...(session.keyedMessages ?? []), { key, digest, turnId }].slice(-KEYED_MESSAGES) }),
+        },
+      });
+      driver.kick(sessionId);
+      return { turnId, repeated: false };
+    });
+  }
 
   const runtime: AgentRuntime = {
     ready,
@@ -133,71 +197,16 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         unsubscribe();
       };
     },
-    sendMessage(sessionId, text, { key } = {}) {
-      return settler.withSession(sessionId, async (session): Promise<SentMessage> => {
-        const digest = key === undefined ? undefined : textDigest(text);
-        const known = key === undefined ? undefined : session.keyedMessages?.find((sent) => sent.key === key);
-        if (known) {
-          if (known.digest !== digest) {
-            throw new ProtocolError(
-              "bad_request",
-              `The Idempotency-Key ${JSON.stringify(key)} was already used for another message in this session; send a new message with a new key.`,
-            );
-          }
-          return { turnId: known.turnId, repeated: true };
-        }
-        // Older than the keys the session remembers with their text: still the same message.
-        const earlier = key === undefined ? undefined : await store.findKeyedTurn(sessionId, key);
-        if (earlier !== undefined) return { turnId: earlier, repeated: true };
-        if (lifecycle.closing) throw shuttingDown();
-        if (session.status === "running" || session.status === "resuming") {
-          throw new ProtocolError(
-            "turn_running",
-            "A turn is running in this session; wait for it to finish or cancel it.",
-          );
-        }
-        let ended: WriteBatch = {};
-        if (session.status === "waiting") {
-          if (options.whileParked === "reject") {
-            throw new ProtocolError(
-              "turn_running",
-              "Requests in this session are waiting for an answer; answer, decline or cancel them first.",
-            );
-          }
-          ended = await core.endTurnBatch(
-            session,
-            { type: "turn.cancelled" },
-            "The person sent a new message instead of answering.",
-          );
-        }
-        const turnId = randomId("turn");
-        const messageId = randomId("msg");
-        const keyed = key === undefined ? {} : { idempotencyKey: key };
-        await core.mustCommit(sessionId, {
-          ...ended,
-          events: [
-            ...(ended.events ?? []),
-            { type: "turn.started", turnId, cause: "message", ...keyed },
-            { type: "message.started", messageId, role: "user", ...keyed },
-            { type: "text.delta", messageId, delta: text },
-            { type: "message.completed", messageId },
-          ],
-          transcript: [...(ended.transcript ?? []), { role: "user", content: [{ type: "text", text }] }],
-          session: {
-            ...ended.session,
-            status: "running",
-            turnId,
-            step: 0,
-            stepOpen: false,
-            ...(session.title === undefined ? { title: cutText(text, 80) } : {}),
-            ...(key === undefined || digest === undefined
-              ? {}
-              : { keyedMessages: [...(session.keyedMessages ?? []), { key, digest, turnId }].slice(-KEYED_MESSAGES) }),
-          },
-        });
-        driver.kick(sessionId);
-        return { turnId, repeated: false };
-      });
+    async sendMessage(sessionId, text, { key } = {}) {
+      // A message while a running tool's question waits for the person stops that turn first
+      // (outside the lock, which its driver needs to end it), as one while parked cancels it.
+      let stopped: string | undefined;
+      for (;;) {
+        const sent = await send(sessionId, text, key, stopped === undefined);
+        if (!("stop" in sent)) return sent;
+        stopped = sent.stop;
+        await stopper.cancel(sessionId, { turnId: stopped, stop: "message" });
+      }
     },
     respond: (sessionId, responses) => settler.respond(sessionId, responses),
     cancel: (sessionId, cancelOptions) => stopper.cancel(sessionId, cancelOptions),
@@ -230,3 +239,10 @@ function keyedSessionId(owner: string | undefined, key: string): string {
 function textDigest(text: string): string {
   return createHash("sha256").update(text).digest("base64url");
 }
+
+/** The refusal of a message while requests wait for answers, with `whileParked: "reject"`. */
+const waitingForAnswers = () =>
+  new ProtocolError(
+    "turn_running",
+    "Requests in this session are waiting for an answer; answer, decline or cancel them first.",
+  );

@@ -22,13 +22,17 @@ export interface TurnLeases {
   release(sessionId: string): Promise<void>;
 }
 
-/** What stopped a turn from outside its driver: the person's Stop (`"cancel"`) or the session's deletion (`"delete"`). */
-export type StopKind = "cancel" | "delete";
+/**
+ * What stopped a turn from outside its driver: the person's Stop (`"cancel"`), the session's
+ * deletion (`"delete"`), or the person's new message while a tool of the turn waited for their
+ * answer (`"message"`).
+ */
+export type StopKind = "cancel" | "delete" | "message";
 
 /**
  * Why a coordination asks this instance to stop driving a turn: another instance passed a
- * person's cancel (`stop: "cancel"`) or a deletion (`stop: "delete"`) of the turn `turnId`
- * on, or this instance lost the lease. The tool's `ctx.signal` and the questions it asked
+ * person's cancel, a deletion or a new message (`stop`) of the turn `turnId` on, or this
+ * instance lost the lease. The tool's `ctx.signal` and the questions it asked
  * are cancelled saying which.
  */
 export type AbortCause = { kind: "requested"; turnId: string; stop: StopKind } | { kind: "lease_lost" };

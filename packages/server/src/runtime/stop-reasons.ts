@@ -4,6 +4,7 @@ import type { StopKind } from "./coordination.js";
 export const stopReasons: Record<StopKind, string> = {
   cancel: "The person stopped the turn.",
   delete: "The session was deleted.",
+  message: "The person sent a new message instead of answering.",
 };
 
 /**

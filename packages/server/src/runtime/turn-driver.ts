@@ -343,7 +343,11 @@ export class TurnDriver {
    * stopped first), with `commit`: a call still executing ran where that instance died, so
    * it may or may not have completed, and its cancelled result and a log line say so.
    */
-  async endCancelled(session: SessionRecord, commit: (batch: WriteBatch) => Promise<unknown>): Promise<void> {
+  async endCancelled(
+    session: SessionRecord,
+    commit: (batch: WriteBatch) => Promise<unknown>,
+    reason = stopReasons.cancel,
+  ): Promise<void> {
     const { core } = this;
     const { sessionId } = session;
     const ending = (await this.#execution.writeFinished(session)) ? await core.requireSession(sessionId) : session;
@@ -354,7 +358,7 @@ export class TurnDriver {
       await core.endTurnBatch(
         ending,
         { type: "turn.cancelled" },
-        stopReasons.cancel,
+        reason,
         new Map(interrupted.map((call) => [call.toolCallId, STOPPED_WHILE_INTERRUPTED])),
       ),
     );

@@ -44,8 +44,15 @@ export class TurnStopper {
       );
   }
 
-  /** Stops the session's turn (see `AgentRuntime.cancel`). */
-  cancel(sessionId: string, { turnId: only }: { turnId?: string } = {}): Promise<void> {
+  /**
+   * Stops the session's turn (see `AgentRuntime.cancel`), saying why: the person's Stop, or
+   * (`stop: "message"`) their new message while a tool of the turn waited for their answer,
+   * which resolves once the turn has ended.
+   */
+  cancel(
+    sessionId: string,
+    { turnId: only, stop = "cancel" }: { turnId?: string; stop?: Exclude<StopKind, "delete"> } = {},
+  ): Promise<void> {
     const { core, driver } = this;
     // A turn this instance drives ends as cancelled by its own driver. One driven elsewhere
     // is waited for until it has stopped: one whose instance died is ended here when its
@@ -60,7 +67,7 @@ export class TurnStopper {
         if (session.status === "waiting") {
           await core.mustCommit(
             sessionId,
-            await core.endTurnBatch(session, { type: "turn.cancelled" }, stopReasons.cancel),
+            await core.endTurnBatch(session, { type: "turn.cancelled" }, stopReasons[stop]),
           );
           return {};
         }
@@ -69,12 +76,13 @@ export class TurnStopper {
         if (session.cancelRequested !== turnId) {
           await core.mustCommit(sessionId, { session: { cancelRequested: turnId } });
         }
-        if (driver.abort(sessionId, stopped("cancel"))) return {};
-        const stopping = await this.#stopDriver(session, "cancel");
+        // A Stop returns once the driver is told; a message waits for the turn's end, to come after it.
+        if (driver.abort(sessionId, stopped(stop))) return stop === "message" ? { wait: driver.done(sessionId) } : {};
+        const stopping = await this.#stopDriver(session, stop);
         if (stopping.wait) return stopping;
         // No instance drives the turn (its driver died, or waits for the store): end it here, with every call's result.
         try {
-          await driver.endCancelled(session, (batch) => core.mustCommit(sessionId, batch));
+          await driver.endCancelled(session, (batch) => core.mustCommit(sessionId, batch), stopReasons[stop]);
         } finally {
           await core.coordination.turns.release(sessionId);
         }

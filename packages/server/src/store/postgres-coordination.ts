@@ -4,6 +4,7 @@ import type pg from "pg";
 import type { AbortCause, Coordination, StopKind, TurnLeases } from "../runtime/coordination.js";
 import type { EventHub, EventListener } from "../runtime/event-hub.js";
 import { LocalEventHub } from "../runtime/event-hub.js";
+import { stopReasons } from "../runtime/stop-reasons.js";
 import { asStoreError, isUnreachable, reportUnreachable } from "./postgres-errors.js";
 import { eventBucket, type eventsNotification, Listener } from "./postgres-listener.js";
 import { NotifyProbes } from "./postgres-pooler.js";
@@ -228,9 +229,14 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
     ];
     if (kind === "probe") probes.arrived(sessionId);
     else if (kind === "end") hub.endLocally(sessionId);
-    // An instance of an earlier version names no cause: it passed on a cancel or a deletion alike, said as a cancel.
+    // An instance of an earlier version names no cause (it passed on a cancel or a deletion
+    // alike), and one of a later version may name one this one does not know: both said as a cancel.
     else if (turnId)
-      abortLocally(sessionId, { kind: "requested", turnId, stop: stop === "delete" ? "delete" : "cancel" });
+      abortLocally(sessionId, {
+        kind: "requested",
+        turnId,
+        stop: stop !== undefined && Object.hasOwn(stopReasons, stop) ? stop : "cancel",
+      });
   });
   const hub = new PostgresEventHub({
     readEvents: options.readEvents,

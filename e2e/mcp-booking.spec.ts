@@ -26,3 +26,14 @@ test("an MCP server's elicitation is answered in the browser, after a reload, an
   await expect(chat.conversation).toContainText("Booked 4 seats at Nora on 2026-12-24.");
   await chat.idle();
 });
+
+test("a message typed instead of answering the MCP server's question closes the form saying so, and the chat goes on", async ({
+  chat,
+}) => {
+  const form = await chat.request("book a table", "book_table");
+  await chat.send("what can you do?");
+  await expect(form).toHaveAttribute("data-state", "cancelled");
+  await expect(form).toContainText("The person sent a new message instead of answering.");
+  await expect(chat.conversation).toContainText("I'm the scripted demo model.");
+  await chat.idle();
+});

@@ -176,7 +176,8 @@ function statusOf(state: ClientState): ClientStatus {
   if (state.outbox.some((message) => message.status === "sending" || message.status === "accepted")) {
     return "submitting";
   }
-  if (state.session.status === "running") return "streaming";
+  // A running tool that asks the person (`ctx.ask`) waits for them as a parked turn does.
+  if (state.session.status === "running") return state.session.pending.length ? "waiting" : "streaming";
   if (state.session.status === "waiting") return "waiting";
   return state.error ? "error" : "idle";
 }

@@ -71,6 +71,15 @@ describe("request state transitions", () => {
     expect(state.status).toBe("waiting");
   });
 
+  it("is waiting, not streaming, while a running turn's tool asks the person, and streaming again once answered", () => {
+    // The question is open before any `turn.waiting`: the tool asked while it runs (`ctx.ask`).
+    const asked = fold(hydrated(), asEvents(upTo(11)));
+    expect(asked.session.status).toBe("running");
+    expect(asked.status).toBe("waiting");
+    const answered = reduceClientState(asked, { type: "event", event: { ...eventAt(13), seq: 12 } });
+    expect(answered.status).toBe("streaming");
+  });
+
   it("goes submitting with what was sent, then error with issues and answerable again, then resolved", () => {
     const issues = [{ path: ["templateId"], message: "Required" }];
     const sent = { action: "accept", value: { templateId: 7 } } as const;

@@ -2,7 +2,7 @@ import type { AgentView } from "@hitl-kit/react";
 
 /** Props of {@link ConnectionStatus}. */
 export interface ConnectionStatusProps {
-  agent: Pick<AgentView, "status" | "connection" | "outbox" | "pending">;
+  agent: Pick<AgentView, "status" | "connection" | "outbox">;
 }
 
 /** The words for the session's status, as the header shows them. */
@@ -13,10 +13,7 @@ export function connectionLabel(agent: ConnectionStatusProps["agent"]): string {
   if (agent.status === "connecting" || agent.connection === "connecting") return "Connecting…";
   if (agent.status === "reconnecting" || agent.connection === "reconnecting") return "Reconnecting…";
   if (agent.outbox.some((message) => message.status === "sending")) return "Live · sending";
-  // A running tool that asks the person (`ctx.ask`) waits for them as a parked turn does.
-  if (agent.status === "waiting" || (agent.status === "streaming" && agent.pending.length > 0)) {
-    return "Live · waiting for you";
-  }
+  if (agent.status === "waiting") return "Live · waiting for you";
   if (agent.status === "streaming" || agent.status === "submitting") return "Live · replying";
   return "Live";
 }

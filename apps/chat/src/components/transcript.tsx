@@ -64,13 +64,10 @@ function TranscriptView({
     if (sending !== undefined) follow();
   }, [sending, follow]);
   const last = agent.messages.at(-1);
-  // A message still on its way says "Sending…" itself; once the server took it, the model is
-  // thinking — unless a running tool asks the person (`ctx.ask`): then the turn waits for them.
+  // A message still on its way says "Sending…" itself; once the server took it, the model is thinking.
   const thinking =
     (agent.status === "submitting" && !agent.outbox.some((message) => message.status === "sending")) ||
-    (agent.status === "streaming" &&
-      agent.pending.length === 0 &&
-      (last?.role !== "assistant" || last.status !== "streaming"));
+    (agent.status === "streaming" && (last?.role !== "assistant" || last.status !== "streaming"));
   // While a reply streams, the log waits to be read until the reply is whole: a screen reader
   // would otherwise read the growing paragraph again from its start at every delta.
   const replying = last?.role === "assistant" && last.status === "streaming";

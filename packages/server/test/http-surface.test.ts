@@ -405,6 +405,18 @@ describe("trustProxy", () => {
     );
     expect(behindProxy.status).toBe(201);
     expect(behindProxy.headers.getSetCookie()[0]).toMatch(/^__Host-hitl-id=.*; Secure$/);
+    // nginx's `X-Forwarded-Host $host` names no port: the server's own port is not the page's.
+    const portless = (host: string) =>
+      trusted(
+        new Request("http://127.0.0.1:3102/api/agent/sessions", {
+          method: "POST",
+          headers: { ...forwarded, "x-forwarded-host": host, origin: "https://chat.example" },
+          body: "{}",
+        }),
+      );
+    expect((await portless("chat.example")).status).toBe(201);
+    expect((await portless("chat.example:443")).status).toBe(201);
+    expect((await portless("chat.example:8443")).status).toBe(403);
     const badHost = await trusted(
       new Request("http://127.0.0.1/api/agent/sessions", { headers: { "x-forwarded-host": "a b" } }),
     );

@@ -1,5 +1,17 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { defineTool } from "@hitl-kit/protocol";
 import { afterEach, describe, expect, it } from "vitest";
-import { createAgentRuntime, createFetchHandler, type SessionAccess, scriptedModel } from "../src/index.js";
+import { z } from "zod";
+import {
+  createAgentRuntime,
+  createFetchHandler,
+  implement,
+  memoryStore,
+  type SessionAccess,
+  scriptedModel,
+  toNodeHandler,
+} from "../src/index.js";
 import { sqliteStore } from "../src/store/sqlite-store.js";
 import { browser, quiet, readSse, startServer, tempDir } from "./harness.js";
 
@@ -122,6 +134,84 @@ describe("the host's identify hook", () => {
       expect(refused.body.error).toEqual({ code: "unauthorized", message: expect.stringMatching(/Sign in/) });
     }
     expect(await server.runtime.listSessions()).toEqual([]);
+  });
+
+  it("refuses, as the server's failure and saying why, a principal that is not a string", async () => {
+    const logged: unknown[][] = [];
+    server = startServer(scriptedModel([]), {
+      logger: { ...quiet, error: (...args: unknown[]) => logged.push(args) },
+      http: {
+        identify: ((request: Request) => (request.headers.get("x-user") === "42" ? 42 : { id: "ada" })) as never,
+      },
+    });
+    for (const user of ["42", "ada"]) {
+      const refused = await server.call("POST", "/sessions", {}, { "x-user": user });
+      expect(refused.status).toBe(500);
+      expect(JSON.stringify(refused.body)).not.toMatch(/identify/);
+    }
+    expect(logged.map((args) => String(args.at(-1)))).toEqual([
+      expect.stringMatching(/identify returned a number \(42\): it must return the principal as a string/),
+      expect.stringMatching(/identify returned an object: it must return the principal as a string/),
+    ]);
+    expect(await server.runtime.listSessions()).toEqual([]);
+  });
+
+  it("is given what the server passed beside the request: Node's request, where Express keeps its login", async () => {
+    const seen: unknown[] = [];
+    const runtime = createAgentRuntime({ model: scriptedModel([]), store: memoryStore(), logger: quiet });
+    const handler = createFetchHandler(runtime, {
+      identify: (_request, platform) => {
+        seen.push(platform);
+        return (platform as { incoming: { user?: { id: string } } }).incoming.user?.id;
+      },
+    });
+    const node = toNodeHandler(handler);
+    const http = createServer((request, response) => {
+      // What a login middleware (passport) leaves on Express's `req`, which is Node's request.
+      if (request.headers["x-session"] === "s3cret") Object.assign(request, { user: { id: "ada" } });
+      void node(request, response);
+    });
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = http.address() as AddressInfo;
+      const create = (headers: Record<string, string>) =>
+        fetch(`http://127.0.0.1:${port}/api/agent/sessions`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...headers },
+          body: "{}",
+        });
+      const created = await create({ "x-session": "s3cret" });
+      expect(created.status).toBe(201);
+      const { sessionId } = (await created.json()) as { sessionId: string };
+      expect((await runtime.getSessionInfo(sessionId))?.owner).toBe("ada");
+      expect((await create({})).status).toBe(401);
+      expect(seen[0]).toMatchObject({ incoming: expect.objectContaining({ user: { id: "ada" } }) });
+    } finally {
+      await new Promise((resolve) => http.close(resolve));
+      await runtime.close();
+    }
+  });
+
+  it("tells a server tool whose session it runs for (ctx.owner)", async () => {
+    const owners: unknown[] = [];
+    const whoAmI = implement(
+      defineTool({ name: "who_am_i", description: "Says who asks.", inputSchema: z.object({}) }),
+      (_input, ctx) => {
+        owners.push(ctx.owner);
+        return { ok: true };
+      },
+    );
+    const model = scriptedModel((context) =>
+      context.lastResults.length > 0 ? { text: "Done." } : { toolCalls: [{ toolName: "who_am_i", input: {} }] },
+    );
+    server = startServer(model, { tools: [whoAmI], http: { identify: byHeader } });
+    const id = (await server.call("POST", "/sessions", {}, { "x-user": "ada" })).body.sessionId;
+    await server.call("POST", `/sessions/${id}/messages`, { text: "go" }, { "x-user": "ada" });
+    await server.runtime.idle();
+    const { sessionId } = await server.runtime.createSession();
+    await server.runtime.sendMessage(sessionId, "go");
+    await server.runtime.idle();
+    expect(owners).toEqual(["ada", undefined]);
   });
 
   it("scopes sessions to the principal it names, and sets no cookie", async () => {

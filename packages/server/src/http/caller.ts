@@ -2,10 +2,16 @@ import { ProtocolError } from "@hitl-kit/protocol";
 
 /**
  * Says who is calling: the principal (a user id, an account id) the host app
- * authenticated, or `undefined`/`null` when the request carries no valid credentials
- * (the handler answers 401). Called for every request.
+ * authenticated, as a string, or `undefined`/`null` when the request carries no valid
+ * credentials (the handler answers 401). Called for every request, an event stream's when it
+ * opens. `platform` is what the server passed beside the request: with `toNodeHandler` (and
+ * `serve`), `{ incoming }`, Node's request, which Express's `req` is (`req.user`,
+ * `req.session`); its URL is as the server got it, before `trustProxy`.
  */
-export type Identify = (request: Request) => string | null | undefined | Promise<string | null | undefined>;
+export type Identify = (
+  request: Request,
+  platform?: unknown,
+) => string | null | undefined | Promise<string | null | undefined>;
 
 /**
  * Who sent a request. `identified`: the host's {@link Identify} hook named the principal.
@@ -23,9 +29,20 @@ const tokenShape = /^[A-Za-z0-9_-]{22}$/;
 const maxAgeSeconds = 400 * 24 * 60 * 60; // the longest a browser keeps a cookie
 
 /** Finds out who is calling: with the host's hook, or from the anonymous identity cookie. */
-export async function identifyCaller(request: Request, url: URL, identify: Identify | undefined): Promise<Caller> {
+export async function identifyCaller(
+  request: Request,
+  platform: unknown,
+  url: URL,
+  identify: Identify | undefined,
+): Promise<Caller> {
   if (identify) {
-    const principal = await identify(request);
+    const principal: unknown = await identify(request, platform);
+    if (principal !== undefined && principal !== null && typeof principal !== "string") {
+      // A user id straight from the database (a number, an object) would be refused as "not signed in" for everyone.
+      throw new TypeError(
+        `identify returned ${typeof principal === "object" ? "an object" : `a ${typeof principal} (${String(principal)})`}: it must return the principal as a string (String(user.id), say), or undefined when the request is not signed in.`,
+      );
+    }
     if (typeof principal !== "string" || principal === "") {
       throw new ProtocolError("unauthorized", "Sign in first: this server did not recognise who is calling.");
     }

@@ -115,7 +115,7 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
     const method = request.method === "HEAD" ? "GET" : request.method;
     const route = matchRoute(url.pathname.slice(base.length), method);
     if (method !== "GET") origins.check(request, url);
-    const caller = await identifyCaller(request, url, options.identify);
+    const caller = await identifyCaller(request, platform, url, options.identify);
     if (caller.kind === "anonymous" && request.headers.get("sec-fetch-site") === "cross-site") {
       // The browser neither keeps nor sends the identity cookie (SameSite=Lax) across sites:
       // every request would be a stranger's, and a new session nobody's.

@@ -20,6 +20,8 @@ export function requestUrl(request: Request, trustProxy: boolean): URL {
   if (forwardedHost !== undefined) {
     if (!validHost.test(forwardedHost)) throw badHost("X-Forwarded-Host", forwardedHost);
     url.host = forwardedHost;
+    // The host setter keeps the URL's port when the value names none (nginx's `$host` names none).
+    if (!/:\d+$/.test(forwardedHost)) url.port = "";
   }
   if (forwardedProto === "https" || forwardedProto === "http") url.protocol = `${forwardedProto}:`;
   return url;

@@ -11,6 +11,13 @@ import type {
 export interface ToolContext {
   /** The session the call belongs to. */
   sessionId: string;
+  /**
+   * Who the session belongs to: the principal the fetch handler's `identify` named when the
+   * session was created (or `createSession({ owner })`'s), so a tool acts only for that person
+   * (a refund checks the charge is theirs); `anon:…` for the anonymous cookie's, and
+   * `undefined` for a session created without one.
+   */
+  owner?: string;
   /** The turn whose model step made the call. */
   turnId: string;
   /** The call's id, as in its `tool.called` and `tool.result` events. */

@@ -34,7 +34,13 @@ export class ToolExecution {
     this.#finished.delete(sessionId);
   }
 
-  async execute(sessionId: string, calls: ToolCallRecord[], signal: AbortSignal): Promise<void> {
+  /** Runs a step's ready calls in the session (`owner`'s, for the tools' `ctx.owner`). */
+  async execute(
+    sessionId: string,
+    owner: string | undefined,
+    calls: ToolCallRecord[],
+    signal: AbortSignal,
+  ): Promise<void> {
     const { core } = this;
     // Every call runs to its end and writes (or keeps) its result before the drive goes on or
     // stops; once the turn is stopped, only within the grace (see `#withinGrace`).
@@ -66,6 +72,7 @@ export class ToolExecution {
             async (callSignal) => {
               const context = {
                 sessionId,
+                ...(owner === undefined ? {} : { owner }),
                 turnId: call.turnId,
                 toolCallId: call.toolCallId,
                 signal: callSignal,

@@ -15,7 +15,7 @@ type Move =
   | { kind: "stop" }
   | { kind: "again" }
   | { kind: "model"; session: SessionRecord }
-  | { kind: "execute"; calls: ToolCallRecord[] };
+  | { kind: "execute"; calls: ToolCallRecord[]; owner: string | undefined };
 
 /**
  * Drives turns forward from the durable state: runs ready tools, parks, closes steps and
@@ -235,7 +235,7 @@ export class TurnDriver {
         if (signal.aborted) throw signal.reason;
         const move = await this.#writer.section(sessionId, () => this.#nextMove(sessionId));
         if (move.kind === "stop") return false;
-        if (move.kind === "execute") await this.#execution.execute(sessionId, move.calls, signal);
+        if (move.kind === "execute") await this.#execution.execute(sessionId, move.owner, move.calls, signal);
         // A step that parks or ends the turn says so: no further look at the session.
         if (move.kind === "model" && (await this.#modelStep.run(move.session, signal)) === "stop") return false;
       }
@@ -323,7 +323,7 @@ export class TurnDriver {
     if (ready.length > 0) {
       const executing = ready.map((call) => ({ ...call, state: "executing" as const }));
       await this.#writer.commit(sessionId, { toolCalls: executing });
-      return { kind: "execute", calls: executing };
+      return { kind: "execute", calls: executing, owner: session.owner };
     }
     const parked = calls.filter((call) => call.state === "parked");
     if (parked.length > 0) {

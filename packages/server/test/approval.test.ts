@@ -45,6 +45,35 @@ describe("approval-gated server tools", () => {
     expect(checkOneResultPerCall(await server.events(id))).toEqual([]);
   });
 
+  it("hands the tool the approver's note sent beside the answer, as the event shows it", async () => {
+    const { id, pending } = await parkedRequest([
+      { toolCalls: [{ toolName: "refund_charge", input: { chargeId: "ch_1", amount: 1500 } }] },
+      { text: "Refunded." },
+    ]);
+    expect(
+      (await respond(id, [{ requestId: pending[0]!.requestId, action: "accept", reason: "loyal customer" }])).status,
+    ).toBe(202);
+    await server.runtime.idle();
+    expect(executions).toMatchObject([{ approval: { approved: true, reason: "loyal customer" } }]);
+    const resolved = (await server.events(id)).find((event) => event.type === "input.resolved");
+    expect(resolved).toMatchObject({ action: "accept", reason: "loyal customer" });
+  });
+
+  it("refuses a decline or cancel that carries a value, and keeps the request open", async () => {
+    const { id, pending } = await parkedRequest([
+      { toolCalls: [{ toolName: "refund_charge", input: { chargeId: "ch_1", amount: 1500 } }] },
+    ]);
+    const requestId = pending[0]!.requestId;
+    for (const action of ["decline", "cancel"]) {
+      const refused = await respond(id, [{ requestId, action, value: { reason: "not this customer" } }]);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.message).toBe(
+        `A ${action} carries no value (request ${requestId}): say why in "reason".`,
+      );
+    }
+    expect((await server.snapshot(id)).pending).toEqual(pending);
+  });
+
   it("runs a call below the predicate's threshold without asking", async () => {
     const { id, pending } = await parkedRequest([
       { toolCalls: [{ toolName: "refund_charge", input: { chargeId: "ch_1", amount: 20 } }] },
@@ -65,7 +94,9 @@ describe("approval-gated server tools", () => {
     expect(executions).toEqual([]);
     const results = (await server.events(id)).filter((event) => event.type === "tool.result");
     expect(results).toEqual([expect.objectContaining({ outcome: "declined", output: { reason: "not yet" } })]);
-    expect(lastToolResults(prompts[1])[0]).toMatchObject({ output: { type: "execution-denied", reason: "not yet" } });
+    expect(lastToolResults(prompts[1])[0]).toMatchObject({
+      output: { type: "execution-denied", reason: "The person declined, saying: not yet" },
+    });
     expect((await server.snapshot(id)).messages.at(-1)?.parts).toEqual([
       { type: "text", text: "I will not publish it." },
     ]);

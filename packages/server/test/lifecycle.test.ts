@@ -372,7 +372,10 @@ describe("failures", () => {
     const id = await server.session();
     await server.call("POST", `/sessions/${id}/messages`, { text: "go" });
     await server.runtime.idle();
-    expect((await server.snapshot(id)).error).toEqual({ code: "model_529", message: "Overloaded" });
+    expect((await server.snapshot(id)).error).toEqual({
+      code: "model_529",
+      message: "The model provider is overloaded or unavailable right now; try again in a moment.",
+    });
     await server.call("POST", `/sessions/${id}/messages`, { text: "again" });
     await server.runtime.idle();
     const snapshot = await server.snapshot(id);

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
-import { APICallError, type LanguageModelV4, type LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { APICallError, type LanguageModelV4, type LanguageModelV4StreamPart, LoadAPIKeyError } from "@ai-sdk/provider";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAgentRuntime, memoryStore, scriptedModel } from "../src/index.js";
 import { modelRetryDelay } from "../src/runtime/model-retry.js";
@@ -114,8 +114,62 @@ describe("a model call that fails before it streams anything", () => {
     const { model, signals } = modelOf([() => Promise.reject(overloaded()), () => Promise.reject(overloaded())]);
     const id = await turnOf(model, { modelRetries: 1, modelRetryDelayMs: 1 });
     await server!.runtime.idle();
-    expect((await server!.snapshot(id)).error).toEqual({ code: "model_529", message: "Overloaded" });
+    expect((await server!.snapshot(id)).error).toEqual({
+      code: "model_529",
+      message: "The model provider is overloaded or unavailable right now; try again in a moment.",
+    });
     expect(signals).toHaveLength(2);
+  });
+
+  it("says a failure in words for the person where the provider's are not, and logs the provider's", async () => {
+    const failures: [unknown, { code: string; message: string }][] = [
+      [
+        new APICallError({
+          message: "Incorrect API key provided: sk-proj-abc1****",
+          url: "u",
+          requestBodyValues: {},
+          statusCode: 401,
+        }),
+        { code: "model_401", message: "The model provider refused this server's credentials (its API key)." },
+      ],
+      [
+        new APICallError({
+          message: "Rate limit reached",
+          url: "u",
+          requestBodyValues: {},
+          statusCode: 429,
+          isRetryable: false,
+        }),
+        {
+          code: "model_429",
+          message: "The model provider is limiting this server's requests right now; try again in a minute.",
+        },
+      ],
+      // The reply's connection broke after it began: its start said 200.
+      [
+        new APICallError({
+          message: "Failed to process successful response",
+          url: "u",
+          requestBodyValues: {},
+          statusCode: 200,
+          isRetryable: false,
+        }),
+        { code: "model_interrupted", message: "The connection to the model broke off in the middle of its reply." },
+      ],
+      [
+        new LoadAPIKeyError({ message: "Anthropic API key is missing. Pass it using the 'apiKey' parameter." }),
+        { code: "model_error", message: "The server has no API key for its model provider." },
+      ],
+    ];
+    for (const [failure, said] of failures) {
+      const log = keptLog();
+      const { model } = modelOf([() => Promise.reject(failure)]);
+      const id = await turnOf(model, { modelRetries: 0, logger: log.logger });
+      await server!.runtime.idle();
+      expect((await server!.snapshot(id)).error).toEqual(said);
+      expect(log.warnings.join("\n")).toContain((failure as Error).message);
+      await server!.close();
+    }
   });
 
   it("is not tried again when the provider refused it, nor with modelRetries 0", async () => {
@@ -194,7 +248,10 @@ describe("an error the model's stream sends", () => {
     const id = await turnOf(model, { modelRetryDelayMs: 1 });
     await server!.runtime.idle();
     const { snapshot, text } = await lastReply(id);
-    expect(snapshot.error).toEqual({ code: "model_529", message: "Overloaded" });
+    expect(snapshot.error).toEqual({
+      code: "model_529",
+      message: "The model provider is overloaded or unavailable right now; try again in a moment.",
+    });
     expect(text).toBe("Hello, ");
     expect(signals).toHaveLength(1);
   });
@@ -322,7 +379,10 @@ describe("against a provider's API", () => {
 
     const failed = await runOn("anthropic", [{ text: "Cut short, sadly.", overloadAfter: 5 }]);
     expect(failed.fake.requests).toHaveLength(1);
-    expect(failed.snapshot.error).toEqual({ code: "model_529", message: "Overloaded" });
+    expect(failed.snapshot.error).toEqual({
+      code: "model_529",
+      message: "The model provider is overloaded or unavailable right now; try again in a moment.",
+    });
     expect(failed.text!.length).toBeGreaterThan(0);
   });
 
@@ -362,7 +422,9 @@ describe("modelRetryDelay", () => {
     expect(modelRetryDelay(retryable({ "retry-after": "3" }), 0, 100)).toBe(3000);
     const soon = new Date(Date.now() + 10_000).toUTCString();
     expect(modelRetryDelay(retryable({ "retry-after": soon }), 0, 100)).toBeGreaterThan(8_000);
-    expect(modelRetryDelay(retryable({ "retry-after": "3600" }), 0, 100)).toBe(100);
+    // A longer wait is waited for a minute: trying again at once is what the provider refused.
+    expect(modelRetryDelay(retryable({ "retry-after": "3600" }), 0, 100)).toBe(60_000);
+    expect(modelRetryDelay(retryable({ "retry-after-ms": "90000" }), 0, 100)).toBe(60_000);
     expect(modelRetryDelay(retryable({ "retry-after": "soon" }), 0, 100)).toBe(100);
     expect(modelRetryDelay(retryable({ "retry-after-ms": "-5" }), 1, 100)).toBe(200);
     expect(modelRetryDelay(retryable({ "retry-after-ms": "abc", "retry-after": "2" }), 0, 100)).toBe(2000);

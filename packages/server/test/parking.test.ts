@@ -134,7 +134,9 @@ describe("a parked client tool", () => {
       outcome: "declined",
       output: { reason: "none fit" },
     });
-    expect(lastToolResults(prompts[1])[0]).toMatchObject({ output: { type: "execution-denied", reason: "none fit" } });
+    expect(lastToolResults(prompts[1])[0]).toMatchObject({
+      output: { type: "execution-denied", reason: "The person declined, saying: none fit" },
+    });
     expect((await server.snapshot(id)).status).toBe("idle");
   });
 

@@ -259,7 +259,9 @@ describe("the telemetry hooks", () => {
       { turnId, step: 1, attempt: 0, outcome: "error", retryInMs: 0, error: { code: "model_529" } },
       { turnId, step: 1, attempt: 1, outcome: "error", error: { code: "model_401" } },
     ]);
+    // The model call's report has the provider's words; the turn's, what the person read.
     expect(calls[0]!.error!.message).toContain("Overloaded");
+    expect(calls[1]!.error!.message).toContain("Invalid key");
     expect(calls[1]).not.toHaveProperty("retryInMs");
     expect(new Set(calls.map((call) => call.modelCallId)).size).toBe(2);
     expect(record.of("onTurnFinish")).toEqual([
@@ -268,7 +270,7 @@ describe("the telemetry hooks", () => {
         turnId,
         cause: "message",
         outcome: "failed",
-        error: { code: "model_401", message: "Invalid key" },
+        error: { code: "model_401", message: "The model provider refused this server's credentials (its API key)." },
         durationMs: expect.any(Number),
       },
     ]);

@@ -5,7 +5,7 @@ import type {
   LanguageModelV4StreamPart,
 } from "@ai-sdk/provider";
 import { randomId } from "../runtime/ids.js";
-import { isTurnBreak } from "../runtime/transcript.js";
+import { declinedReason, isTurnBreak } from "../runtime/transcript.js";
 
 /** One reply of a scripted model: text, reasoning and tool calls, streamed in that order. */
 export interface ScriptedReply {
@@ -153,7 +153,7 @@ function contextOf(prompt: LanguageModelV4Message[]): ScriptContext {
 }
 
 function outputValue(output: { type: string; value?: unknown; reason?: string }): unknown {
-  return output.type === "execution-denied" ? { reason: output.reason } : output.value;
+  return output.type === "execution-denied" ? { reason: declinedReason(output.reason) } : output.value;
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {

@@ -4,15 +4,15 @@ import { MAX_TIMER_MS, ModelStalled } from "./model-step.js";
 export const DEFAULT_MODEL_RETRIES = 2;
 /** The wait before the first retry, by default (`modelRetryDelayMs`); it doubles for each one after. */
 export const DEFAULT_MODEL_RETRY_DELAY_MS = 2_000;
-/** The longest wait a provider's `retry-after` may ask for and be heeded; past it the backoff applies. */
+/** The longest wait a provider's `retry-after` is heeded for: a longer one is waited for this long. */
 const MAX_ASKED_DELAY_MS = 60_000;
 
 /**
  * How long to wait before calling the model again after `error` ended its `attempt`th call
  * (0 for the first), or `undefined` when trying again cannot help: only a stall and what the
  * provider says is worth retrying (`isRetryable`: a timeout, 409, 429, a 5xx, a dropped
- * connection) are retried. The provider's `retry-after-ms` or `retry-after` is heeded up to a
- * minute; otherwise the wait is `delayMs`, doubled per attempt.
+ * connection) are retried. The provider's `retry-after-ms` or `retry-after` is heeded, for a
+ * minute at most; without one the wait is `delayMs`, doubled per attempt.
  */
 export function modelRetryDelay(error: unknown, attempt: number, delayMs: number): number | undefined {
   const retryable = error instanceof ModelStalled || (error as { isRetryable?: unknown } | null)?.isRetryable === true;
@@ -39,7 +39,7 @@ function askedDelay(headers: unknown): number | undefined {
         : decimal.test(seconds)
           ? Number(seconds) * 1000
           : Date.parse(seconds) - Date.now();
-  return asked !== undefined && asked >= 0 && asked <= MAX_ASKED_DELAY_MS ? asked : undefined;
+  return asked !== undefined && asked >= 0 ? Math.min(asked, MAX_ASKED_DELAY_MS) : undefined;
 }
 
 /** Resolves after `ms`, or rejects with the reason of the first of `signals` to abort, as soon as it does. */

@@ -335,11 +335,35 @@ function modelReport({ finishReason, usage, responseId, responseModelId }: StepO
   };
 }
 
+/**
+ * What a failed turn says (`turn.failed`, read by the person): the code, with the provider's
+ * HTTP status, and words for the person where the provider's are not for them (a refused key,
+ * whose message may quote part of it; an overload). The provider's own words are in the log.
+ */
 export function describeFailure(error: unknown): { code: string; message: string } {
   if (error instanceof ModelStalled) return { code: error.code, message: error.message };
   const status = (error as { statusCode?: number }).statusCode;
-  return { code: status ? `model_${status}` : "model_error", message: failureText(error) };
+  // The reply had begun (the status of its start was a success) and its connection broke.
+  if (status !== undefined && status >= 200 && status < 300) {
+    return { code: "model_interrupted", message: "The connection to the model broke off in the middle of its reply." };
+  }
+  const said = status === undefined ? saidByName[(error as { name?: string }).name ?? ""] : saidByStatus(status);
+  return { code: status ? `model_${status}` : "model_error", message: said ?? failureText(error) };
 }
+
+function saidByStatus(status: number): string | undefined {
+  if (status === 401 || status === 403) return "The model provider refused this server's credentials (its API key).";
+  if (status === 429) return "The model provider is limiting this server's requests right now; try again in a minute.";
+  if (status >= 500) return "The model provider is overloaded or unavailable right now; try again in a moment.";
+  // A 400 says what was wrong with the request (a transcript too long for the model, say).
+  return undefined;
+}
+
+const saidByName: Record<string, string> = {
+  AI_LoadAPIKeyError: "The server has no API key for its model provider.",
+  AI_JSONParseError: "The model provider sent a reply that could not be read.",
+  AI_TypeValidationError: "The model provider sent a reply that could not be read.",
+};
 
 export function failureText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

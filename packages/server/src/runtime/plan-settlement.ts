@@ -127,8 +127,10 @@ export async function planSettlement(
   }
   const accepted = { action: "accept" as const, at, value: checked.value, ...(reason === undefined ? {} : { reason }) };
   if (isApproval) {
+    // The approver's note, sent in the answer or beside it, reaches the tool (`ctx.approval.reason`).
+    const note = (checked.value as { reason?: string }).reason ?? reason;
     return {
-      ...resolved(accepted, { state: "ready", answer: checked.value }),
+      ...resolved(accepted, { state: "ready", answer: note === undefined ? {} : { reason: note } }),
       approvedTool: record.request.toolName,
     };
   }

@@ -57,6 +57,13 @@ export class RequestSettler {
       if (new Set(ids).size !== ids.length) {
         throw new ProtocolError("bad_request", "Each request may be answered once per body.");
       }
+      const valued = responses.find((response) => response.action !== "accept" && response.value !== undefined);
+      if (valued) {
+        throw new ProtocolError(
+          "bad_request",
+          `A ${valued.action} carries no value (request ${valued.requestId}): say why in "reason".`,
+        );
+      }
       // A closing runtime starts no turn, and an answer to a parked turn may resume it.
       if (this.closing() && session.status === "waiting") throw shuttingDown();
       // Most answers are to open requests, read at once; the settlement needs them all anyway.

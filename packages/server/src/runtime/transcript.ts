@@ -85,13 +85,29 @@ export function toolResultMessage(calls: readonly ToolCallRecord[]): LanguageMod
   };
 }
 
+const DECLINED = "The person declined";
+
+/**
+ * What the model reads of a declined call. Providers send a denial's reason as the whole
+ * result, with nothing saying the call did not run: the reason says so, then the person's words.
+ */
+function declinedText(reason: string | undefined): string {
+  return reason ? `${DECLINED}, saying: ${reason}` : `${DECLINED}.`;
+}
+
+/** The person's words in what the model read of a declined call ({@link declinedText}), if they gave any. */
+export function declinedReason(text: string | undefined): string | undefined {
+  const said = `${DECLINED}, saying: `;
+  return text?.startsWith(said) ? text.slice(said.length) : undefined;
+}
+
 function toModelOutput(call: ToolCallRecord): LanguageModelV4ToolResultOutput {
   const output = call.output as { message?: string; reason?: string } | undefined;
   switch (call.outcome) {
     case "ok":
       return { type: "json", value: (call.output ?? null) as JSONValue };
     case "declined":
-      return { type: "execution-denied", ...(output?.reason ? { reason: output.reason } : {}) };
+      return { type: "execution-denied", reason: declinedText(output?.reason) };
     case "cancelled":
       return { type: "text", value: `Cancelled: ${output?.reason ?? "the person cancelled this request."}` };
     case "expired":

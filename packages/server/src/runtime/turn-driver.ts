@@ -3,7 +3,7 @@ import type { SessionRecord, ToolCallRecord, WriteBatch } from "../store/records
 import { StoreUnavailable } from "../store/store-unavailable.js";
 import { LeaseLost } from "./coordination.js";
 import { failureLine, logScope } from "./logged-error.js";
-import { describeFailure, failureText, LeftForRecovery, ModelTurnStep } from "./model-turn-step.js";
+import { describeFailure, LeftForRecovery, ModelTurnStep } from "./model-turn-step.js";
 import { outageDelay } from "./outage-wait.js";
 import type { RuntimeCore } from "./runtime-core.js";
 import { stopReasons, whyStopped } from "./stop-reasons.js";
@@ -259,7 +259,7 @@ export class TurnDriver {
           : await core.endTurnBatch(
               session,
               { type: "turn.failed", error: describeFailure(error) },
-              failureText(error),
+              describeFailure(error).message,
             );
         await this.#writer.commit(sessionId, batch);
       });

@@ -1,14 +1,14 @@
-import { type InputResponse, isIdempotencyKey, ProtocolError } from "@hitl-kit/protocol";
+import { type InputResponse, isIdempotencyKey, ProtocolError, type ToolName, type ToolSet } from "@hitl-kit/protocol";
 import type { ApiClient, ApiClientOptions } from "./api-types.js";
 import { checkAnswer, sentAnswer } from "./check-answer.js";
 import type { ClientAction } from "./client-action.js";
-import { type ClientState, initialClientState, type OutgoingMessage } from "./client-state.js";
+import { type ClientState, type ClientStateOf, initialClientState, type OutgoingMessage } from "./client-state.js";
 import { type CommandError, type CommandResult, toCommandError, toRequestError } from "./command-result.js";
 import { KeptMessages } from "./kept-messages.js";
 import type { OutboxStorage } from "./outbox-keeper.js";
 import { reduceClientState } from "./reduce-client-state.js";
 import { type RequestRef, requestIdOf } from "./request-ref.js";
-import { isOpen } from "./request-state.js";
+import { type AnswerTo, isOpen, type RequestOf } from "./request-state.js";
 import { idempotencyKey } from "./retry.js";
 import { type ConnectionOptions, SessionConnection } from "./session-connection.js";
 import { sseTransport } from "./sse-transport.js";
@@ -43,7 +43,10 @@ export type AgentClientOptions = {
 );
 
 /** Called after every change, with the new state and the one before. */
-export type StateListener = (state: ClientState, previous: ClientState) => void;
+export type StateListener<Tools extends ToolSet = ToolSet> = (
+  state: ClientStateOf<Tools>,
+  previous: ClientStateOf<Tools>,
+) => void;
 
 /**
  * A session's live state and its commands, framework-free. The state is immutable and
@@ -54,8 +57,11 @@ export type StateListener = (state: ClientState, previous: ClientState) => void;
  * then its event stream — and when the last one leaves, the stream stops (it resumes from
  * where it was on the next subscriber). So React's StrictMode and server rendering cost
  * nothing, and a session is only created by `send()` or `createSession()`.
+ *
+ * With a tool map (`createAgentClient<typeof tools>(…)`), its state's requests are typed per
+ * tool, and `respond(request, value)` takes that request's tool's answer.
  */
-export class AgentClient {
+export class AgentClient<Tools extends ToolSet = ToolSet> {
   /**
    * Resolves once the session is known and its first snapshot applied (after the first
    * subscriber, or when `send()` creates the session); rejects if that fails, or (as
@@ -106,16 +112,16 @@ export class AgentClient {
   }
 
   /** Listens to every change; the first listener starts the client. Returns the function that stops listening. */
-  subscribe = (listener: StateListener): (() => void) => {
-    this.#listeners.add(listener);
+  subscribe = (listener: StateListener<Tools>): (() => void) => {
+    this.#listeners.add(listener as StateListener);
     this.#connection.start(this.#state.sessionId);
     return () => {
-      if (this.#listeners.delete(listener) && this.#listeners.size === 0) this.#connection.stopSoon();
+      if (this.#listeners.delete(listener as StateListener) && this.#listeners.size === 0) this.#connection.stopSoon();
     };
   };
 
   /** The current state: the same object until something changes. */
-  getSnapshot = (): ClientState => this.#state;
+  getSnapshot = (): ClientStateOf<Tools> => this.#state as ClientStateOf<Tools>;
 
   /**
    * The state a server render shows, for hydration (`useSyncExternalStore`'s third
@@ -228,8 +234,12 @@ export class AgentClient {
    * checking it against the request's answer schema: a value that does not fit puts the
    * request in `error` (code `invalid_answer`) and sends nothing. The request is
    * `submitting`, with `sent` holding the value, until the server's `input.resolved` arrives.
+   * Name the request by its state or the request itself to type the value (with a tool map).
    */
-  respond(request: RequestRef, value: unknown): Promise<CommandResult> {
+  respond<Name extends ToolName<Tools>>(
+    request: RequestOf<Name> | RequestRef,
+    value: AnswerTo<Tools, Name>,
+  ): Promise<CommandResult> {
     return this.#answer({
       requestId: requestIdOf(request),
       action: "accept",
@@ -426,6 +436,6 @@ function forgetOldest(remembered: Map<string, string> | Set<string>): void {
  * // later, from a widget:
  * await client.respond(requestId, { templateId: "calm" });
  */
-export function createAgentClient(options: AgentClientOptions): AgentClient {
-  return new AgentClient(options);
+export function createAgentClient<Tools extends ToolSet = ToolSet>(options: AgentClientOptions): AgentClient<Tools> {
+  return new AgentClient<Tools>(options);
 }

@@ -1,5 +1,5 @@
-import { emptySnapshot, type Message, type SessionSnapshot } from "@hitl-kit/protocol";
-import type { RequestState } from "./request-state.js";
+import { emptySnapshot, type Message, type SessionSnapshot, type ToolSet } from "@hitl-kit/protocol";
+import type { RequestState, RequestStateOf } from "./request-state.js";
 
 /**
  * What the client is doing, as a chat UI shows it. One value, derived from the others:
@@ -7,7 +7,8 @@ import type { RequestState } from "./request-state.js";
  * - `idle`: no turn is running; the person may send a message.
  * - `submitting`: a message was sent and its turn has not started yet (see `outbox`).
  * - `streaming`: a turn is running (the model is writing or a tool is executing).
- * - `waiting`: the turn is parked on requests in `pending`.
+ * - `waiting`: the requests in `pending` wait for the person: the turn is parked on them, or
+ *   a running tool asked them (`ctx.ask`). A message sent now cancels them and goes on.
  * - `reconnecting`: the event stream dropped or is offline, or the snapshot could not be
  *   loaded (see `error`); the client is getting it back.
  *
@@ -104,6 +105,17 @@ export interface ClientState {
    * A refused `cancelTurn()` clears it (see `error`), as does a stream closed for good.
    */
   stopping: boolean;
+}
+
+/**
+ * A client's state with its requests typed by a tool map (`createAgentClient<typeof tools>`):
+ * narrowing a request on `request.toolName` types its input and answer.
+ */
+export interface ClientStateOf<Tools extends ToolSet> extends Omit<ClientState, "requests" | "pending"> {
+  /** Every request seen, by id, settled ones included; a union over the tools, on `status`. */
+  requests: Readonly<Record<string, RequestStateOf<Tools>>>;
+  /** The requests still open (`pending`, `submitting` or `error`), in the order they were asked. */
+  pending: readonly RequestStateOf<Tools>[];
 }
 
 /** The state of a client before anything is known. */

@@ -38,9 +38,16 @@ export function eventIterator(
   const finish = () => {
     if (done) return;
     done = true;
-    signal?.removeEventListener("abort", finish);
+    signal?.removeEventListener("abort", abort);
     close?.();
     notify();
+  };
+  // An abort ends the loop at once: what arrived and was not taken yet is dropped too.
+  const abort = () => {
+    queue = [];
+    head = 0;
+    failure = undefined;
+    finish();
   };
   const sink: EventSink = {
     event: push,
@@ -56,7 +63,7 @@ export function eventIterator(
       finish();
     },
   };
-  signal?.addEventListener("abort", finish, { once: true });
+  signal?.addEventListener("abort", abort, { once: true });
 
   return {
     [Symbol.asyncIterator]() {

@@ -30,6 +30,7 @@ export type { ClientAction } from "./client-action.js";
 export {
   type ClientError,
   type ClientState,
+  type ClientStateOf,
   type ClientStatus,
   type ConnectionState,
   initialClientState,
@@ -48,10 +49,12 @@ export {
 } from "./replay-transport.js";
 export { type RequestRef, requestIdOf } from "./request-ref.js";
 export {
+  type AnswerTo,
   type FailedRequestState,
   isOpen,
   type PendingRequestState,
   type RequestError,
+  type RequestOf,
   type RequestResolution,
   type RequestState,
   type RequestStateOf,

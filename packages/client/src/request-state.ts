@@ -142,6 +142,18 @@ export type RequestStateOf<Tools extends ToolSet> =
         [Name in ToolName<Tools>]: RequestState<ToolInput<Tools, Name>, ToolAnswer<Tools, Name>, Name>;
       }[ToolName<Tools>];
 
+/**
+ * A request of the tool called `Name`: its state (as in `pending`), the request itself, or —
+ * when the tool cannot be known — its id.
+ */
+export type RequestOf<Name extends string> =
+  | { requestId: string; toolName: Name }
+  | { request: { requestId: string; toolName: Name } };
+
+/** The answer type of the tool called `Name`; `unknown` for an untyped tool set. */
+export type AnswerTo<Tools extends ToolSet, Name extends ToolName<Tools>> =
+  string extends ToolName<Tools> ? unknown : ToolAnswer<Tools, Name>;
+
 /** Whether a request can still be answered: open, or open again after a refused answer. */
 export function isOpen<State extends RequestState<unknown, unknown>>(
   state: State | undefined,

@@ -625,6 +625,19 @@ describe("createApiClient against the real fetch handler", () => {
       expect(seen.at(-1)).toMatchObject({ type: "turn.completed" });
     });
 
+    it("yields nothing more once its signal aborts, though more events had arrived with the one it aborted on", async () => {
+      const { api, runtime } = setup(pickerScript);
+      const { sessionId } = await parked(api, runtime);
+      const abort = new AbortController();
+      const seen: number[] = [];
+      // The replay from the start arrives in one read: every event is queued before the loop takes the second.
+      for await (const event of api.events(sessionId, { signal: abort.signal })) {
+        seen.push(event.seq);
+        if (event.seq === 2) abort.abort();
+      }
+      expect(seen).toEqual([1, 2]);
+    });
+
     it("resumes after the last event received when the stream drops, each event once", async () => {
       const { runtime, handler } = replying(
         Array.from({ length: 3 }, (_, index) => ({ text: `Reply number ${index}.` })),

@@ -1,24 +1,14 @@
 import type {
   AgentClient,
+  AnswerTo,
   ClientState,
   CommandResult,
   OutgoingMessage,
+  RequestOf,
   RequestRef,
   RequestStateOf,
 } from "@hitl-kit/client";
-import type { ToolAnswer, ToolName, ToolSet } from "@hitl-kit/protocol";
-
-/**
- * A request of the tool called `Name`: its state (as in `agent.pending`), the request
- * itself, or — when the tool cannot be known — its id.
- */
-export type RequestOf<Name extends string> =
-  | { requestId: string; toolName: Name }
-  | { request: { requestId: string; toolName: Name } };
-
-/** The answer type of the tool called `Name`; `unknown` for an untyped tool set. */
-export type AnswerTo<Tools extends ToolSet, Name extends ToolName<Tools>> =
-  string extends ToolName<Tools> ? unknown : ToolAnswer<Tools, Name>;
+import type { ToolName, ToolSet } from "@hitl-kit/protocol";
 
 /**
  * What `useAgent` returns: the session's state and the verbs that act on it. With a tool

@@ -5,9 +5,9 @@
  * request's state and verbs to a UI you draw yourself.
  * @packageDocumentation
  */
-export { plainErrorMessage } from "@hitl-kit/client";
+export { type AnswerTo, plainErrorMessage, type RequestOf } from "@hitl-kit/client";
 export { AgentProvider, type AgentProviderProps } from "./agent-provider.js";
-export type { AgentView, AnswerTo, RequestOf } from "./agent-view.js";
+export type { AgentView } from "./agent-view.js";
 export { MessageText, type MessageTextProps, splitTextBlocks, type TextBlocks } from "./message-text.js";
 export { ParkedRequest, type ParkedRequestProps } from "./parked-request.js";
 export { ParkedRequests, type ParkedRequestsProps } from "./parked-requests.js";

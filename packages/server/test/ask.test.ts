@@ -359,12 +359,17 @@ describe("a server tool that asks while it runs (ctx.ask)", () => {
     });
   });
 
-  it("settles the question and the call once when the person stops the turn", async () => {
+  it("settles the question and the call once when the person stops the turn, the tool's own way", async () => {
     const { id, pending } = await asking();
     expect((await server!.call("POST", `/sessions/${id}/cancel`, {})).status).toBeLessThan(300);
     await server!.runtime.idle();
     const events = await server!.events(id);
     expect(checkOneResultPerCall(events)).toEqual([]);
+    // The tool hears its question cancelled, and its branch for that gives the call its result.
+    expect(heard).toEqual([{ action: "cancel", reason: "The person stopped the turn." }]);
+    expect(events.filter((event) => event.type === "tool.result")).toMatchObject([
+      { outcome: "ok", output: { booked: false, because: "cancel" } },
+    ]);
     expect(events.filter((event) => event.type === "input.resolved")).toMatchObject([
       { requestId: pending.requestId, action: "cancel" },
     ]);
@@ -386,8 +391,10 @@ describe("a server tool that asks while it runs (ctx.ask)", () => {
     expect(events.filter((event) => event.type === "input.resolved")).toMatchObject([
       { requestId: pending.requestId, action: "cancel", reason: why },
     ]);
+    // The tool hears the question cancelled, saying why, and ends with its own result.
+    expect(heard).toEqual([{ action: "cancel", reason: why }]);
     expect(events.filter((event) => event.type === "tool.result")).toMatchObject([
-      { outcome: "error", output: { message: why } },
+      { outcome: "ok", output: { booked: false, because: "cancel" } },
     ]);
     expect(events.filter((event) => event.type.startsWith("turn."))).toMatchObject([
       { type: "turn.started" },
@@ -397,7 +404,7 @@ describe("a server tool that asks while it runs (ctx.ask)", () => {
     ]);
     // The next model call reads the call's result, then the message.
     expect(prompts[1]!.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant", "user"]);
-    expect(lastToolResults(prompts[1]!)[0]).toMatchObject({ output: { value: expect.stringContaining(why) } });
+    expect(lastToolResults(prompts[1]!)[0]).toMatchObject({ output: { value: { booked: false, because: "cancel" } } });
     const late = await server!.call("POST", `/sessions/${id}/responses`, {
       responses: [{ requestId: pending.requestId, action: "accept", value: { seats: 2 } }],
     });

@@ -35,7 +35,8 @@ export interface ToolContext {
    * Asks the person while the tool runs, and waits for the answer: a request parked as
    * durably as a client tool's, shown by the same widgets (the registry entry named after
    * this tool, or the fallback form drawn from `schema`). It settles once — answered,
-   * declined, cancelled or expired — and the tool goes on with what it got. If the process
+   * declined, cancelled or expired — and the tool goes on with what it got: a stopped turn
+   * (or the call's time limit) answers it as cancelled, saying why, as `ctx.signal` aborts. If the process
    * stops meanwhile, the call ends with its one error result when the server starts again
    * (as any call that was running does) and the request is cancelled.
    * @example

@@ -54,8 +54,9 @@ export class ToolQuestions {
 
   /**
    * Parks a question of a running tool (`ctx.ask`) and waits for its settlement, which
-   * {@link RuntimeCore.commit} hands over once written. A cancelled turn rejects the wait
-   * (the tool's call then ends as any aborted call does) and settles the request as cancelled.
+   * {@link RuntimeCore.commit} hands over once written. A stopped turn (or a call out of
+   * time) answers the tool at once as cancelled, saying why, so the tool's own branch for an
+   * unanswered question runs; the request is settled so when the call's result is written.
    */
   async ask(
     sessionId: string,
@@ -63,7 +64,7 @@ export class ToolQuestions {
     question: AskOptions,
     signal: AbortSignal,
   ): Promise<AskResult<unknown>> {
-    signal.throwIfAborted();
+    if (signal.aborted) return { action: "cancel", reason: withdrawnReason(signal.reason) };
     const { core } = this;
     const answerSchema = toJsonSchema(question.schema);
     const after = question.expireAfter ?? expiryAfter(core.options.expireAfter, call);
@@ -80,7 +81,7 @@ export class ToolQuestions {
       ...(expiresAt === undefined ? {} : { expiresAt: new Date(expiresAt).toISOString() }),
     };
     this.#asked.add(call.toolCallId);
-    const answered = new Promise<AskResult<unknown>>((resolve, reject) => {
+    const answered = new Promise<AskResult<unknown>>((resolve) => {
       core.asks.set(requestId, { schema: question.schema });
       let check: ReturnType<typeof setInterval> | undefined;
       const settle = (outcome: () => void) => {
@@ -90,7 +91,7 @@ export class ToolQuestions {
         signal.removeEventListener("abort", stop);
         outcome();
       };
-      const stop = () => settle(() => reject(signal.reason));
+      const stop = () => settle(() => resolve({ action: "cancel", reason: withdrawnReason(signal.reason) }));
       // Whatever settles it (an answer on any instance, expiry, a stopped turn), its
       // `input.resolved` reaches this instance's hub once written.
       const deliver = (resolution: Omit<Resolution, "at">) =>
@@ -112,7 +113,7 @@ export class ToolQuestions {
         check.unref?.();
       }
     });
-    // A turn cancelled while the request is written rejects the wait before anyone awaits it.
+    // An answer the tool's schema refuses rejects the wait, maybe before anyone awaits it.
     answered.catch(() => {});
     await this.writer.section(sessionId, () =>
       this.writer.commit(sessionId, {

@@ -224,7 +224,7 @@ describe("allowedOrigins, for a UI on another origin", () => {
     }
     expect(warnings).toEqual([
       expect.stringMatching(
-        /^hitl-kit: refused requests from the page at http:\/\/localhost:5173: it is neither this server's origin nor in allowedOrigins\..*add its origin to allowedOrigins\.$/,
+        /^hitl-kit: refused requests from the page at http:\/\/localhost:5173: it is neither this server's origin nor in allowedOrigins\..*add its origin to allowedOrigins \(behind a proxy, set trustProxy/,
       ),
     ]);
   });

@@ -313,6 +313,10 @@ describe("what every request must be, on the adapter and the fetch handler", () 
       expect(reply.status, name).toBe(status);
       expectJsonError(reply, status, code);
     }
+    // The base path alone names no route, and says where the routes are.
+    const bare = await send(base, { headers: { cookie } });
+    expectJsonError(bare, 404, "not_found");
+    expect(JSON.parse(bare.text).error.message).toBe("No route /api/agent; hitl-kit serves /api/agent/sessions.");
     const fine = await send(`${base}/sessions/${id}/messages`, {
       method: "POST",
       headers: withCookie,

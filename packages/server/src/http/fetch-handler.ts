@@ -105,7 +105,7 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
 
   async function answer(request: Request, platform: unknown, extra: Headers): Promise<Response> {
     const url = requestUrl(request, trustProxy);
-    if (url.pathname !== base && !url.pathname.startsWith(`${base}/`)) {
+    if (!url.pathname.startsWith(`${base}/`)) {
       throw new ProtocolError("not_found", `No route ${url.pathname}; hitl-kit serves ${base}/sessions.`);
     }
     const allowed = origins.allowedOrigin(request);

@@ -91,7 +91,7 @@ export class FailureLog {
     if (this.#origins.has(origin) || this.#origins.size >= 100) return;
     this.#origins.add(origin);
     this.logger.warn(
-      `hitl-kit: refused requests from the page at ${origin}: it is neither this server's origin nor in allowedOrigins. The page sees only a network error ("Failed to fetch"); if the page is yours, add its origin to allowedOrigins.`,
+      `hitl-kit: refused requests from ${origin.startsWith("a ") ? origin : `the page at ${origin}`}: it is neither this server's origin nor in allowedOrigins. A page on another origin sees only a network error ("Failed to fetch"); if the page is yours, add its origin to allowedOrigins (behind a proxy, set trustProxy so that the server knows its own origin).`,
     );
   }
 }

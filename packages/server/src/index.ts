@@ -64,6 +64,7 @@ export type {
 } from "./runtime/telemetry.js";
 export type { RuntimeTool } from "./runtime/tool-registry.js";
 export { ToolTimedOut } from "./runtime/tool-timeout.js";
+export { keepLastMessages } from "./runtime/transcript.js";
 export { memoryStore } from "./store/memory-store.js";
 export type { SnapshotPage } from "./store/project-events.js";
 export type {

@@ -11,7 +11,7 @@ import { abortedOnlyFor, findWritten, isPassingOutage, outageDelay } from "./out
 import { expiryOf, planStep } from "./plan-step.js";
 import type { RuntimeCore } from "./runtime-core.js";
 import type { ModelUsage } from "./telemetry.js";
-import { continueTranscriptCheck, unansweredCalls, withTurnBreaks } from "./transcript.js";
+import { continueTranscriptCheck, findTranscriptError, unansweredCalls, withTurnBreaks } from "./transcript.js";
 import { TranscriptCache } from "./transcript-cache.js";
 import type { TurnWriter } from "./turn-writer.js";
 import { uniqueToolCallIds } from "./unique-tool-call-ids.js";
@@ -46,6 +46,18 @@ export class ModelTurnStep {
     this.#transcripts.forget(sessionId);
   }
 
+  /** Fails the turn before its model call, which would be sent a transcript it must not be. */
+  async #refuse(session: SessionRecord, message: string): Promise<"stop"> {
+    const { sessionId, turnId } = session;
+    const error = { code: "transcript_invalid", message };
+    await this.writer.commit(sessionId, {
+      events: [{ type: "turn.failed", turnId: turnId!, error }],
+      session: { status: "idle" },
+    });
+    this.core.logger.error(`hitl-kit: ${logScope(sessionId, turnId)}: ${message}`);
+    return "stop";
+  }
+
   /** Calls the model for the session's next step and writes what it did; answers whether the turn goes on. */
   async run(session: SessionRecord, signal: AbortSignal): Promise<"again" | "stop"> {
     const { core } = this;
@@ -56,18 +68,19 @@ export class ModelTurnStep {
     const invalid = continueTranscriptCheck(transcript, check) ?? unansweredCalls(check);
     if (invalid) {
       this.#transcripts.forget(sessionId);
-      const error = { code: "transcript_invalid", message: `Refused to call the model: ${invalid}` };
-      await this.writer.commit(sessionId, {
-        events: [{ type: "turn.failed", turnId: session.turnId!, error }],
-        session: { status: "idle" },
-      });
-      core.logger.error(`hitl-kit: ${logScope(sessionId, session.turnId)}: ${error.message}`);
-      return "stop";
+      return this.#refuse(session, `Refused to call the model: ${invalid}`);
     }
-    const { system } = core.options;
+    const { system, prepareTranscript } = core.options;
+    const sent = prepareTranscript
+      ? await prepareTranscript(transcript, { sessionId, turnId: session.turnId!, step: session.step + 1 })
+      : transcript;
+    const shapedWrong = sent === transcript ? undefined : findTranscriptError(sent);
+    if (shapedWrong) {
+      return this.#refuse(session, `Refused to call the model with what prepareTranscript returned: ${shapedWrong}`);
+    }
     const prompt: LanguageModelV4Message[] = [
       ...(system ? [{ role: "system" as const, content: system }] : []),
-      ...withTurnBreaks(transcript),
+      ...withTurnBreaks(sent),
     ];
     // Streamed text reaches the store in batches (a few ms apart), not a transaction per token;
     // what waits when the model is done is written with the step. A store that cannot be

@@ -1,4 +1,9 @@
-import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4FunctionTool } from "@ai-sdk/provider";
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4FunctionTool,
+  LanguageModelV4Message,
+} from "@ai-sdk/provider";
 import { type EventInput, ProtocolError, type SchemaLike, toJsonSchema } from "@hitl-kit/protocol";
 import type { SessionRecord, SessionStore, ToolCallRecord, WriteBatch, WriteResult } from "../store/records.js";
 import { StoreUnavailable } from "../store/store-unavailable.js";
@@ -90,6 +95,18 @@ export interface AgentRuntimeOptions {
    * (`store: false`): the session keeps its transcript, and does not depend on OpenAI's.
    */
   callOptions?: Omit<LanguageModelV4CallOptions, "prompt" | "tools" | "abortSignal">;
+  /**
+   * Shapes what each model call is sent of the session's transcript, which the store keeps
+   * whole: to keep a long session within the model's context window (`keepLastMessages(200)`),
+   * or to stand a summary in for its start. It gets the transcript, oldest first (no system
+   * prompt), and returns the messages to send. What it returns is checked as the stored
+   * transcript is — every tool call followed by its one result — and one that breaks that
+   * fails the turn with `transcript_invalid` instead of reaching the model.
+   */
+  prepareTranscript?: (
+    messages: readonly LanguageModelV4Message[],
+    call: { sessionId: string; turnId: string; step: number },
+  ) => readonly LanguageModelV4Message[] | Promise<readonly LanguageModelV4Message[]>;
   /**
    * Where the runtime reports what it cannot answer to anyone (default: console). Each call
    * gets one line that reads on its own (the session, turn and call, and a failure's causes),

@@ -147,3 +147,31 @@ export function withTurnBreaks(messages: readonly LanguageModelV4Message[]): Lan
   }
   return sent;
 }
+
+/**
+ * A `prepareTranscript` that sends the model about the last `count` messages of a session:
+ * from the first person's message among them, so that no result is sent without its call
+ * and the first message is the person's, as providers ask. A turn longer than `count`
+ * (many tool steps since the person last wrote) is sent whole, from its message.
+ * @example
+ * createAgentRuntime({ model, tools, store, prepareTranscript: keepLastMessages(200) });
+ */
+export function keepLastMessages(
+  count: number,
+): (messages: readonly LanguageModelV4Message[]) => readonly LanguageModelV4Message[] {
+  if (!Number.isInteger(count) || count < 1) {
+    throw new RangeError(`keepLastMessages needs a whole number of messages, 1 or more, not ${count}.`);
+  }
+  return (messages) => {
+    const from = messages.length - count;
+    if (from <= 0) return messages;
+    const isPersons = (message: LanguageModelV4Message | undefined) => message?.role === "user";
+    let start = from;
+    while (start < messages.length && !isPersons(messages[start])) start++;
+    if (start === messages.length) {
+      start = from;
+      while (start > 0 && !isPersons(messages[start])) start--;
+    }
+    return messages.slice(start);
+  };
+}

@@ -123,11 +123,8 @@ function bridgeFor(client: Client): Bridge {
           signal: withdraw.signal,
           ...(completed ? { answeredElsewhere: completed } : {}),
         });
+        // A stopped turn answers the question as cancelled: to the MCP server, the person cancelled.
         return elicitResult(answer, params.mode === "url" ? "url" : "form");
-      } catch (error) {
-        // The person stopped the turn: to the MCP server, they cancelled.
-        if (ctx.signal.aborted) return { action: "cancel" };
-        throw error;
       } finally {
         extra.signal.removeEventListener("abort", withdrawn);
         if (params.mode === "url") {

@@ -176,8 +176,12 @@ export const SessionSnapshot = z.object({
 /** The person's three ways to answer (MCP elicitation's outcomes). For an approval, accept approves and decline denies. */
 export const ResponseAction = z.enum(["accept", "decline", "cancel"]);
 
-/** The person's answer to one `InputRequest`. `value` is required for `accept` of an input request. */
-export const InputResponse = z.object({
+/**
+ * The person's answer to one `InputRequest`. `value` is required for `accept` of an input
+ * request. Strict, unlike the rest of the protocol: an answer with a field the server does not
+ * know (an edited input, say) must not be taken as the plain answer it would read.
+ */
+export const InputResponse = z.strictObject({
   requestId: z.string().check(z.minLength(1)),
   action: ResponseAction,
   value: z.optional(z.unknown()),

@@ -74,6 +74,18 @@ describe("approval-gated server tools", () => {
     expect((await server.snapshot(id)).pending).toEqual(pending);
   });
 
+  it("refuses an answer with a field it does not know, as an edited input, rather than approve what was asked", async () => {
+    const { id, pending } = await parkedRequest([
+      { toolCalls: [{ toolName: "refund_charge", input: { chargeId: "ch_1", amount: 1500 } }] },
+    ]);
+    const edited = { requestId: pending[0]!.requestId, action: "accept", input: { chargeId: "ch_1", amount: 500 } };
+    const refused = await respond(id, [edited]);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(/input/);
+    expect((await server.snapshot(id)).pending).toEqual(pending);
+    expect(executions).toEqual([]);
+  });
+
   it("runs a call below the predicate's threshold without asking", async () => {
     const { id, pending } = await parkedRequest([
       { toolCalls: [{ toolName: "refund_charge", input: { chargeId: "ch_1", amount: 20 } }] },

@@ -1,6 +1,7 @@
 import type { InputRequest, ProtocolEvent } from "@hitl-kit/protocol";
 import { isDataUIPart, isToolUIPart, type UIMessage } from "ai";
 import {
+  answered,
   type HitlRequestData,
   type HitlSettledData,
   type HitlSettledPart,
@@ -77,8 +78,10 @@ export function applyHitlSettlement<Message extends UIMessage>(
     if (!isToolUIPart(candidate) || candidate.toolCallId !== request.toolCallId) return candidate;
     // The state the stream's result chunk gives the part (`tool-output-error` → `output-error`, …).
     const end = resultChunk(request.toolCallId, result.outcome, result.output, request.kind === "approval");
+    // An approval nobody gave or refused leaves no `approval` (one without `approved` reads as still open).
+    const { approval: _unanswered, ...unapproved } = candidate as typeof candidate & { approval?: unknown };
     return {
-      ...candidate,
+      ...(answered(resolution.action) ? candidate : unapproved),
       state: end.type.slice("tool-".length),
       output: "output" in end ? end.output : undefined,
       errorText: "errorText" in end ? end.errorText : undefined,

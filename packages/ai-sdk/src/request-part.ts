@@ -54,6 +54,11 @@ export interface HitlSettledPart {
 /** The data part types the transport streams, for `UIMessage<Metadata, HitlDataTypes>`. */
 export type HitlDataTypes = { [REQUEST_PART]: HitlRequestData; [SETTLED_PART]: HitlSettledData };
 
+/** Whether the person answered a request (an approval approved or refused), not cancelled and not expired. */
+export function answered(action: ResolutionAction): boolean {
+  return action === "accept" || action === "decline";
+}
+
 /** The chunk that ends a tool part with its call's one result: its output, a denial (an approval declined), or an error's text. */
 export function resultChunk(toolCallId: string, outcome: string, output: unknown, approval: boolean): ResultChunk {
   if (outcome === "ok") return { type: "tool-output-available", toolCallId, output };

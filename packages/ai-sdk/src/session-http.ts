@@ -26,6 +26,11 @@ export interface SessionHttpOptions {
    * each once).
    */
   retry?: RetryOptions | false;
+  /**
+   * How long a reply's event stream may show nothing, not even a heartbeat, before it counts
+   * as dropped and is reopened (`@hitl-kit/client`'s `streamSilenceMs`, default 45 000 ms).
+   */
+  streamSilenceMs?: number;
 }
 
 /** How often a dropped event stream is reopened in a row, without an event, before the chat is told. */

@@ -1,7 +1,7 @@
 import type { InputRequest, Message, ResolvedRequest, SessionSnapshot, ToolPart } from "@hitl-kit/protocol";
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
 import { partId } from "./event-chunker.js";
-import { type HitlRequestData, REQUEST_PART, replyIdOf, resultChunk } from "./request-part.js";
+import { answered, type HitlRequestData, REQUEST_PART, replyIdOf, resultChunk } from "./request-part.js";
 
 /** One user message and the assistant messages (steps) that answered it, as the snapshot holds them. */
 interface Exchange {
@@ -50,10 +50,11 @@ function toolChunks(
       ? { request, state: "settled", resolution: resolved.resolution }
       : { request, state: "open" };
     chunks.push({ type: `data-${REQUEST_PART}`, id: request.requestId, data });
-    if (request.kind === "approval") {
+    // An approval cancelled or expired was never answered: its part shows no approval, only how its call ended.
+    const action = resolved?.resolution.action;
+    if (request.kind === "approval" && (action === undefined || answered(action))) {
       chunks.push({ type: "tool-approval-request", approvalId: request.requestId, toolCallId });
-      const action = resolved?.resolution.action;
-      if (action === "accept" || action === "decline") {
+      if (action !== undefined) {
         const { reason } = resolved!.resolution;
         chunks.push({
           type: "tool-approval-response",

@@ -1,3 +1,4 @@
+import { PROTOCOL_VERSION } from "@hitl-kit/protocol";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { executions } from "../../server/test/tools.js";
 import { hitlChatTransport, memorySessionMap } from "../src/index.js";
@@ -184,6 +185,33 @@ describe.each(setups)("useChat's Chat on hitl-kit ($name)", (setup) => {
     const loaded = await elsewhere.loadMessages(sessionId);
     expect(loaded.map((message) => message.role)).toEqual(["user", "assistant"]);
     expect(await elsewhere.sessionIdOf(sessionId)).toBe(sessionId);
+  });
+
+  it("a reply's stream that shows nothing for streamSilenceMs is reopened, and the reply arrives", async () => {
+    await start([{ text: "Hello." }]);
+    let opened = 0;
+    // The first stream answers and then stays silent, as a dev proxy's does after its server died.
+    const freezing = (input: string, init?: RequestInit) => {
+      if (!new URL(input).pathname.endsWith("/events") || opened++ > 0) return app.fetch(input, init);
+      const headers = { "content-type": "text/event-stream", "hitl-protocol": String(PROTOCOL_VERSION) };
+      // As fetch's body does, it fails when the request's signal aborts.
+      const body = new ReadableStream<Uint8Array>({
+        start: (controller) => init?.signal?.addEventListener("abort", () => controller.error(init.signal?.reason)),
+      });
+      return Promise.resolve(new Response(body, { headers }));
+    };
+    const transport = hitlChatTransport({
+      url: app.url,
+      fetch: freezing,
+      sessions: memorySessionMap(),
+      streamSilenceMs: 300,
+    });
+    const chat = app.chat({ transport });
+    await chat.sendMessage({ text: "hi" });
+    await vi.waitFor(() => expect(chat.lastMessage?.parts.at(-1)).toMatchObject({ type: "text", text: "Hello." }), {
+      timeout: 5000,
+    });
+    expect(opened).toBe(2);
   });
 
   it("a forged or edited history changes nothing on the server", async () => {

@@ -113,6 +113,8 @@ describe.each(setups)("turns through the transport ($name)", (setup) => {
     await chat.sendMessage({ text: "actually, never mind" });
     const first = chat.messages[1]!;
     expect(toolParts(first)).toMatchObject([{ state: "output-error" }]);
+    // Nobody approved or refused it: an `approval` without `approved` would read as still open (assistant-ui offers it again).
+    expect(toolParts(first)[0]).not.toHaveProperty("approval");
     const loaded = await app.transport(sessions).loadMessages(chat.id);
     const plain = (value: unknown) => JSON.parse(JSON.stringify(value));
     expect(plain(first.parts)).toEqual(plain(loaded[1]!.parts));
@@ -137,6 +139,21 @@ describe.each(setups)("turns through the transport ($name)", (setup) => {
     const plain = (value: unknown) => JSON.parse(JSON.stringify(value));
     expect(plain(chat.lastMessage!.parts)).toEqual(plain(loaded.at(-1)!.parts));
     expect(await transport.cancelTurn(chat.id)).toEqual([]); // nothing left to stop
+  });
+
+  it("cancelTurn on a parked approval leaves its part with no approval to give, live and after a reload", async () => {
+    await start([{ text: "Publishing.", toolCalls: [publish] }]);
+    const transport = app.transport(memorySessionMap());
+    const chat = app.chat({ transport });
+    await chat.sendMessage({ text: "publish my poster" });
+    expect(toolParts(chat.lastMessage)).toMatchObject([{ state: "approval-requested" }]);
+    chat.messages = (await transport.cancelTurn(chat.id)).reduce(applyHitlSettlement, chat.messages);
+    const [part] = toolParts(chat.lastMessage);
+    expect(part).toMatchObject({ state: "output-error", errorText: "The person stopped the turn." });
+    expect(part).not.toHaveProperty("approval");
+    const loaded = await transport.loadMessages(chat.id);
+    const plain = (value: unknown) => JSON.parse(JSON.stringify(value));
+    expect(plain(chat.lastMessage!.parts)).toEqual(plain(loaded.at(-1)!.parts));
   });
 
   it("loadMessages rebuilds from the server the messages the live stream built", async () => {

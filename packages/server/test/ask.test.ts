@@ -91,6 +91,28 @@ describe("a server tool that asks while it runs (ctx.ask)", () => {
     expect((await server!.snapshot(id)).status).toBe("idle");
   });
 
+  it("idle() resolves while the tool waits for its answer, as for a parked turn, and once the answered turn is done", async () => {
+    const recording = recordingModel(script);
+    server = startServer(recording.model, { tools: [booking({ questions: 2 })] });
+    const id = await server.session();
+    await server.call("POST", `/sessions/${id}/messages`, { text: "book Nora" });
+    await server.runtime.idle();
+    const [first] = (await server.snapshot(id)).pending;
+    expect(first).toMatchObject({ toolName: "book_table", prompt: "How many seats at Nora?" });
+    await server.call("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: first!.requestId, action: "accept", value: { seats: 2 } }],
+    });
+    await server.runtime.idle();
+    const [second] = (await server.snapshot(id)).pending;
+    expect(second).toMatchObject({ prompt: "Which time?" });
+    await server.call("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: second!.requestId, action: "accept", value: { time: "19:00" } }],
+    });
+    await server.runtime.idle();
+    expect(await server.snapshot(id)).toMatchObject({ status: "idle", pending: [] });
+    expect((await server.events(id)).at(-1)).toMatchObject({ type: "turn.completed" });
+  });
+
   it("refuses an answer that fails the tool's schema with 422 and keeps the question open", async () => {
     const { id, pending } = await asking();
     const refused = await server!.call("POST", `/sessions/${id}/responses`, {
@@ -298,6 +320,7 @@ describe("a server tool that asks while it runs (ctx.ask)", () => {
       ),
     );
     expect((await server.snapshot(id)).pending.map((request) => request.requestId)).toEqual([pending.requestId]);
+    await server.runtime.idle(); // the question still waits for the person
 
     // A second question of the same call: answered elsewhere with a fitting value.
     const decline = await server.call("POST", `/sessions/${id}/responses`, {

@@ -119,7 +119,11 @@ export interface AgentRuntime {
    * still the session's running or parked one; otherwise nothing changes.
    */
   cancel(sessionId: string, options?: { turnId?: string }): Promise<void>;
-  /** Resolves when no turn is being driven and no session left running waits to be resumed (for tests and shutdown). */
+  /**
+   * Resolves when nothing more happens without the person: no turn is being driven, or each
+   * one that is waits for the answer to a question its tools asked (`ctx.ask`), as a parked
+   * turn waits for its requests; and no session left running waits to be resumed. For tests.
+   */
   idle(): Promise<void>;
   /**
    * Whether this instance takes new turns now, for a balancer's readiness probe: started,

@@ -210,7 +210,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     },
     respond: (sessionId, responses) => settler.respond(sessionId, responses),
     cancel: (sessionId, cancelOptions) => stopper.cancel(sessionId, cancelOptions),
-    idle: () => lifecycle.idle(),
+    idle: () => lifecycle.settled(),
     health: () => lifecycle.health(),
     logger: core.logger,
     close: (closeOptions) => lifecycle.close(closeOptions),

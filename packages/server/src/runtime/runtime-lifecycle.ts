@@ -63,6 +63,12 @@ export class RuntimeLifecycle {
     await this.driver.idle();
   }
 
+  /** See `AgentRuntime.idle`: as {@link idle}, but a turn whose tools wait for the person's answers counts as idle. */
+  async settled(): Promise<void> {
+    while (this.#recovery.recovering) await this.#recovery.recovering;
+    await this.driver.settled();
+  }
+
   /** See `AgentRuntime.health`. */
   async health(): Promise<RuntimeHealth> {
     if (this.#closing) return { ok: false, status: "closing" };

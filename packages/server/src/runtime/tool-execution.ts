@@ -5,6 +5,7 @@ import { LeaseLost } from "./coordination.js";
 import type { AskOptions, AskResult } from "./implement.js";
 import { errorSummary, failureLine, logScope } from "./logged-error.js";
 import { MAX_TIMER_MS } from "./model-step.js";
+import type { PersonWaits } from "./person-waits.js";
 import type { RuntimeCore } from "./runtime-core.js";
 import { whyStopped } from "./stop-reasons.js";
 import type { ToolQuestions } from "./tool-questions.js";
@@ -27,6 +28,7 @@ export class ToolExecution {
     private readonly core: RuntimeCore,
     private readonly writer: TurnWriter,
     private readonly questions: ToolQuestions,
+    private readonly waits: PersonWaits,
   ) {}
 
   /** Forgets the results of the session's calls kept for the store's return (they were written, or are left to recovery). */
@@ -66,6 +68,7 @@ export class ToolExecution {
             call.requestId && tool.definition.kind === "server"
               ? { approved: true as const, ...(call.answer as object) }
               : undefined;
+          this.waits.running(sessionId, 1);
           const value = await withinTimeLimit(
             tool.timeoutMs ?? core.options.toolTimeoutMs,
             signal,
@@ -89,7 +92,7 @@ export class ToolExecution {
               core.logger.warn(
                 `hitl-kit: ${scope()}: the tool ended after it timed out; the call has its timeout error already, and what the tool returned was dropped.`,
               ),
-          );
+          ).finally(() => this.waits.running(sessionId, -1));
           output = toJson(value);
         } catch (error) {
           outcome = "error";

@@ -4,6 +4,7 @@ import type { Resolution, ToolCallRecord } from "../store/records.js";
 import { randomId } from "./ids.js";
 import type { AskOptions, AskResult } from "./implement.js";
 import { failureLine, logScope } from "./logged-error.js";
+import type { PersonWaits } from "./person-waits.js";
 import { expiryAfter } from "./plan-step.js";
 import type { RuntimeCore } from "./runtime-core.js";
 import { schemaHash } from "./schema-hash.js";
@@ -21,6 +22,7 @@ export class ToolQuestions {
   constructor(
     private readonly core: RuntimeCore,
     private readonly writer: TurnWriter,
+    private readonly waits: PersonWaits,
   ) {}
 
   /** Whether the call asked a question in this process that it has not finished with. */
@@ -81,10 +83,25 @@ export class ToolQuestions {
       ...(expiresAt === undefined ? {} : { expiresAt: new Date(expiresAt).toISOString() }),
     };
     this.#asked.add(call.toolCallId);
+    // Counted as waiting for the person from when the question is written until it settles,
+    // and not while the tool's own word (a withdrawal, an answer from elsewhere) settles it.
+    const waiting = { counted: false, settled: false };
+    const count = (on: boolean) => {
+      if (waiting.settled || waiting.counted === on) return;
+      waiting.counted = on;
+      this.waits.asking(sessionId, on ? 1 : -1);
+    };
+    const settling = async (settle: Promise<void>) => {
+      count(false);
+      await settle;
+      count(true); // it stayed open (an answer from elsewhere that does not fit)
+    };
     const answered = new Promise<AskResult<unknown>>((resolve) => {
       core.asks.set(requestId, { schema: question.schema });
       let check: ReturnType<typeof setInterval> | undefined;
       const settle = (outcome: () => void) => {
+        count(false);
+        waiting.settled = true;
         core.asks.delete(requestId);
         unsubscribe();
         clearInterval(check);
@@ -133,24 +150,29 @@ export class ToolQuestions {
         events: [{ type: "input.requested", requests: [request] }],
       }),
     );
+    count(true);
     // The asker's signal and promise may outlive the question (one shutdown signal for every
     // question, a webhook's promise that never comes): they let go of it once it settles.
     const { signal: withdrawal, answeredElsewhere } = question;
     const withdraw = () =>
-      this.#settleAsked(sessionId, call, requestId, {
-        requestId,
-        action: "cancel",
-        reason: withdrawnReason(withdrawal?.reason),
-      });
+      settling(
+        this.#settleAsked(sessionId, call, requestId, {
+          requestId,
+          action: "cancel",
+          reason: withdrawnReason(withdrawal?.reason),
+        }),
+      );
     if (withdrawal?.aborted) await withdraw();
     else withdrawal?.addEventListener("abort", withdraw, { once: true });
     const stopWaiting = whileWanted(answeredElsewhere, ({ value, reason }) =>
-      this.#settleAsked(sessionId, call, requestId, {
-        requestId,
-        action: "accept",
-        value,
-        ...(reason === undefined ? {} : { reason }),
-      }),
+      settling(
+        this.#settleAsked(sessionId, call, requestId, {
+          requestId,
+          action: "accept",
+          value,
+          ...(reason === undefined ? {} : { reason }),
+        }),
+      ),
     );
     const letGo = () => {
       withdrawal?.removeEventListener("abort", withdraw);

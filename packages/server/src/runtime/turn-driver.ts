@@ -5,6 +5,7 @@ import { LeaseLost } from "./coordination.js";
 import { failureLine, logScope } from "./logged-error.js";
 import { describeFailure, LeftForRecovery, ModelTurnStep } from "./model-turn-step.js";
 import { outageDelay } from "./outage-wait.js";
+import { PersonWaits } from "./person-waits.js";
 import type { RuntimeCore } from "./runtime-core.js";
 import { stopReasons, whyStopped } from "./stop-reasons.js";
 import { ToolExecution, ToolsOutlastedStop } from "./tool-execution.js";
@@ -35,13 +36,15 @@ export class TurnDriver {
   readonly #closing = new AbortController();
   readonly #writer: TurnWriter;
   readonly #questions: ToolQuestions;
+  /** Which drives wait on the person alone (their tools' questions), for `settled()`. */
+  readonly #waits = new PersonWaits();
   readonly #execution: ToolExecution;
   readonly #modelStep: ModelTurnStep;
 
   constructor(private readonly core: RuntimeCore) {
     this.#writer = new TurnWriter(core);
-    this.#questions = new ToolQuestions(core, this.#writer);
-    this.#execution = new ToolExecution(core, this.#writer, this.#questions);
+    this.#questions = new ToolQuestions(core, this.#writer, this.#waits);
+    this.#execution = new ToolExecution(core, this.#writer, this.#questions, this.#waits);
     this.#modelStep = new ModelTurnStep(core, this.#writer, {
       stopped: () => this.#closing.signal.aborted,
       left: () => this.#left,
@@ -133,6 +136,21 @@ export class TurnDriver {
   /** Resolves when no session is being driven. */
   async idle(): Promise<void> {
     while (this.#running.size > 0) await Promise.all([...this.#running.values()].map((entry) => entry.done));
+  }
+
+  /** Resolves when every drive has ended or waits on the person alone (see {@link PersonWaits}). */
+  async settled(): Promise<void> {
+    const busy = () => [...this.#running].filter(([sessionId]) => !this.#waits.waiting(sessionId));
+    for (;;) {
+      let left = busy();
+      // What is under way (an answer from elsewhere, a withdrawal) gets its turn before the rest count as waiting.
+      if (left.length === 0 && this.#running.size > 0) {
+        await new Promise((resolve) => setImmediate(resolve));
+        left = busy();
+      }
+      if (left.length === 0) return;
+      await Promise.race([Promise.all(left.map(([, entry]) => entry.done)), this.#waits.changed()]);
+    }
   }
 
   /** Drives no session that waits for the store to come back (the runtime is closing). */

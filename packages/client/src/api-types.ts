@@ -65,6 +65,11 @@ export interface SessionSummary {
   title?: string;
   /** Where its turn is; `resuming` while the server picks a settled turn up again. */
   status: SessionStatus | "resuming";
+  /**
+   * How many requests wait for the person: a parked turn's, or questions a running tool
+   * asked (its `status` stays `running`). Show the session as waiting for them when it is not 0.
+   */
+  pending: number;
   /** The seq of its newest event. */
   lastSeq: number;
 }

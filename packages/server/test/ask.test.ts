@@ -99,6 +99,9 @@ describe("a server tool that asks while it runs (ctx.ask)", () => {
     await server.runtime.idle();
     const [first] = (await server.snapshot(id)).pending;
     expect(first).toMatchObject({ toolName: "book_table", prompt: "How many seats at Nora?" });
+    // A list shows the session waiting for the person, though its turn runs.
+    expect((await server.call("GET", "/sessions")).body.sessions).toMatchObject([{ status: "running", pending: 1 }]);
+    expect(await server.runtime.getSessionInfo(id)).toMatchObject({ status: "running", pending: 1 });
     await server.call("POST", `/sessions/${id}/responses`, {
       responses: [{ requestId: first!.requestId, action: "accept", value: { seats: 2 } }],
     });

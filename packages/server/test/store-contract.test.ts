@@ -212,6 +212,15 @@ describe.each(implementations)("%s", (_name, create) => {
       ["b", undefined, 0],
       ["a", "first", 1],
     ]);
+    // How many requests wait for the person, counted per session, open ones only.
+    await store.write("a", { requests: [request("r1"), request("r2")] });
+    await store.write("a", {
+      requests: [{ ...request("r2"), state: "settled", resolution: { action: "cancel", at: "now" } }],
+    });
+    expect((await store.listSessions()).map((summary) => [summary.sessionId, summary.pending])).toEqual([
+      ["b", 0],
+      ["a", 1],
+    ]);
     expect(await store.getSession("nope")).toBeUndefined();
     expect(await store.write("nope", { events: [{ type: "session.created" }] })).toEqual({
       ok: false,

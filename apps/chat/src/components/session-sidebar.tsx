@@ -99,7 +99,9 @@ function SessionLink(props: {
   deleting: boolean;
 }) {
   const { session, current } = props;
-  const status = props.unsent === undefined ? statusLabels[session.status] : "Not sent";
+  // A running tool's question waits for the person too (`pending`), though the turn runs.
+  const status =
+    props.unsent !== undefined ? "Not sent" : session.pending > 0 ? statusLabels.waiting : statusLabels[session.status];
   const name = session.title ?? props.unsent ?? "New chat";
   return (
     <li className="chat-sidebar__item">

@@ -9,12 +9,13 @@ export type SessionActivity = Pick<AgentView, "hydrated" | "session" | "turnId" 
 
 /**
  * What the session list shows of the current session changes with its server status
- * (idle, running, waiting) and its turns; a message the server accepted names the session.
- * Text deltas change none of these.
+ * (idle, running, waiting), whether requests wait for the person (a running tool's question
+ * too) and its turns; a message the server accepted names the session. Text deltas change
+ * none of these.
  */
 function activityKey(agent: SessionActivity): string {
   const accepted = agent.outbox.map((message) => message.turnId ?? "").join(",");
-  return [agent.session.status, agent.turnId ?? "", accepted].join("|");
+  return [agent.session.status, agent.session.pending.length > 0, agent.turnId ?? "", accepted].join("|");
 }
 
 /**

@@ -161,6 +161,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         updatedAt,
         status,
         lastSeq,
+        pending: (await store.getOpenRequests(sessionId)).length,
         ...(title === undefined ? {} : { title }),
       };
     },

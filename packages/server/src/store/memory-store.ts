@@ -115,6 +115,8 @@ export function memoryStore(): SessionStore {
         updatedAt,
         status,
         lastSeq,
+        pending: [...(sessions.get(sessionId)?.requests.values() ?? [])].filter((request) => request.state === "open")
+          .length,
         ...(title === undefined ? {} : { title }),
       }));
     },

@@ -10,7 +10,9 @@ const sessionColumns = "body, last_seq, owner, updated_at, transcript_len";
 export function readStatements(s: string) {
   const named = (name: string, text: string) => prepared(s, name, text);
   const sessionsAfter = (owner: boolean) =>
-    `SELECT ${sessionColumns} FROM ${s}.sessions WHERE ${owner ? "owner = $4 AND " : ""}(created_at, session_id) < ($1, $2)
+    `SELECT ${sessionColumns}, (SELECT COUNT(*)::int FROM ${s}.requests r
+       WHERE r.session_id = sessions.session_id AND r.state = 'open') AS pending
+     FROM ${s}.sessions WHERE ${owner ? "owner = $4 AND " : ""}(created_at, session_id) < ($1, $2)
      ORDER BY created_at DESC, session_id DESC LIMIT $3`;
 
   return {

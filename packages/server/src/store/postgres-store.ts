@@ -37,7 +37,7 @@ import type {
   WriteResult,
 } from "./records.js";
 import { STORE_CALLS } from "./report-store-errors.js";
-import { fromRow, type SessionRow } from "./session-row.js";
+import { fromRow, type SessionRow, summaryOf } from "./session-row.js";
 import { StoreUnavailable } from "./store-unavailable.js";
 
 /** Options of {@link postgresStore}. */
@@ -367,12 +367,9 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
       const cursor = after ? [after.createdAt, after.sessionId] : ["~", ""];
       const rows =
         owner === undefined
-          ? await query<SessionRow>(statements.sessionsAfter, [...cursor, limit])
-          : await query<SessionRow>(statements.ownerSessionsAfter, [...cursor, limit, owner]);
-      return rows.map((row): SessionSummary => {
-        const { sessionId, createdAt, updatedAt, title, status, lastSeq } = fromRow(row);
-        return { sessionId, createdAt, updatedAt, status, lastSeq, ...(title === undefined ? {} : { title }) };
-      });
+          ? await query<SessionRow & { pending: number }>(statements.sessionsAfter, [...cursor, limit])
+          : await query<SessionRow & { pending: number }>(statements.ownerSessionsAfter, [...cursor, limit, owner]);
+      return rows.map((row): SessionSummary => summaryOf(row));
     },
     async countSessions(owner) {
       const [row] = await query<{ count: number }>(statements.countSessions, [owner]);

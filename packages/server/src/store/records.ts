@@ -75,7 +75,13 @@ export interface KeyedMessage {
 export type SessionSummary = Pick<
   SessionRecord,
   "sessionId" | "createdAt" | "updatedAt" | "title" | "status" | "lastSeq"
->;
+> & {
+  /**
+   * How many requests wait for the person: a parked turn's, or questions a running tool
+   * asked (`ctx.ask`, whose turn stays `running`). A list shows "waiting for you" by it.
+   */
+  pending: number;
+};
 
 /**
  * Where a page of a session list starts: after this session, in the list's order (newest

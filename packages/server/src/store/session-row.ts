@@ -1,4 +1,4 @@
-import type { SessionRecord } from "./records.js";
+import type { SessionRecord, SessionSummary } from "./records.js";
 
 /** A session's row as the SQL stores read it. */
 export type SessionRow = {
@@ -17,5 +17,19 @@ export function fromRow(row: SessionRow): SessionRecord {
     updatedAt: row.updated_at,
     lastSeq: row.last_seq,
     transcriptLength: row.transcript_len,
+  };
+}
+
+/** A listed session's summary, from its row and the count of its open requests. */
+export function summaryOf(row: SessionRow & { pending: number }): SessionSummary {
+  const { sessionId, createdAt, updatedAt, title, status, lastSeq } = fromRow(row);
+  return {
+    sessionId,
+    createdAt,
+    updatedAt,
+    status,
+    lastSeq,
+    pending: Number(row.pending),
+    ...(title === undefined ? {} : { title }),
   };
 }

@@ -11,6 +11,9 @@ export type StateRow = SessionRow & {
 };
 
 const sessionColumns = "body, last_seq, owner, updated_at, transcript_len";
+/** A listed session's open requests, counted on the `requests_open` index. */
+const pendingCount =
+  "(SELECT COUNT(*) FROM requests WHERE requests.session_id = sessions.session_id AND state = 'open') AS pending";
 
 /** Prepares the SQLite store's statements on its connection, once. */
 export function prepareStatements(db: Database.Database) {
@@ -27,12 +30,12 @@ export function prepareStatements(db: Database.Database) {
        WHERE session_id = ?`,
     ),
     setProjection: db.prepare("UPDATE sessions SET projection = ? WHERE session_id = ?"),
-    listOwned: db.prepare<[string, string, string, number], SessionRow>(
-      `SELECT ${sessionColumns} FROM sessions WHERE owner = ? AND (created_at, session_id) < (?, ?)
+    listOwned: db.prepare<[string, string, string, number], SessionRow & { pending: number }>(
+      `SELECT ${sessionColumns}, ${pendingCount} FROM sessions WHERE owner = ? AND (created_at, session_id) < (?, ?)
        ORDER BY created_at DESC, session_id DESC LIMIT ?`,
     ),
-    listAll: db.prepare<[string, string, number], SessionRow>(
-      `SELECT ${sessionColumns} FROM sessions WHERE (created_at, session_id) < (?, ?)
+    listAll: db.prepare<[string, string, number], SessionRow & { pending: number }>(
+      `SELECT ${sessionColumns}, ${pendingCount} FROM sessions WHERE (created_at, session_id) < (?, ?)
        ORDER BY created_at DESC, session_id DESC LIMIT ?`,
     ),
     countOwned: db.prepare<[string], { count: number }>("SELECT COUNT(*) AS count FROM sessions WHERE owner = ?"),

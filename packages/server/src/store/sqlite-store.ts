@@ -29,7 +29,7 @@ import type {
 } from "./records.js";
 import { reportStoreErrors, STORE_CALLS } from "./report-store-errors.js";
 import { RowCache } from "./row-cache.js";
-import { fromRow } from "./session-row.js";
+import { fromRow, summaryOf } from "./session-row.js";
 import { openDatabase } from "./sqlite-database.js";
 import { asSqliteStoreError, fileTrouble } from "./sqlite-errors.js";
 import { claim } from "./sqlite-file-claim.js";
@@ -253,10 +253,7 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Ses
         owner === undefined
           ? q.listAll.all(createdAt, sessionId, limit)
           : q.listOwned.all(owner, createdAt, sessionId, limit);
-      return rows.map((row): SessionSummary => {
-        const { sessionId, createdAt, updatedAt, title, status, lastSeq } = fromRow(row);
-        return { sessionId, createdAt, updatedAt, status, lastSeq, ...(title === undefined ? {} : { title }) };
-      });
+      return rows.map((row): SessionSummary => summaryOf(row));
     },
     async countSessions(owner) {
       return q.countOwned.get(owner)?.count ?? 0;

@@ -1,6 +1,6 @@
 import type { InputRequest, ProtocolEvent } from "@hitl-kit/protocol";
 import type { UIMessageChunk } from "ai";
-import { type HitlRequestData, REQUEST_PART, resultChunk } from "./request-part.js";
+import { answered, type HitlRequestData, REQUEST_PART, resultChunk } from "./request-part.js";
 
 /** What a chunker knows before the first event: the tool calls and requests the chat already shows. */
 export interface ChunkerSeed {
@@ -116,7 +116,7 @@ export class EventChunker {
     };
     const data: HitlRequestData = { request, state: "settled", resolution };
     const chunks: UIMessageChunk[] = [{ type: `data-${REQUEST_PART}`, id: request.requestId, data }];
-    if (request.kind === "approval" && (event.action === "accept" || event.action === "decline")) {
+    if (request.kind === "approval" && answered(event.action)) {
       chunks.push({
         type: "tool-approval-response",
         approvalId: request.requestId,

@@ -64,6 +64,8 @@ function countBefore(messages: readonly ProjectedMessage[], index: number): numb
 export function memoryStore(): SessionStore {
   const sessions = new Map<string, MemorySession>();
   const clone = <T>(value: T): T => structuredClone(value);
+  const openRequestsOf = (sessionId: string) =>
+    [...(sessions.get(sessionId)?.requests.values() ?? [])].filter((request) => request.state === "open");
 
   function project(session: MemorySession, events: ProtocolEvent[]): void {
     const { messageIds, toolCallIds } = messagesTouchedBy(events);
@@ -115,8 +117,7 @@ export function memoryStore(): SessionStore {
         updatedAt,
         status,
         lastSeq,
-        pending: [...(sessions.get(sessionId)?.requests.values() ?? [])].filter((request) => request.state === "open")
-          .length,
+        pending: openRequestsOf(sessionId).length,
         ...(title === undefined ? {} : { title }),
       }));
     },
@@ -167,8 +168,7 @@ export function memoryStore(): SessionStore {
       return request && clone(request);
     },
     async getOpenRequests(sessionId) {
-      const requests = [...(sessions.get(sessionId)?.requests.values() ?? [])];
-      return clone(requests.filter((request) => request.state === "open"));
+      return clone(openRequestsOf(sessionId));
     },
     async findKeyedTurn(sessionId, key) {
       return sessions.get(sessionId)?.keyedTurns.get(key);

@@ -19,19 +19,31 @@ const book = defineTool({
 
 /** What the tool heard from each question, in order. */
 let heard: AskResult<unknown>[] = [];
-const booking = (options: { questions?: number; expireAfter?: number } = {}) =>
-  implement(book, async ({ restaurant }, ctx) => {
-    for (let index = 0; index < (options.questions ?? 1); index++) {
-      const answer = await ctx.ask({
-        prompt: index === 0 ? `How many seats at ${restaurant}?` : "Which time?",
-        schema: index === 0 ? z.object({ seats: z.number().int().min(1).max(12) }) : z.object({ time: z.string() }),
-        ...(options.expireAfter === undefined ? {} : { expireAfter: options.expireAfter }),
-      });
-      heard.push(answer);
-      if (answer.action !== "accept") return { booked: false, because: answer.action };
-    }
-    return { booked: true };
-  });
+/** The run (`ctx.attempt`) of each start of the tool, in order. */
+let attempts: number[] = [];
+const booking = (
+  options: { questions?: number; expireAfter?: number; rerun?: boolean; secondSchema?: z.ZodType } = {},
+) =>
+  implement(
+    book,
+    async ({ restaurant }, ctx) => {
+      attempts.push(ctx.attempt);
+      for (let index = 0; index < (options.questions ?? 1); index++) {
+        const answer = await ctx.ask({
+          prompt: index === 0 ? `How many seats at ${restaurant}?` : "Which time?",
+          schema:
+            index === 0
+              ? z.object({ seats: z.number().int().min(1).max(12) })
+              : (options.secondSchema ?? z.object({ time: z.string() })),
+          ...(options.expireAfter === undefined ? {} : { expireAfter: options.expireAfter }),
+        });
+        heard.push(answer);
+        if (answer.action !== "accept") return { booked: false, because: answer.action };
+      }
+      return { booked: true };
+    },
+    { rerunAfterRestart: options.rerun ?? false },
+  );
 
 const script = [{ toolCalls: [{ toolName: "book_table", input: { restaurant: "Nora" } }] }, { text: "Done." }];
 
@@ -41,6 +53,7 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
   heard = [];
+  attempts = [];
   for (const dir of dirs.splice(0)) dir.cleanup();
 });
 
@@ -56,6 +69,41 @@ async function startAsking(options: Parameters<typeof booking>[0] = {}) {
   const id = await server.session();
   await server.call("POST", `/sessions/${id}/messages`, { text: "book Nora" });
   return { id, prompts: recording.prompts };
+}
+
+/** A runtime on the SQLite file at `path`, as one process of the server. */
+function serverProcess(path: string, tool: ReturnType<typeof booking>, model = recordingModel(script).model) {
+  const store = sqliteStore(path);
+  const runtime = createAgentRuntime({ model, tools: [tool], store, logger: quiet });
+  return { store, runtime };
+}
+
+/** A SQLite file in a directory removed after the test. */
+function sqliteFile() {
+  const dir = tempDir();
+  dirs.push(dir);
+  return join(dir.path, "ask.sqlite");
+}
+
+/** The one request open in the session, once there is one. */
+async function pendingOf(runtime: ReturnType<typeof createAgentRuntime>, sessionId: string) {
+  let pending: Awaited<ReturnType<typeof runtime.getSnapshot>>["pending"] = [];
+  await vi.waitFor(async () => {
+    pending = (await runtime.getSnapshot(sessionId)).pending;
+    expect(pending).toHaveLength(1);
+  });
+  return pending[0]!;
+}
+
+/** A session on a new process whose tool asks twice: the first question answered (4 seats), the second open. */
+async function askedTwice(path: string) {
+  const first = serverProcess(path, booking({ questions: 2, rerun: true }));
+  const { sessionId } = await first.runtime.createSession();
+  await first.runtime.sendMessage(sessionId, "book Nora");
+  const seats = await pendingOf(first.runtime, sessionId);
+  await first.runtime.respond(sessionId, [{ requestId: seats.requestId, action: "accept", value: { seats: 4 } }]);
+  await vi.waitFor(async () => expect((await pendingOf(first.runtime, sessionId)).prompt).toBe("Which time?"));
+  return { first, sessionId, seats, time: await pendingOf(first.runtime, sessionId) };
 }
 
 async function openQuestion(id: string, count = 1) {
@@ -497,37 +545,136 @@ describe("a server tool that asks while it runs (ctx.ask)", () => {
     expect((await server.store.getSession(idle))?.status).toBe("idle");
   });
 
-  it("after a restart while the tool waits, cancels the question and gives the call its one error result", async () => {
-    const dir = tempDir();
-    dirs.push(dir);
-    const path = join(dir.path, "ask.sqlite");
-    const firstStore = sqliteStore(path);
-    const first = createAgentRuntime({
-      model: recordingModel(script).model,
-      tools: [booking()],
-      store: firstStore,
-      logger: quiet,
-    });
-    const { sessionId } = await first.createSession();
-    await first.sendMessage(sessionId, "book Nora");
-    await vi.waitFor(async () => expect((await first.getSnapshot(sessionId)).pending).toHaveLength(1));
-    // The process stops here: nothing of the first runtime runs again, and its file is let go.
-    await firstStore.close();
+  it.each(["crashes", "closes"] as const)(
+    "when the process %s while the tool waits, leaves the question to the next start, which cancels it and gives the call its one error result",
+    async (how) => {
+      const path = sqliteFile();
+      const first = serverProcess(path, booking());
+      const { sessionId } = await first.runtime.createSession();
+      await first.runtime.sendMessage(sessionId, "book Nora");
+      await pendingOf(first.runtime, sessionId);
+      // Past the close's wait for answers, the runtime leaves the turn: the tool's ask throws,
+      // not as the person's cancel, and nothing is written. A crash leaves it the same way.
+      if (how === "closes") await first.runtime.close({ timeoutMs: 100 });
+      await first.store.close();
+      expect(heard).toEqual([]);
 
-    const recording = recordingModel([{ text: "The booking may not have gone through." }]);
-    const store = sqliteStore(path);
-    const second = createAgentRuntime({ model: recording.model, tools: [booking()], store, logger: quiet });
-    await second.ready;
-    await second.idle();
-    const events = await second.readEvents(sessionId, 0);
+      const second = serverProcess(
+        path,
+        booking(),
+        recordingModel([script[0]!, { text: "The booking may not have gone through." }]).model,
+      );
+      await second.runtime.ready;
+      await second.runtime.idle();
+      const events = await second.runtime.readEvents(sessionId, 0);
+      expect(checkOneResultPerCall(events)).toEqual([]);
+      expect(events.filter((event) => event.type === "input.resolved")).toMatchObject([
+        { action: "cancel", reason: "The server running the tool stopped while the tool waited for this answer." },
+      ]);
+      expect(events.filter((event) => event.type === "tool.result")).toMatchObject([
+        { outcome: "error", output: { message: expect.stringMatching(/stopped before it finished/) } },
+      ]);
+      const snapshot = await second.runtime.getSnapshot(sessionId);
+      expect(snapshot.pending).toEqual([]);
+      expect(snapshot.status).toBe("idle");
+      expect(heard).toEqual([]);
+      await second.runtime.close();
+      await second.store.close();
+    },
+  );
+});
+
+describe("a tool run again after a restart (rerunAfterRestart)", () => {
+  it.each(["crashes", "closes"] as const)(
+    "keeps the open question when the process %s, hands the next run the earlier answer, and the call gets one result",
+    async (how) => {
+      const path = sqliteFile();
+      const { first, sessionId, seats, time } = await askedTwice(path);
+      // The process stops here: nothing of the first runtime runs again, and its file is let go.
+      if (how === "closes") await first.runtime.close({ timeoutMs: 100 });
+      await first.store.close();
+
+      const recording = recordingModel([script[0]!, { text: "Booked." }]);
+      const second = serverProcess(path, booking({ questions: 2, rerun: true }), recording.model);
+      await second.runtime.ready;
+      await second.runtime.idle();
+      // The same question, still open, answered once; the seats answered before are heard again.
+      expect((await second.runtime.getSnapshot(sessionId)).pending).toEqual([time]);
+      await second.runtime.respond(sessionId, [
+        { requestId: time.requestId, action: "accept", value: { time: "19:30" } },
+      ]);
+      await second.runtime.idle();
+      expect(attempts).toEqual([1, 2]);
+      expect(heard).toEqual([
+        { action: "accept", value: { seats: 4 } },
+        { action: "accept", value: { seats: 4 } },
+        { action: "accept", value: { time: "19:30" } },
+      ]);
+      const events = await second.runtime.readEvents(sessionId, 0);
+      expect(checkOneResultPerCall(events)).toEqual([]);
+      expect(events.filter((event) => event.type === "input.requested")).toHaveLength(2);
+      expect(events.filter((event) => event.type === "input.resolved")).toMatchObject([
+        { requestId: seats.requestId, action: "accept" },
+        { requestId: time.requestId, action: "accept" },
+      ]);
+      expect(events.filter((event) => event.type === "tool.result")).toMatchObject([
+        { outcome: "ok", output: { booked: true } },
+      ]);
+      expect((await second.runtime.getSnapshot(sessionId)).status).toBe("idle");
+      await second.runtime.close();
+      await second.store.close();
+    },
+  );
+
+  it("gives the call an error result, and closes the earlier question, when the next run asks something else", async () => {
+    const path = sqliteFile();
+    const { first, sessionId } = await askedTwice(path);
+    await first.store.close();
+
+    const changed = booking({ questions: 2, rerun: true, secondSchema: z.object({ at: z.string() }) });
+    const second = serverProcess(path, changed, recordingModel([script[0]!, { text: "Sorry." }]).model);
+    await second.runtime.ready;
+    await second.runtime.idle();
+    const events = await second.runtime.readEvents(sessionId, 0);
     expect(checkOneResultPerCall(events)).toEqual([]);
-    expect(events.filter((event) => event.type === "input.resolved")).toMatchObject([{ action: "cancel" }]);
-    expect(events.filter((event) => event.type === "tool.result")).toMatchObject([{ outcome: "error" }]);
-    const snapshot = await second.getSnapshot(sessionId);
-    expect(snapshot.pending).toEqual([]);
-    expect(snapshot.status).toBe("idle");
-    expect(heard).toEqual([]);
-    await second.close();
-    await store.close();
+    expect(events.filter((event) => event.type === "tool.result")).toMatchObject([
+      { outcome: "error", output: { message: expect.stringMatching(/same questions in the same order/) } },
+    ]);
+    expect(events.filter((event) => event.type === "input.resolved")).toMatchObject([
+      { action: "accept" },
+      { action: "cancel" },
+    ]);
+    expect((await second.runtime.getSnapshot(sessionId)).pending).toEqual([]);
+    await second.runtime.close();
+    await second.store.close();
+  });
+
+  it("runs a call at most three times: after a third crash it gets the error result any cut-off call gets", async () => {
+    const path = sqliteFile();
+    let runtime = serverProcess(path, booking({ rerun: true }));
+    const { sessionId } = await runtime.runtime.createSession();
+    await runtime.runtime.sendMessage(sessionId, "book Nora");
+    const seats = await pendingOf(runtime.runtime, sessionId);
+    for (let crash = 1; crash <= 3; crash++) {
+      await runtime.store.close();
+      runtime = serverProcess(
+        path,
+        booking({ rerun: true }),
+        recordingModel([script[0]!, { text: "It may not be booked." }]).model,
+      );
+      await runtime.runtime.ready;
+      await runtime.runtime.idle();
+    }
+    expect(attempts).toEqual([1, 2, 3]);
+    const events = await runtime.runtime.readEvents(sessionId, 0);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    expect(events.filter((event) => event.type === "input.resolved")).toMatchObject([
+      { requestId: seats.requestId, action: "cancel" },
+    ]);
+    expect(events.filter((event) => event.type === "tool.result")).toMatchObject([
+      { outcome: "error", output: { message: expect.stringMatching(/may or may not have completed/) } },
+    ]);
+    await runtime.runtime.close();
+    await runtime.store.close();
   });
 });

@@ -339,6 +339,51 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
     expect(sly.result).toMatchObject({ outcome: "error" });
   }, 30_000);
 
+  it("runs a tool again on the instance that takes over a dead one's turn, its open question kept and answered there once", async () => {
+    const schema = postgres.schema();
+    const runs: number[] = [];
+    const asking = implement(
+      slow,
+      async (_input, ctx) => {
+        runs.push(ctx.attempt);
+        const answer = await ctx.ask({ prompt: "How many copies?", schema: z.object({ copies: z.number() }) });
+        return answer.action === "accept" ? { done: true, copies: answer.value.copies } : { done: false };
+      },
+      { rerunAfterRestart: true },
+    );
+    const a = await instance(schema, { tools: [asking] });
+    const b = await instance(schema, { tools: [asking] });
+    const { sessionId } = await a.runtime.createSession();
+    await a.runtime.sendMessage(sessionId, "go");
+    let question = "";
+    await vi.waitFor(
+      async () => {
+        [{ requestId: question = "" } = { requestId: "" }] = (await b.runtime.getSnapshot(sessionId)).pending;
+        expect(question).not.toBe("");
+      },
+      { timeout: 5000, interval: 20 },
+    );
+    // A dies: its connections go, nothing renews its lease, and B takes the turn over once it lapses.
+    opened.splice(opened.indexOf(a), 1);
+    onTestFinished(() => a.runtime.close({ timeoutMs: 100 }));
+    await a.store.close();
+    await vi.waitFor(() => expect(runs).toEqual([1, 2]), { timeout: 5000, interval: 20 });
+    expect((await b.runtime.getSnapshot(sessionId)).pending.map((request) => request.requestId)).toEqual([question]);
+    expect(
+      (await b.runtime.respond(sessionId, [{ requestId: question, action: "accept", value: { copies: 2 } }])).status,
+    ).toBe(202);
+    await vi.waitFor(async () => expect((await b.store.getSession(sessionId))?.status).toBe("idle"), {
+      timeout: 5000,
+      interval: 20,
+    });
+    const log = await b.store.readEvents(sessionId, 0);
+    expect(checkOneResultPerCall(log)).toEqual([]);
+    expect(log.filter((event) => event.type === "input.requested")).toHaveLength(1);
+    expect(log.filter((event) => event.type === "tool.result")).toEqual([
+      expect.objectContaining({ outcome: "ok", output: { done: true, copies: 2 } }),
+    ]);
+  }, 20_000);
+
   it("stops a turn another instance drives saying why: a deletion as deleted, a Stop as stopped, a message as the person moving on, to the tool's signal and its question", async () => {
     const schema = postgres.schema();
     const seen: { signal: unknown; asked: unknown }[] = [];

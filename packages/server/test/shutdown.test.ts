@@ -62,7 +62,7 @@ describe("closing with turns still running", () => {
     await runtime.close({ timeoutMs: 50 });
     expect(Date.now() - began).toBeLessThan(5_000);
     expect(log.warnings.join("\n")).toContain(
-      `1 turn(s) still running after 50 ms were left for the next start to resume (a tool call still running then gets an error result saying it may or may not have completed): ${sessionId}.`,
+      `1 turn(s) still running after 50 ms were left for the next start to resume (a tool call still running then gets an error result saying it may or may not have completed, or runs again when its tool is implemented with rerunAfterRestart): ${sessionId}.`,
     );
     const left = await runtime.readEvents(sessionId, 0).catch(() => undefined); // closed: refused
     expect(left).toBeUndefined();

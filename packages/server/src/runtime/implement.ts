@@ -22,6 +22,11 @@ export interface ToolContext {
   turnId: string;
   /** The call's id, as in its `tool.called` and `tool.result` events. */
   toolCallId: string;
+  /**
+   * Which run of the call this is: 1, or more for a tool implemented with
+   * `rerunAfterRestart` that the server running it stopped before it finished.
+   */
+  attempt: number;
   /** The person's approval, for a call that waited for one. */
   approval?: { approved: true; reason?: string };
   /**
@@ -38,7 +43,12 @@ export interface ToolContext {
    * declined, cancelled or expired — and the tool goes on with what it got: a stopped turn
    * (or the call's time limit) answers it as cancelled, saying why, as `ctx.signal` aborts. If the process
    * stops meanwhile, the call ends with its one error result when the server starts again
-   * (as any call that was running does) and the request is cancelled.
+   * (as any call that was running does) and the request is cancelled; unless the tool is
+   * implemented with `rerunAfterRestart`: the question then stays open, and the tool's next
+   * run gets the answers its questions had, question by question (see {@link ImplementOptions.rerunAfterRestart}).
+   * When this server leaves the turn (it closes, or another instance took the turn over),
+   * `ask` throws the signal's reason rather than answering cancel: the question stays open,
+   * and a call that throws that reason is left to the turn's next driver.
    * @example
    * const seats = await ctx.ask({ prompt: "How many seats?", schema: z.object({ seats: z.number().int().min(1) }) });
    * if (seats.action !== "accept") return { booked: false };
@@ -95,6 +105,8 @@ export interface ImplementedTool<T extends AnyToolDefinition = AnyToolDefinition
   readonly resolve?: Resolve<ToolInputOf<T>, any>;
   /** This tool's time limit, in place of the runtime's `toolTimeoutMs` (see {@link ImplementOptions.timeoutMs}). */
   readonly timeoutMs?: number;
+  /** Whether a call the server running it stopped in is run again (see {@link ImplementOptions.rerunAfterRestart}). */
+  readonly rerunAfterRestart?: boolean;
 }
 
 /** Options of a tool's server-side code, given to `implement`. */
@@ -106,6 +118,23 @@ export interface ImplementOptions {
    * later is dropped. The time includes a wait on `ctx.ask`. `Infinity`: no limit.
    */
   timeoutMs?: number;
+  /**
+   * What becomes of a call when the server running it stops before it ends (a restart, a
+   * deploy, an instance whose lease lapsed). By default the call gets an `error` result
+   * saying it may or may not have completed, and a question it waited on is cancelled.
+   * With `true`, the next server runs the tool again from its start (`ctx.attempt` is then
+   * 2, at most 3), and its questions are answered from the record: the Nth `ctx.ask` of the
+   * new run gets what the Nth question of the earlier run got, or waits on that question
+   * when it is still open (the person's widget stays as it was). So a question survives a
+   * deploy, and a tool that asks twice keeps its first answer. What the tool does before its
+   * last question runs again, so it must be safe to repeat (read and ask; charge, book and
+   * send after the answers, or with an idempotency key such as `ctx.toolCallId`), and it
+   * must ask the same questions in the same order: a question whose schema differs from
+   * the earlier run's at that place makes `ask` throw. When this server leaves the turn (it
+   * closes, or another instance took it over), a call that ends by throwing gets no result
+   * here: the next server runs it again.
+   */
+  rerunAfterRestart?: boolean;
 }
 
 /**

@@ -100,7 +100,7 @@ export class RuntimeLifecycle {
         const left = driver.leave();
         const next = core.coordination.shared ? "another instance" : "the next start";
         core.logger.warn(
-          `hitl-kit: closing: ${left.length} turn(s) still running after ${timeoutMs} ms were left for ${next} to resume (a tool call still running then gets an error result saying it may or may not have completed): ${left.slice(0, 10).join(", ")}${left.length > 10 ? ", …" : ""}.`,
+          `hitl-kit: closing: ${left.length} turn(s) still running after ${timeoutMs} ms were left for ${next} to resume (a tool call still running then gets an error result saying it may or may not have completed, or runs again when its tool is implemented with rerunAfterRestart): ${left.slice(0, 10).join(", ")}${left.length > 10 ? ", …" : ""}.`,
         );
         await drained;
       }

@@ -75,10 +75,11 @@ export class SessionRecovery {
       })
       .then((before) => {
         if (!before) return coordination.turns.release(sessionId);
-        // The turn holds its place until it parks or ends: a restart after a crash resumes a
-        // bounded number of turns at a time, not every left-over model call at once.
+        // The turn holds its place until it parks, ends or waits for the person's answers to
+        // its tools' questions: a restart after a crash resumes a bounded number of turns at a
+        // time, not every left-over model call at once.
         driver.kick(sessionId, before);
-        return driver.done(sessionId);
+        return driver.doneOrWaiting(sessionId);
       }, releaseOnFailure);
   }
 }

@@ -7,6 +7,9 @@ export const stopReasons: Record<StopKind, string> = {
   message: "The person sent a new message instead of answering.",
 };
 
+/** What a question of a tool says when the server running the tool stopped (a crash, a deploy) before it was answered. */
+export const serverStopped = "The server running the tool stopped while the tool waited for this answer.";
+
 /**
  * The reason a stopped turn's signals abort with: what a tool reads from `ctx.signal.reason`,
  * and what a question it asked with that signal is cancelled saying. An `AbortError`, as a

@@ -7,7 +7,7 @@ import { errorSummary, failureLine, logScope } from "./logged-error.js";
 import { MAX_TIMER_MS } from "./model-step.js";
 import type { PersonWaits } from "./person-waits.js";
 import type { RuntimeCore } from "./runtime-core.js";
-import { whyStopped } from "./stop-reasons.js";
+import { serverStopped, whyStopped } from "./stop-reasons.js";
 import type { ToolQuestions } from "./tool-questions.js";
 import { outOfTimeReason, ToolTimedOut, withinTimeLimit } from "./tool-timeout.js";
 import type { TurnWriter } from "./turn-writer.js";
@@ -54,6 +54,7 @@ export class ToolExecution {
         let outcome: "ok" | "error" = "ok";
         let output: unknown;
         let unanswered: string | undefined;
+        let thrown: unknown;
         const start = {
           sessionId,
           turnId: call.turnId,
@@ -69,6 +70,7 @@ export class ToolExecution {
               ? { approved: true as const, ...(call.answer as object) }
               : undefined;
           this.waits.running(sessionId, 1);
+          let questions = 0;
           const value = await withinTimeLimit(
             tool.timeoutMs ?? core.options.toolTimeoutMs,
             signal,
@@ -78,9 +80,12 @@ export class ToolExecution {
                 ...(owner === undefined ? {} : { owner }),
                 turnId: call.turnId,
                 toolCallId: call.toolCallId,
+                attempt: call.runs ?? 1,
                 signal: callSignal,
                 ask: <S extends SchemaLike>(question: AskOptions<S>) =>
-                  this.questions.ask(sessionId, call, question, callSignal) as Promise<AskResult<Infer<S>>>,
+                  this.questions.ask(sessionId, call, question, callSignal, questions++) as Promise<
+                    AskResult<Infer<S>>
+                  >,
               };
               return core.telemetry.runToolCall(start, async () =>
                 tool.resolve
@@ -95,6 +100,7 @@ export class ToolExecution {
           ).finally(() => this.waits.running(sessionId, -1));
           output = toJson(value);
         } catch (error) {
+          thrown = error;
           outcome = "error";
           output = { message: error instanceof Error ? error.message : String(error) };
           finished({ outcome, error: { code: errorName(error), message: errorSummary(error) } });
@@ -110,6 +116,18 @@ export class ToolExecution {
         }
         if (outcome === "ok") finished({ outcome });
         unfinished.delete(call.toolCallId);
+        if (
+          outcome === "error" &&
+          signal.reason instanceof LeaseLost &&
+          (thrown === signal.reason || tool?.rerunAfterRestart)
+        ) {
+          // This instance left the turn (it closes, or another took it over), and the tool gave
+          // up with the signal's reason (as `ask`, `throwIfAborted()` and `fetch` throw it) or is
+          // to run again: the turn's next driver gives the call its result, or runs the tool
+          // again. A tool that threw its own error (it stopped, and says where) keeps it.
+          this.questions.forgetAsked(call.toolCallId);
+          return;
+        }
         const end: CallEnd = { outcome, output, ...(unanswered === undefined ? {} : { unanswered }) };
         try {
           await this.writer.section(sessionId, () => this.#writeResult(sessionId, call, end, signal));
@@ -209,13 +227,19 @@ export class ToolExecution {
       );
       return;
     }
-    const unanswered = this.questions.asked(call.toolCallId)
-      ? await this.questions.cancelBatch(
-          sessionId,
-          [call.toolCallId],
-          signal?.aborted ? whyStopped(signal) : (why ?? "The tool finished without this answer."),
-        )
-      : { requests: [], events: [] };
+    // A run after a restart may leave open a question its earlier run asked and it did not.
+    const unanswered =
+      this.questions.asked(call.toolCallId) || (call.runs ?? 1) > 1
+        ? await this.questions.cancelBatch(
+            sessionId,
+            [call.toolCallId],
+            signal?.reason instanceof LeaseLost
+              ? serverStopped
+              : signal?.aborted
+                ? whyStopped(signal)
+                : (why ?? "The tool finished without this answer."),
+          )
+        : { requests: [], events: [] };
     await this.writer.commit(sessionId, {
       requests: unanswered.requests,
       toolCalls: [{ ...call, state: "done", outcome, output }],

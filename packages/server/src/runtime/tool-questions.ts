@@ -1,6 +1,8 @@
+import { createHash } from "node:crypto";
 import { type InputRequest, type InputResponse, type SchemaLike, toJsonSchema, validate } from "@hitl-kit/protocol";
 import { issueSummary } from "@hitl-kit/protocol/internal";
 import type { Resolution, ToolCallRecord } from "../store/records.js";
+import { LeaseLost } from "./coordination.js";
 import { randomId } from "./ids.js";
 import type { AskOptions, AskResult } from "./implement.js";
 import { failureLine, logScope } from "./logged-error.js";
@@ -65,13 +67,16 @@ export class ToolQuestions {
     call: ToolCallRecord,
     question: AskOptions,
     signal: AbortSignal,
+    /** Which of the call's questions this is in its run, from 0: a rerun's question takes the place of the earlier run's. */
+    index: number,
   ): Promise<AskResult<unknown>> {
-    if (signal.aborted) return { action: "cancel", reason: withdrawnReason(signal.reason) };
+    if (signal.aborted) return whenAborted(signal);
     const { core } = this;
     const answerSchema = toJsonSchema(question.schema);
+    const hash = schemaHash(answerSchema);
     const after = question.expireAfter ?? expiryAfter(core.options.expireAfter, call);
     const expiresAt = after === undefined ? undefined : Date.now() + after;
-    const requestId = randomId("req");
+    const requestId = call.questionSeed === undefined ? randomId("req") : questionId(call.questionSeed, index);
     const request: InputRequest = {
       requestId,
       toolCallId: call.toolCallId,
@@ -96,10 +101,13 @@ export class ToolQuestions {
       await settle;
       count(true); // it stayed open (an answer from elsewhere that does not fit)
     };
-    const answered = new Promise<AskResult<unknown>>((resolve) => {
+    let deliver: (resolution: Omit<Resolution, "at">) => void = () => {};
+    let fail: (error: unknown) => void = () => {};
+    const answered = new Promise<AskResult<unknown>>((resolve, reject) => {
       core.asks.set(requestId, { schema: question.schema });
       let check: ReturnType<typeof setInterval> | undefined;
       const settle = (outcome: () => void) => {
+        if (waiting.settled) return;
         count(false);
         waiting.settled = true;
         core.asks.delete(requestId);
@@ -108,11 +116,11 @@ export class ToolQuestions {
         signal.removeEventListener("abort", stop);
         outcome();
       };
-      const stop = () => settle(() => resolve({ action: "cancel", reason: withdrawnReason(signal.reason) }));
+      const stop = () => settle(() => whenAborted(signal).then(resolve, reject));
+      fail = (error) => settle(() => reject(error));
       // Whatever settles it (an answer on any instance, expiry, a stopped turn), its
       // `input.resolved` reaches this instance's hub once written.
-      const deliver = (resolution: Omit<Resolution, "at">) =>
-        settle(() => resolve(askResult(resolution, question.schema, requestId)));
+      deliver = (resolution) => settle(() => resolve(askResult(resolution, question.schema, requestId)));
       const unsubscribe = core.hub.subscribe(sessionId, (event) => {
         if (event.type === "input.resolved" && event.requestId === requestId) deliver(event);
       });
@@ -132,24 +140,41 @@ export class ToolQuestions {
     });
     // An answer the tool's schema refuses rejects the wait, maybe before anyone awaits it.
     answered.catch(() => {});
-    await this.writer.section(sessionId, () =>
-      this.writer.commit(sessionId, {
-        requests: [
-          {
-            requestId,
-            toolCallId: call.toolCallId,
-            turnId: call.turnId,
-            request,
-            schemaHash: schemaHash(answerSchema),
-            state: "open",
-            asked: true,
-            parkedAt: Date.now(),
-            ...(expiresAt === undefined ? {} : { expiresAt }),
-          },
-        ],
-        events: [{ type: "input.requested", requests: [request] }],
-      }),
-    );
+    // A run after a restart asks in the earlier run's place: the question it finds there was
+    // answered (the answer is handed over again), or is still open (it waits on), unless it
+    // asked something else.
+    try {
+      const earlier = (call.runs ?? 1) > 1 ? await core.store.getRequest(sessionId, requestId) : undefined;
+      if (earlier && earlier.schemaHash !== hash) {
+        throw new Error(
+          `Question ${index + 1} of this run of ${call.toolName} has another answer schema than question ${index + 1} of its earlier run (${requestId}): a tool implemented with rerunAfterRestart must ask the same questions in the same order.`,
+        );
+      }
+      if (earlier?.resolution) deliver(earlier.resolution);
+      else if (!earlier) {
+        await this.writer.section(sessionId, () =>
+          this.writer.commit(sessionId, {
+            requests: [
+              {
+                requestId,
+                toolCallId: call.toolCallId,
+                turnId: call.turnId,
+                request,
+                schemaHash: hash,
+                state: "open",
+                asked: true,
+                parkedAt: Date.now(),
+                ...(expiresAt === undefined ? {} : { expiresAt }),
+              },
+            ],
+            events: [{ type: "input.requested", requests: [request] }],
+          }),
+        );
+      }
+    } catch (error) {
+      fail(error);
+      return answered;
+    }
     count(true);
     // The asker's signal and promise may outlive the question (one shutdown signal for every
     // question, a webhook's promise that never comes): they let go of it once it settles.
@@ -211,6 +236,22 @@ export class ToolQuestions {
         ),
       );
   }
+}
+
+/**
+ * What a question gets when the call's signal aborts: a cancel saying why; a throw when this
+ * instance leaves the turn (it closes, or another took the turn over), for the question
+ * is not the person's to lose: it stays open, and the turn's next driver settles it (the
+ * call's next run asks it again, or it is cancelled with the call's error result).
+ */
+function whenAborted(signal: AbortSignal): Promise<AskResult<unknown>> {
+  if (signal.reason instanceof LeaseLost) return Promise.reject(signal.reason);
+  return Promise.resolve({ action: "cancel", reason: withdrawnReason(signal.reason) });
+}
+
+/** The id of a rerunnable call's question: the same for its place in every run (`index`), and not to be guessed without the call's seed. */
+function questionId(seed: string, index: number): string {
+  return `req_${createHash("sha256").update(`${seed}:${index}`).digest("base64url").slice(0, 22)}`;
 }
 
 /** How often a question waiting across instances reads its request, in case a notification was lost. */

@@ -2,12 +2,13 @@ import type { EventInput } from "@hitl-kit/protocol";
 import type { SessionRecord, ToolCallRecord, WriteBatch } from "../store/records.js";
 import { StoreUnavailable } from "../store/store-unavailable.js";
 import { LeaseLost } from "./coordination.js";
+import { randomId } from "./ids.js";
 import { failureLine, logScope } from "./logged-error.js";
 import { describeFailure, LeftForRecovery, ModelTurnStep } from "./model-turn-step.js";
 import { outageDelay } from "./outage-wait.js";
 import { PersonWaits } from "./person-waits.js";
 import type { RuntimeCore } from "./runtime-core.js";
-import { stopReasons, whyStopped } from "./stop-reasons.js";
+import { serverStopped, stopReasons, whyStopped } from "./stop-reasons.js";
 import { ToolExecution, ToolsOutlastedStop } from "./tool-execution.js";
 import { ToolQuestions } from "./tool-questions.js";
 import { TurnWriter } from "./turn-writer.js";
@@ -125,6 +126,19 @@ export class TurnDriver {
   /** Resolves when the session's current drive ends (at once when it is not being driven). */
   async done(sessionId: string): Promise<void> {
     await this.#running.get(sessionId)?.done;
+  }
+
+  /**
+   * Resolves when the session's current drive ends or waits on the person alone (its
+   * tools wait for answers to their questions, as a parked turn waits): what a recovered
+   * turn holds its place in recovery until.
+   */
+  async doneOrWaiting(sessionId: string): Promise<void> {
+    for (;;) {
+      const entry = this.#running.get(sessionId);
+      if (!entry || this.#waits.waiting(sessionId)) return;
+      await Promise.race([entry.done, this.#waits.changed()]);
+    }
   }
 
   /** Forgets what it keeps of a deleted session between turns (its transcript). */
@@ -309,17 +323,23 @@ export class TurnDriver {
     }
     if (await this.#execution.writeFinished(session)) return { kind: "again" };
     const calls = await this.#stepCalls(session);
-    const interrupted = calls.filter((call) => call.state === "executing");
+    const executing = calls.filter((call) => call.state === "executing");
+    // Only a crashed process (a restart, or a dead instance whose turn this one took over)
+    // leaves a call executing. A tool implemented with `rerunAfterRestart` runs again (its
+    // earlier questions keep their answers, an open one stays open), a few times at most.
+    const rerun = executing.filter(
+      (call) => core.tools.get(call.toolName)?.rerunAfterRestart && (call.runs ?? 1) < MAX_RUNS,
+    );
+    const interrupted = executing.filter((call) => !rerun.includes(call));
     if (interrupted.length > 0) {
-      // Only a crashed process (a restart, or a dead instance whose turn this one took over)
-      // leaves a call executing: it may or may not have finished, so it is not run twice; it
-      // gets an error result that says so, and a question it was waiting on is cancelled.
+      // Any other such call may or may not have finished, so it is not run twice: it gets an
+      // error result that says so, and a question it was waiting on is cancelled.
       const message =
         "The server running this tool stopped before it finished; the tool may or may not have completed.";
       const questions = await this.#questions.cancelBatch(
         sessionId,
         interrupted.map((call) => call.toolCallId),
-        "The server running the tool stopped while the tool waited for this answer.",
+        serverStopped,
       );
       await this.#writer.commit(sessionId, {
         requests: questions.requests,
@@ -337,11 +357,25 @@ export class TurnDriver {
       this.#logInterrupted(sessionId, interrupted, "an error");
       return { kind: "again" };
     }
+    if (rerun.length > 0) {
+      const again = rerun.map((call) => ({ ...call, runs: (call.runs ?? 1) + 1 }));
+      await this.#writer.commit(sessionId, { toolCalls: again });
+      for (const call of again) {
+        core.logger.warn(
+          `hitl-kit: ${logScope(sessionId, call.turnId, call)}: the server running the tool stopped before it finished; running it again (run ${call.runs} of at most ${MAX_RUNS}, rerunAfterRestart), its questions answered as before.`,
+        );
+      }
+      return { kind: "execute", calls: again, owner: session.owner };
+    }
     const ready = calls.filter((call) => call.state === "ready");
     if (ready.length > 0) {
-      const executing = ready.map((call) => ({ ...call, state: "executing" as const }));
-      await this.#writer.commit(sessionId, { toolCalls: executing });
-      return { kind: "execute", calls: executing, owner: session.owner };
+      const starting = ready.map((call) => ({
+        ...call,
+        state: "executing" as const,
+        ...(core.tools.get(call.toolName)?.rerunAfterRestart ? { questionSeed: randomId("seed") } : {}),
+      }));
+      await this.#writer.commit(sessionId, { toolCalls: starting });
+      return { kind: "execute", calls: starting, owner: session.owner };
     }
     const parked = calls.filter((call) => call.state === "parked");
     if (parked.length > 0) {
@@ -396,6 +430,9 @@ export class TurnDriver {
     return this.core.store.getToolCalls(session.sessionId, session.turnId!, session.step);
   }
 }
+
+/** How many times at most a call of a tool implemented with `rerunAfterRestart` runs. */
+const MAX_RUNS = 3;
 
 /** The result of a call a stopped turn found executing where its instance died (a restart, a takeover). */
 const STOPPED_WHILE_INTERRUPTED =

@@ -133,6 +133,17 @@ export interface ToolCallRecord {
   requestId?: string;
   /** The person's accepted answer (client tools) or approval note, for the server-side work. */
   answer?: unknown;
+  /**
+   * How many times the tool started on the call: absent until a server ran it again after
+   * the one running it stopped (`rerunAfterRestart`), which counts from 2.
+   */
+  runs?: number;
+  /**
+   * For a tool run again after a restart (`rerunAfterRestart`): a random value, drawn when
+   * the call starts, its questions' ids are made from, so a later run's question finds the
+   * earlier run's in its place. Never sent to a client.
+   */
+  questionSeed?: string;
   /** How the call ended; set with `output` once it is `done`. */
   outcome?: ToolOutcome;
   /** The call's one result (JSON), as its `tool.result` event carries it; set once it is `done`. */

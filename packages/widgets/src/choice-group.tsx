@@ -15,7 +15,7 @@ export interface ChoiceGroupProps<Value> {
   selected: readonly number[];
   /** Called when the person picks (single) or toggles (multiple) an option. */
   onPick: (index: number) => void;
-  /** Enter: submit, with the selection it implies. */
+  /** Enter: submit the chosen options (none when nothing is checked yet). */
   onSubmit: (selected: readonly number[]) => void;
   /** The group's accessible name. */
   label: string;
@@ -94,9 +94,9 @@ export function ChoiceGroup<Value>(props: ChoiceGroupProps<Value>) {
     else if (event.key === " ") {
       if (!options[current]?.disabled) onPick(current);
     } else if (event.key === "Enter") {
-      const implied = multiple || options[current]?.disabled ? selected : [current];
-      if (!multiple && implied[0] === current) onPick(current);
-      props.onSubmit(implied);
+      // What is checked, never the option that only has focus: focus lands on an option
+      // when the request appears, and a stray Enter must not answer for the person.
+      props.onSubmit(selected);
     } else return;
     event.preventDefault();
   }

@@ -30,6 +30,20 @@ describe("ChoicePicker keyboard", () => {
     expect(props.respond).toHaveBeenCalledWith({ answer: "Blue" });
   });
 
+  it("does not answer with the focused option on an Enter before anything is chosen, and says to choose", () => {
+    const props = requestProps(input);
+    render(<ChoicePicker {...props} />);
+    const group = screen.getByRole("radiogroup");
+    expect(document.activeElement).toBe(screen.getByRole("radio", { name: "Red" }));
+    fireEvent.keyDown(group, { key: "Enter" });
+    expect(props.respond).not.toHaveBeenCalled();
+    expect(screen.getByRole("radio", { name: "Red" }).getAttribute("aria-checked")).toBe("false");
+    expect(screen.getByText("Choose an option first.")).toBeTruthy();
+    fireEvent.keyDown(group, { key: " " });
+    fireEvent.keyDown(group, { key: "Enter" });
+    expect(props.respond).toHaveBeenCalledWith({ answer: "Red" });
+  });
+
   it("moves to the next option with the left arrow right to left, and back with the right arrow", () => {
     render(
       // happy-dom computes direction from the style, not from dir="rtl" as browsers do.

@@ -255,11 +255,11 @@ describe("the packed packages, installed in a new project outside the workspace"
     expect(report.convert).toEqual({ ported: ["read_file", "always"], inMainEntry: false });
   });
 
-  it("run the READMEs' tests with Vitest: the agent in process, and a widget on a recording and through the fetch handler", () => {
-    const tests = ["src/agent.test.ts", "src/paper-choice.test.tsx"];
+  it("run the READMEs' tests with Vitest: the agent in process and over HTTP, and a widget on a recording and through the fetch handler", () => {
+    const tests = ["src/agent.test.ts", "src/agent-http.test.ts", "src/paper-choice.test.tsx"];
     // `run` throws, with what Vitest printed, when a test fails.
     const output = run("npx", ["vitest", "run", "--reporter=verbose", ...tests], consumer.app);
-    expect(stripVTControlCharacters(output)).toMatch(/Tests\s+3 passed \(3\)/);
+    expect(stripVTControlCharacters(output)).toMatch(/Tests\s+4 passed \(4\)/);
   });
 
   it("run sqliteStore's server bundled to CommonJS by esbuild, as Lambda builds do, its WAL checkpointed in the worker", () => {

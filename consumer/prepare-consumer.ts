@@ -177,8 +177,12 @@ export function prepareConsumer(log: (line: string) => void = () => {}): Consume
   log("installing the app's dependencies (npm install)");
   const prebuilds = localBetterSqlite3Prebuild(join(staging, "prebuilds"));
   run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], consumer.app, prebuilds);
-  log("compiling the app's server (tsc -p tsconfig.node.json) and building its UI (vite build)");
+  log(
+    "compiling the app's server (tsc -p tsconfig.node.json, tsconfig.node-only.json) and building its UI (vite build)",
+  );
   run("npx", ["tsc", "-p", "tsconfig.node.json"], consumer.app);
+  // A Node project without the DOM library compiles the server and the client's types.
+  run("npx", ["tsc", "-p", "tsconfig.node-only.json"], consumer.app);
   run("npx", ["vite", "build", "--outDir", "web", "--logLevel", "warn"], consumer.app);
 
   log(`installing the minimal project into ${consumer.minimal}`);

@@ -12,6 +12,7 @@ import type {
   ApiClientOptions,
   CallOptions,
   FetchLike,
+  HeaderValues,
   OpenStreamOptions,
   RespondReply,
   SessionPage,
@@ -64,7 +65,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const sessionPath = (sessionId: string) => `/sessions/${encodeURIComponent(sessionId)}`;
 
-  const headersFor = async (defaults: Record<string, string>, extra: HeadersInit | undefined) => {
+  const headersFor = async (defaults: Record<string, string>, extra: HeaderValues | undefined) => {
     const headers = new Headers(defaults);
     const configured = typeof options.headers === "function" ? await options.headers() : options.headers;
     for (const source of [configured, extra])
@@ -177,14 +178,15 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return { status: answer.status === 200 ? 200 : 202, resolutions };
   };
 
-  const connect = (sessionId: string, extra: HeadersInit | undefined) => async (lastSeq: number, signal: AbortSignal) =>
-    fetch(`${base}${sessionPath(sessionId)}/events`, {
-      headers: await headersFor({ accept: "text/event-stream", "last-event-id": String(lastSeq) }, extra),
-      credentials,
-      signal,
-    });
+  const connect =
+    (sessionId: string, extra: HeaderValues | undefined) => async (lastSeq: number, signal: AbortSignal) =>
+      fetch(`${base}${sessionPath(sessionId)}/events`, {
+        headers: await headersFor({ accept: "text/event-stream", "last-event-id": String(lastSeq) }, extra),
+        credentials,
+        signal,
+      });
 
-  const openStream = (sessionId: string, streamOptions: OpenStreamOptions, extra?: HeadersInit) =>
+  const openStream = (sessionId: string, streamOptions: OpenStreamOptions, extra?: HeaderValues) =>
     openEventStream(connect(sessionId, extra), {
       ...streamOptions,
       sessionId,
@@ -280,7 +282,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 }
 
 /** The entries of headers given in options; a value HTTP cannot carry is a `TypeError` that names its header. */
-function headerEntries(init: HeadersInit | undefined): Headers {
+function headerEntries(init: HeaderValues | undefined): Headers {
   try {
     return new Headers(init);
   } catch (cause) {

@@ -10,6 +10,12 @@ import type { BackoffOptions } from "./backoff.js";
 import type { RetryOptions } from "./retry.js";
 import type { StreamOptions } from "./transport.js";
 
+/**
+ * Headers as `fetch` takes them (the DOM's `HeadersInit`, spelled out so a project without
+ * the DOM library, a Node one, compiles these types too).
+ */
+export type HeaderValues = Headers | Record<string, string> | [string, string][];
+
 /** A `fetch`-compatible function. */
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
@@ -20,9 +26,9 @@ export interface ApiClientOptions {
   /** The `fetch` to use (default: the global one): to add auth, to test a flaky network, or a fetch handler called in process. */
   fetch?: FetchLike;
   /** Headers sent with every request, or a function read before each one (for a token that refreshes). */
-  headers?: HeadersInit | (() => HeadersInit | Promise<HeadersInit>);
+  headers?: HeaderValues | (() => HeaderValues | Promise<HeaderValues>);
   /** The `credentials` of every request (default `same-origin`, so the identity cookie goes along). */
-  credentials?: RequestCredentials;
+  credentials?: "include" | "omit" | "same-origin";
   /** How event streams wait before reconnecting. */
   reconnect?: BackoffOptions;
   /**
@@ -50,7 +56,7 @@ export interface CallOptions {
   /** Aborts the request; it then rejects with an `ApiError` of code `aborted`. */
   signal?: AbortSignal;
   /** Headers for this request only, over the client's. */
-  headers?: HeadersInit;
+  headers?: HeaderValues;
 }
 
 /** One session in the list `GET /sessions` answers. */
@@ -111,7 +117,7 @@ export interface EventsOptions {
   /** Reconnects in a row without an event before the iteration throws `network` (default: no limit). */
   maxRetries?: number;
   /** Headers for this stream only, over the client's. */
-  headers?: HeadersInit;
+  headers?: HeaderValues;
 }
 
 /** Options of {@link ApiClient.openStream}: where to resume and where events go. */

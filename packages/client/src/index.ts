@@ -19,6 +19,7 @@ export type {
   CallOptions,
   EventsOptions,
   FetchLike,
+  HeaderValues,
   OpenStreamOptions,
   Resolution,
   RespondReply,

@@ -260,7 +260,7 @@ describe("the events an operator must act on", () => {
     expect(log.lines.map((line) => [line.level, line.args[0]])).toEqual([
       [
         "warn",
-        "hitl-kit: resuming 1 turn left running by a server that stopped (this one before a restart, or an instance whose lease lapsed), 32 at a time.",
+        "hitl-kit: resuming turns left running by a server that stopped (this one before a restart, or an instance whose lease lapsed), 32 at a time: 1 found.",
       ],
       [
         "warn",
@@ -273,7 +273,7 @@ describe("the events an operator must act on", () => {
     const { log, sessionId, events, turnId, toolCallId } = await interruptedRefund(true);
     expect(events.filter((event) => event.type === "tool.result")).toMatchObject([{ outcome: "cancelled" }]);
     expect(log.lines.map((line) => line.args[0])).toEqual([
-      expect.stringContaining("hitl-kit: resuming 1 turn left running"),
+      expect.stringContaining("hitl-kit: resuming turns left running"),
       `hitl-kit: session ${sessionId} turn ${turnId} call ${toolCallId} (refund_charge): the server running the tool stopped before it finished; the call got a cancelled result, but the tool may or may not have completed: check whether it took effect.`,
     ]);
   });

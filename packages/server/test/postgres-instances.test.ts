@@ -249,6 +249,27 @@ describe.skipIf(!postgresAvailable)("instances on one Postgres database", () => 
     expect(checkOneResultPerCall(await b.store.readEvents(orphan, 0))).toEqual([]);
   }, 20_000);
 
+  it("takes no live instance's turn after an outage of the database longer than the lease", async () => {
+    const schema = postgres.schema();
+    const first = gate();
+    const a = await instance(schema, { tools: [first.tool] });
+    const second = gate();
+    await instance(schema, { tools: [second.tool] });
+    const { sessionId } = await a.runtime.createSession();
+    await a.runtime.sendMessage(sessionId, "go");
+    await vi.waitFor(() => expect(first.started()).toBe(1), { timeout: 5000, interval: 10 });
+    // No instance reaches the database for three lease periods: A's lease lapses unrenewed.
+    let down = true;
+    dropQueries(() => down);
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    down = false;
+    // Back, B finds the lapsed lease at its next look; A renews it meanwhile, so B leaves it.
+    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    expect(second.started()).toBe(0);
+    first.open();
+    await finishedOnce(a.store, sessionId);
+  }, 20_000);
+
   it("drives a turn it took over again when asking for its lease failed on a dropped connection, keeping no lease", async () => {
     const schema = postgres.schema();
     const { tool, open: finish, started } = gate();

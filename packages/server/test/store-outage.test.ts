@@ -49,7 +49,7 @@ function flakyStore(failure = () => new StoreUnavailable(new Error("connect ECON
 
 const job = defineTool({ name: "refund", description: "Refunds.", inputSchema: z.object({}) });
 
-function setUp() {
+function setUp(logger: Parameters<typeof createAgentRuntime>[0]["logger"] = quiet) {
   const { store, state } = flakyStore();
   let runs = 0;
   const tool = implement(job, async () => {
@@ -61,7 +61,7 @@ function setUp() {
     model: scriptedModel([{ toolCalls: [{ toolName: "refund", input: {} }] }, { text: "Done." }]),
     tools: [tool],
     store,
-    logger: quiet,
+    logger,
   });
   return { runtime, store, state, runs: () => runs };
 }
@@ -84,6 +84,22 @@ describe("a store that cannot be reached for a while", () => {
     expect(events.at(-1)?.type).toBe("turn.completed");
     expect(runs()).toBe(1);
     await runtime.close();
+  });
+
+  it("says so when it closes with such a result unwritten, for someone to check the call", async () => {
+    const warnings: string[] = [];
+    const { runtime, state, runs } = setUp({ warn: (line: unknown) => warnings.push(String(line)), error: () => {} });
+    const { sessionId } = await runtime.createSession();
+    await runtime.sendMessage(sessionId, "go");
+    await vi.waitFor(() => expect(runs()).toBe(1));
+    state.down = true;
+    await runtime.idle();
+    await runtime.close();
+    expect(warnings).toContainEqual(
+      expect.stringMatching(
+        new RegExp(`closing: session ${sessionId}: the results of call_\\S+, which finished while the store could not be reached, were not written`),
+      ),
+    );
   });
 
   it("writes that result before a cancel ends the turn while the drive waits for the store", async () => {

@@ -30,12 +30,21 @@ export class SessionRecovery {
     if (this.#recovering) return;
     const left = await core.store.listSessionsToRecover();
     if (this.#recovering || this.closing()) return;
-    if (left.length > 0) {
+    // Said once a turn is taken: with several instances, a lapsed lease is taken only at a later look.
+    let said = false;
+    const taking = () => {
+      if (said) return;
+      said = true;
       core.logger.warn(
-        `hitl-kit: resuming ${left.length} ${left.length === 1 ? "turn" : "turns"} left running by a server that stopped (this one before a restart, or an instance whose lease lapsed), ${RECOVERY_CONCURRENCY} at a time.`,
+        `hitl-kit: resuming turns left running by a server that stopped (this one before a restart, or an instance whose lease lapsed), ${RECOVERY_CONCURRENCY} at a time: ${left.length} found.`,
       );
-    }
-    this.#recovering = eachBounded(left, RECOVERY_CONCURRENCY, (sessionId) => this.#recover(sessionId), this.closing)
+    };
+    this.#recovering = eachBounded(
+      left,
+      RECOVERY_CONCURRENCY,
+      (sessionId) => this.#recover(sessionId, taking),
+      this.closing,
+    )
       .catch((error: unknown) => {
         core.trouble("recovering turns failed (it tries again)", error);
         this.#recoverAgain = setTimeout(() => void this.recoverAll().catch(() => {}), RECOVERY_RETRY_MS);
@@ -52,11 +61,12 @@ export class SessionRecovery {
   }
 
   /** Picks up one session a previous process (or a dead instance) left running. */
-  async #recover(sessionId: string): Promise<void> {
+  async #recover(sessionId: string, taking: () => void): Promise<void> {
     const { core, driver } = this;
     const { coordination } = core;
     // A turn another live instance holds is not left over: its lease says so.
     if (driver.running(sessionId) || !(await coordination.turns.acquire(sessionId))) return;
+    taking();
     // The driver gives the lease up when it stops; until it starts, it is this section's to give up.
     const releaseOnFailure = (error: unknown) =>
       coordination.turns.release(sessionId).then(

@@ -31,6 +31,11 @@ export class ToolExecution {
     private readonly waits: PersonWaits,
   ) {}
 
+  /** The calls whose results wait here for the store, by session. */
+  waitingForStore(): [sessionId: string, toolCallIds: string[]][] {
+    return [...this.#finished].map(([sessionId, calls]) => [sessionId, [...calls.keys()]]);
+  }
+
   /** Forgets the results of the session's calls kept for the store's return (they were written, or are left to recovery). */
   dropFinished(sessionId: string): void {
     this.#finished.delete(sessionId);

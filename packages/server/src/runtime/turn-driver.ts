@@ -172,6 +172,11 @@ export class TurnDriver {
     this.#closing.abort();
     for (const { timer } of this.#retries.values()) clearTimeout(timer);
     this.#retries.clear();
+    for (const [sessionId, calls] of this.#execution.waitingForStore()) {
+      this.core.logger.warn(
+        `hitl-kit: closing: session ${sessionId}: the results of ${calls.join(", ")}, which finished while the store could not be reached, were not written; the next start (or another instance) gives those calls an error result saying they may or may not have completed: check whether they took effect.`,
+      );
+    }
   }
 
   /**

@@ -78,7 +78,9 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
     writesInFlight: options.writesInFlight,
   });
   const statements = {
-    // A new holder gets the next fencing token; the same holder renews its own.
+    // A new holder gets the next fencing token; the same holder renews its own. Another
+    // holder's lapsed lease is taken only as this instance saw it lapsed a lease period
+    // before (its token and expiry, $4 and $5, unchanged): see `lapsedSince`.
     acquire: prepared(
       s,
       "acquire_lease",
@@ -86,8 +88,15 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
        VALUES ($1, $2, 1, now() + make_interval(secs => $3))
        ON CONFLICT (session_id) DO UPDATE SET holder = $2, expires_at = now() + make_interval(secs => $3),
          token = CASE WHEN lease.holder = $2 THEN lease.token ELSE lease.token + 1 END
-       WHERE lease.holder = $2 OR lease.expires_at <= now()
+       WHERE lease.holder = $2
+         OR (lease.expires_at <= now() AND lease.token = $4 AND lease.expires_at::text = $5)
        RETURNING token`,
+    ),
+    lease: prepared(
+      s,
+      "read_lease",
+      `SELECT token, expires_at::text AS expires FROM ${s}.turn_leases
+       WHERE session_id = $1 AND holder <> $2 AND expires_at <= now()`,
     ),
     renewOne: prepared(
       s,
@@ -121,6 +130,11 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
   const margin = options.leaseMs / 3;
   // Turns whose last write gave their lease up: releasing them asks nothing.
   const ended = new Set<string>();
+  // Another holder's lapsed leases, as this instance first saw them (performance.now()). A
+  // lapsed lease is not proof that its holder died: while the database could not be reached
+  // no lease was renewed, and every live instance renews its own once it can (within a third
+  // of a lease period). So one is taken only if a lease period later it is still as it was.
+  const lapsedSince = new Map<string, { token: string; expires: string; seen: number }>();
   // Leases the writes that started their turns took (until when they certainly hold), for the
   // drives those writes kick here: acquiring one asks nothing. One no drive takes lapses.
   const taken = new Map<string, number>();
@@ -148,11 +162,30 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
         return true;
       }
       const sent = performance.now();
-      const { rows } = await pool.query({ ...statements.acquire, values: [sessionId, holder, leaseSeconds] });
-      if (rows.length === 0) return false;
-      ended.delete(sessionId);
-      held.set(sessionId, sent + options.leaseMs - margin);
-      return true;
+      const lapsed = lapsedSince.get(sessionId);
+      const seenLapsed = lapsed && sent - lapsed.seen >= options.leaseMs ? lapsed : undefined;
+      const { rows } = await pool.query({
+        ...statements.acquire,
+        values: [sessionId, holder, leaseSeconds, seenLapsed?.token ?? null, seenLapsed?.expires ?? null],
+      });
+      if (rows.length > 0) {
+        lapsedSince.delete(sessionId);
+        ended.delete(sessionId);
+        held.set(sessionId, sent + options.leaseMs - margin);
+        return true;
+      }
+      // Held by another instance: lapsed now, it may be taken a lease period later, if still so.
+      const { rows: found } = await pool.query<{ token: string; expires: string }>({
+        ...statements.lease,
+        values: [sessionId, holder],
+      });
+      const [lease] = found;
+      if (!lease) lapsedSince.delete(sessionId);
+      else if (lease.token !== lapsed?.token || lease.expires !== lapsed.expires) {
+        if (lapsedSince.size >= 10_000) lapsedSince.clear();
+        lapsedSince.set(sessionId, { token: String(lease.token), expires: lease.expires, seen: sent });
+      }
+      return false;
     },
     async holds(sessionId) {
       // Renewed by the heartbeat, a held lease is known to be valid without asking the database;

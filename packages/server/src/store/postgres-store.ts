@@ -56,7 +56,8 @@ export interface PostgresStoreOptions {
   /**
    * How long an instance's hold on a running turn lasts without a heartbeat (default
    * 10 000 ms), and how often instances look for turns whose lease lapsed: when an instance
-   * dies mid-turn, another takes the turn over between this and twice this.
+   * dies mid-turn, another takes the turn over between two and three times this after its
+   * last renewal (a lease seen lapsed is taken at the next look, if it is still as it was).
    */
   leaseMs?: number;
   /** How long an instance holds an expired request it is settling before another may (default 10 000 ms). */

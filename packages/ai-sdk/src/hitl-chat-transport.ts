@@ -137,7 +137,7 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
       const responses = collectResponses(messages, snapshot.pending);
       if (responses.length === 0) {
         throw new Error(
-          "Nothing to send: the last message is not a new user message, and no answered tool call matches a request the server still has open (it may have been answered elsewhere). Load the chat again with transport.loadMessages(chatId).",
+          "Nothing to send: this request may have been answered elsewhere (another tab, say); reload the chat to see it. (The last message is no new user message, and no answered tool call matches a request the server still has open: load the chat's messages again with transport.loadMessages.)",
         );
       }
       try {
@@ -170,6 +170,9 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
       }
       const { sessionId, snapshot } = session;
       const loadedAt = loadedParked.get(chatId);
+      // A reconnect abandoned on its way (React's StrictMode mounts the chat twice, aborting the
+      // first) leaves the mark for the one that goes on.
+      if (abortSignal?.aborted) return null;
       loadedParked.delete(chatId);
       // The chat already shows this parked reply: nothing streams, and a replay would reset
       // it, undoing an answer the person gave while the replay was on its way.

@@ -104,6 +104,25 @@ describe.each(setups)("useChat's Chat on hitl-kit ($name)", (setup) => {
     expectCleanRun();
   });
 
+  it("keeps the loaded parked reply for the resume that goes on when React's StrictMode abandons the first", async () => {
+    await start([{ text: "Publishing.", toolCalls: [publish] }, { text: "Published." }]);
+    const sessions = memorySessionMap();
+    const before = app.chat({ transport: app.transport(sessions) });
+    await before.sendMessage({ text: "publish my poster" });
+    await before.stop();
+
+    const transport = app.transport(sessions);
+    await transport.loadMessages(before.id);
+    const abandoned = new AbortController();
+    const first = transport.reconnectToStream({ chatId: before.id, abortSignal: abandoned.signal });
+    abandoned.abort();
+    expect(await first).toBeNull();
+    // The second mount's resume: the chat shows the loaded reply, so nothing replays over it.
+    expect(
+      await transport.reconnectToStream({ chatId: before.id, abortSignal: new AbortController().signal }),
+    ).toBeNull();
+  });
+
   it("an answer given as the reloaded chat resumes is kept and sent, and a reply that moved on since loading is replayed", async () => {
     await start([{ text: "Publishing.", toolCalls: [publish] }, { text: "Published." }]);
     const sessions = memorySessionMap();

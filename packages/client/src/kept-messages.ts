@@ -12,11 +12,7 @@ import type { Transport } from "./transport.js";
  * `outboxStorage` after every change for the session's next client.
  */
 export class KeptMessages {
-  /**
-   * The creation's `Idempotency-Key`, kept until it succeeds (and in `outboxStorage`, while
-   * the new chat's messages wait there): created again after a failure, it is the same session.
-   */
-  readonly creationKey: string;
+  #creationKey: string | undefined;
   readonly #keeper: OutboxKeeper;
   readonly #transport: Transport;
   readonly #dispatch: (action: ClientAction) => void;
@@ -30,9 +26,19 @@ export class KeptMessages {
     onHandedOver: () => void,
   ) {
     this.#keeper = new OutboxKeeper(storage, sessionId, onHandedOver);
-    this.creationKey = this.#keeper.creationKey ?? idempotencyKey();
     this.#transport = transport;
     this.#dispatch = dispatch;
+  }
+
+  /**
+   * The creation's `Idempotency-Key`, kept until it succeeds (and in `outboxStorage`, while
+   * the new chat's messages wait there): created again after a failure, it is the same session.
+   * Drawn when first asked for, not when the client is made: a client made while a page
+   * renders on the server draws nothing random (Next.js refuses that in a prerender).
+   */
+  get creationKey(): string {
+    this.#creationKey ??= this.#keeper.creationKey ?? idempotencyKey();
+    return this.#creationKey;
   }
 
   /**

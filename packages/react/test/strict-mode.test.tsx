@@ -2,7 +2,7 @@ import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/re
 import { StrictMode } from "react";
 import { hydrateRoot } from "react-dom/client";
 import { renderToString } from "react-dom/server";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { AgentProvider, useAgent } from "../src/index.js";
 import { startLiveServer } from "./live-server.js";
 
@@ -83,14 +83,19 @@ describe("useAgent under StrictMode", () => {
     expect((await live.log()).streams).toEqual({ opened: 1, open: 1 });
   });
 
-  it("renders on the server without a request, a timer or window", async () => {
+  it("renders on the server without a request, a timer, window or anything random", async () => {
     live = await startLiveServer([{ text: "Hi there." }]);
     const { window: saved } = globalThis as { window?: unknown };
     Reflect.deleteProperty(globalThis, "window");
+    // Next.js's prerender (Cache Components) refuses a client component that draws random values.
+    const random = vi.spyOn(crypto, "getRandomValues");
     try {
       const html = renderToString(<Chat url={live.url} sessionId="ses_from_the_page" />);
       expect(html).toContain('data-status="connecting"');
+      expect(renderToString(<Chat url={live.url} />)).toContain('data-status="idle"');
+      expect(random).not.toHaveBeenCalled();
     } finally {
+      random.mockRestore();
       (globalThis as { window?: unknown }).window = saved;
     }
     await settle();

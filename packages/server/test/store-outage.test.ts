@@ -97,7 +97,9 @@ describe("a store that cannot be reached for a while", () => {
     await runtime.close();
     expect(warnings).toContainEqual(
       expect.stringMatching(
-        new RegExp(`closing: session ${sessionId}: the results of call_\\S+, which finished while the store could not be reached, were not written`),
+        new RegExp(
+          `closing: session ${sessionId}: the results of call_\\S+, which finished while the store could not be reached, were not written`,
+        ),
       ),
     );
   });

@@ -237,7 +237,7 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
     if (address === undefined && !toldNoAddress) {
       toldNoAddress = true;
       (options.logger ?? runtime.logger).warn(
-        "hitl-kit: a request came with no client address (the framework passed none), so every caller without an identity shares one rate-limit budget: pass the platform's second argument on (handler(request, env)), or set trustProxy behind a proxy that sets X-Forwarded-For.",
+        "hitl-kit: a request came with no client address (the framework passed none), so every caller without an identity shares one rate-limit budget: pass the platform's second argument on (handler(request, env)), or set trustProxy behind a proxy that sets X-Forwarded-For (a Next.js route handler has no address to pass: use trustProxy, or an identify that names each person, who then gets a budget of their own).",
       );
     }
     return `address:${address === undefined ? "unknown" : addressBlock(address)}`;

@@ -9,8 +9,12 @@ export type ToolUnion<Tools extends ToolSet> = Tools extends readonly (infer T)[
 /** The names of the tools in a {@link ToolSet}. */
 export type ToolName<Tools extends ToolSet> = ToolUnion<Tools>["name"];
 
-/** The definition of the tool called `Name`. */
-export type ToolNamed<Tools extends ToolSet, Name extends ToolName<Tools>> = Extract<ToolUnion<Tools>, { name: Name }>;
+/**
+ * The definition of the tool called `Name`; for tools whose names are not known (the plain
+ * `ToolSet` of an untyped registry or client), any of them.
+ */
+export type ToolNamed<Tools extends ToolSet, Name extends ToolName<Tools>> =
+  string extends ToolName<Tools> ? ToolUnion<Tools> : Extract<ToolUnion<Tools>, { name: Name }>;
 
 /** The input type of the tool called `Name`. */
 export type ToolInput<Tools extends ToolSet, Name extends ToolName<Tools>> = ToolInputOf<ToolNamed<Tools, Name>>;

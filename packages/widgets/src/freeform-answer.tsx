@@ -5,6 +5,33 @@ import { type FormEvent, type KeyboardEvent, useId, useRef, useState } from "rea
 import { useKitTexts } from "./kit-texts.js";
 import { useSendKeys } from "./send-keys.js";
 
+type RequiredKeys<T> = { [K in keyof T]-?: Record<never, never> extends Pick<T, K> ? never : K }[keyof T];
+type IsUnion<T, U = T> = T extends unknown ? ([U] extends [T] ? false : true) : never;
+
+/**
+ * `Answer` when {@link FreeformAnswer} can make it from the text alone, else `never`: any
+ * string, or an object with at most one required property, which takes any string (the text
+ * goes there). For another answer (`{ seat, cabin }`) the widget needs `toAnswer`, so a
+ * registry refuses it bare.
+ */
+export type FreeTextAnswer<Answer> = [Answer] extends [never]
+  ? unknown // an untyped registry's
+  : unknown extends Answer
+    ? Answer
+    : [Answer] extends [string]
+      ? string extends Answer
+        ? Answer
+        : never
+      : Answer extends object
+        ? [RequiredKeys<Answer>] extends [never]
+          ? Answer
+          : IsUnion<RequiredKeys<Answer>> extends true
+            ? never
+            : string extends Answer[RequiredKeys<Answer>]
+              ? Answer
+              : never
+        : never;
+
 /** Props of {@link FreeformAnswer}. */
 export type FreeformAnswerProps<Input = unknown, Answer = unknown> = WidgetProps<Input, Answer> & {
   /** Turns the text into the answer; by default `{ [key]: text }` for the schema's string property (`answer`), or the text itself. */
@@ -18,11 +45,16 @@ export type FreeformAnswerProps<Input = unknown, Answer = unknown> = WidgetProps
 
 type Schema = Record<string, unknown>;
 
-/** The string schema an answer's text goes into, and under which key (none for a string root). */
+/**
+ * The string schema an answer's text goes into, and under which key (none for a string
+ * root): `answer`, else the required string property, else the first string property.
+ */
 export function textTarget(schema: Schema): { key?: string; schema: Schema } {
   if (schema.type === "string") return { schema };
   const props = (schema.properties ?? {}) as Record<string, Schema>;
-  const key = "answer" in props ? "answer" : Object.keys(props).find((k) => props[k]?.type === "string");
+  const strings = Object.keys(props).filter((k) => props[k]?.type === "string");
+  const required = Array.isArray(schema.required) ? (schema.required as unknown[]) : [];
+  const key = "answer" in props ? "answer" : (strings.find((k) => required.includes(k)) ?? strings[0]);
   return key ? { key, schema: props[key] ?? {} } : { key: "answer", schema: {} };
 }
 
@@ -34,7 +66,11 @@ export function textTarget(schema: Schema): { key?: string; schema: Schema } {
  * @example
  * widgets.add("ask_question", FreeformAnswer);
  */
-export function FreeformAnswer<Input = unknown, Answer = unknown>(props: FreeformAnswerProps<Input, Answer>) {
+export function FreeformAnswer<Input = unknown, Answer = unknown>(
+  props: FreeformAnswerProps<Input, Answer> &
+    // An answer the text alone cannot make needs `toAnswer`.
+    ([FreeTextAnswer<Answer>] extends [never] ? { toAnswer: (text: string) => Answer } : unknown),
+) {
   const { status, request } = props;
   const busy = status === "submitting";
   const id = useId();

@@ -15,7 +15,7 @@ export { ChoiceGroup, type ChoiceGroupProps } from "./choice-group.js";
 export type { ChoiceOption, RenderVisual } from "./choice-option.js";
 export { ChoicePicker, type ChoicePickerProps, type SingleAnswerMapping } from "./choice-picker.js";
 export { FormWidget, type FormWidgetProps } from "./form-widget.js";
-export { FreeformAnswer, type FreeformAnswerProps } from "./freeform-answer.js";
+export { FreeformAnswer, type FreeformAnswerProps, type FreeTextAnswer } from "./freeform-answer.js";
 export { defaultWidgetKitTexts, type WidgetKitTexts } from "./kit-texts.js";
 export { type MediaItem, MediaPicker, type MediaPickerProps } from "./media-picker.js";
 export {

@@ -97,6 +97,23 @@ describe("FreeformAnswer", () => {
     expect(props.respond).toHaveBeenCalledWith({ answer: "Because" });
   });
 
+  it("writes the text into the answer's required string property when it has no `answer`", () => {
+    const props = requestProps(
+      { question: "Why?" },
+      {
+        answerSchema: {
+          type: "object",
+          properties: { title: { type: "string" }, note: { type: "string" } },
+          required: ["note"],
+        },
+      },
+    );
+    render(<FreeformAnswer {...props} />);
+    fireEvent.change(screen.getByLabelText("Your answer"), { target: { value: "Too dear" } });
+    fireEvent.click(screen.getByRole("button", { name: "Send" }));
+    expect(props.respond).toHaveBeenCalledWith({ note: "Too dear" });
+  });
+
   it("counts characters as the schema does, an emoji as one, and leaves no limit to the browser's count", () => {
     const props = requestProps(
       { question: "Mood?" },

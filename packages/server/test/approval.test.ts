@@ -74,6 +74,45 @@ describe("approval-gated server tools", () => {
     expect((await server.snapshot(id)).pending).toEqual(pending);
   });
 
+  it("says an approved call that had not run yet did not run when a new message ends the turn", async () => {
+    const { id, pending } = await parkedRequest([
+      {
+        toolCalls: [
+          { toolName: "refund_charge", input: { chargeId: "ch_1", amount: 1500 } },
+          { toolName: "refund_charge", input: { chargeId: "ch_2", amount: 2500 } },
+        ],
+      },
+      { text: "Understood." },
+    ]);
+    expect(pending).toHaveLength(2);
+    expect((await respond(id, [{ requestId: pending[0]!.requestId, action: "accept" }])).status).toBe(202);
+    await server.runtime.idle(); // the approved call waits for the step's other answer
+    expect((await server.call("POST", `/sessions/${id}/messages`, { text: "never mind" })).status).toBe(202);
+    await server.runtime.idle();
+    const events = await server.events(id);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    expect(events.filter((event) => event.type === "tool.result").map((event) => event.output)).toEqual([
+      { reason: "The person sent a new message instead of answering." },
+      { reason: "The person sent a new message before this approved call ran, so it did not run." },
+    ]);
+    expect(executions).toEqual([]);
+  });
+
+  it("refuses an approval with two different notes, and takes one sent twice alike", async () => {
+    const { id, pending } = await parkedRequest([
+      { toolCalls: [{ toolName: "refund_charge", input: { chargeId: "ch_1", amount: 1500 } }] },
+    ]);
+    const requestId = pending[0]!.requestId;
+    const refused = await respond(id, [
+      { requestId, action: "accept", value: { reason: "in value" }, reason: "beside" },
+    ]);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(/two different notes.*send the approver's note once/);
+    expect((await server.snapshot(id)).pending).toEqual(pending);
+    const taken = await respond(id, [{ requestId, action: "accept", value: { reason: "ok" }, reason: "ok" }]);
+    expect(taken.status).toBe(202);
+  });
+
   it("refuses an answer with a field it does not know, as an edited input, rather than approve what was asked", async () => {
     const { id, pending } = await parkedRequest([
       { toolCalls: [{ toolName: "refund_charge", input: { chargeId: "ch_1", amount: 1500 } }] },

@@ -3,6 +3,7 @@ import type {
   LanguageModelV4CallOptions,
   LanguageModelV4Message,
   LanguageModelV4StreamPart,
+  LanguageModelV4ToolResultOutput,
 } from "@ai-sdk/provider";
 import { randomId } from "../runtime/ids.js";
 import { declinedReason, isTurnBreak } from "../runtime/transcript.js";
@@ -31,8 +32,12 @@ export interface ScriptContext {
   step: number;
   /** The text of the newest user message. */
   lastUserText: string;
-  /** Results of the tool message after the newest user message, if any. */
-  lastResults: { toolName: string; output: unknown; type: string }[];
+  /**
+   * Results of the tool message after the newest user message, if any: `type` is how the
+   * runtime sent each (`json` for a tool's output, `execution-denied` for a declined call,
+   * `error-text` for an error or a cancelled call, `text`), `output` its value.
+   */
+  lastResults: { toolName: string; output: unknown; type: LanguageModelV4ToolResultOutput["type"] }[];
 }
 
 /** A script: replies in order (one per step of the session), or a function of the context. */

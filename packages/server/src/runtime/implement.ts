@@ -1,5 +1,6 @@
 import type {
   AnyToolDefinition,
+  AskingTool,
   ClientToolDefinition,
   Infer,
   SchemaLike,
@@ -7,8 +8,12 @@ import type {
   ToolInputOf,
 } from "@hitl-kit/protocol";
 
-/** What server-side tool code is told about the call. */
-export interface ToolContext {
+/**
+ * What server-side tool code is told about the call. `Asked` is the answer type the tool
+ * declares for its questions (`defineTool({ asks })`): `ask` then takes only a schema whose
+ * answers are of it, so the widget typed from `asks` gets what it expects.
+ */
+export interface ToolContext<Asked = unknown> {
   /** The session the call belongs to. */
   sessionId: string;
   /**
@@ -53,8 +58,13 @@ export interface ToolContext {
    * const seats = await ctx.ask({ prompt: "How many seats?", schema: z.object({ seats: z.number().int().min(1) }) });
    * if (seats.action !== "accept") return { booked: false };
    */
-  ask<S extends SchemaLike>(question: AskOptions<S>): Promise<AskResult<Infer<S>>>;
+  ask<S extends SchemaLike>(question: AskOptions<S> & AnswerOfAsks<Infer<S>, Asked>): Promise<AskResult<Infer<S>>>;
 }
+
+/** Refuses (a required `never` property) a question whose answers are not of the tool's declared `asks`. */
+export type AnswerOfAsks<Answer, Asked> = [Answer] extends [Asked]
+  ? unknown
+  : { readonly "this answer is not of the tool's declared asks": never };
 
 /** What a running server tool asks the person: see {@link ToolContext.ask}. */
 export interface AskOptions<S extends SchemaLike = SchemaLike> {
@@ -89,7 +99,7 @@ export type AskResult<T> =
   | { action: "expire" };
 
 /** Runs a server tool; what it returns (JSON) is the call's one result. A throw makes an `error` result. */
-export type Execute<Input> = (input: Input, context: ToolContext) => unknown;
+export type Execute<Input, Asked = unknown> = (input: Input, context: ToolContext<Asked>) => unknown;
 
 /** Turns a client tool's validated answer into the call's result (look up the chosen media, say). */
 export type Resolve<Input, Answer> = (answer: Answer, context: ToolContext & { input: Input }) => unknown;
@@ -146,6 +156,11 @@ export interface ImplementOptions {
  * implement(pickMedia, { resolve: async ({ mediaIds }) => media.lookup(mediaIds) });
  * implement(search, async ({ query }) => index.search(query), { timeoutMs: 30_000 });
  */
+export function implement<const Name extends string, S extends SchemaLike, Asks extends SchemaLike>(
+  tool: ServerToolDefinition<Name, S> & AskingTool<Asks>,
+  execute: Execute<Infer<S>, Infer<Asks>>,
+  options?: ImplementOptions,
+): ImplementedTool<ServerToolDefinition<Name, S> & AskingTool<Asks>>;
 export function implement<const Name extends string, S extends SchemaLike>(
   tool: ServerToolDefinition<Name, S>,
   execute: Execute<Infer<S>>,

@@ -128,7 +128,14 @@ export async function planSettlement(
   const accepted = { action: "accept" as const, at, value: checked.value, ...(reason === undefined ? {} : { reason }) };
   if (isApproval) {
     // The approver's note, sent in the answer or beside it, reaches the tool (`ctx.approval.reason`).
-    const note = (checked.value as { reason?: string }).reason ?? reason;
+    const inValue = (checked.value as { reason?: string }).reason;
+    if (inValue !== undefined && reason !== undefined && inValue !== reason) {
+      throw new ProtocolError(
+        "bad_request",
+        `This approval carries two different notes, one in value.reason and one beside it as reason: send the approver's note once.`,
+      );
+    }
+    const note = inValue ?? reason;
     return {
       ...resolved(accepted, { state: "ready", answer: note === undefined ? {} : { reason: note } }),
       approvedTool: record.request.toolName,

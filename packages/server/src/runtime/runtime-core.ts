@@ -12,6 +12,7 @@ import type { EventHub } from "./event-hub.js";
 import { failureLine } from "./logged-error.js";
 import { type ModelCallOptions, modelCallOptions } from "./model-call-options.js";
 import { type PlanSettlementInput, planSettlement, type Settlement } from "./plan-settlement.js";
+import { stopReasons } from "./stop-reasons.js";
 import type { RuntimeTelemetry } from "./telemetry.js";
 import { TelemetryReporter } from "./telemetry-reporter.js";
 import { type RegisteredTool, type RuntimeTool, registerTools } from "./tool-registry.js";
@@ -58,6 +59,14 @@ export interface AgentRuntimeOptions {
    * `Infinity`: no limit.
    */
   toolTimeoutMs?: number;
+  /**
+   * The largest result a tool call may have, in bytes of JSON (default 1,000,000). The result
+   * is stored, streamed to the browser, kept in every snapshot and sent to the model on every
+   * later call of the session, so one past it becomes an `error` result that says the tool
+   * ran and may have taken effect, and to return less (a summary, or an id to fetch the rest
+   * by). `Infinity`: no limit.
+   */
+  maxToolResultBytes?: number;
   /**
    * How many times a model call that failed before it streamed anything is tried again
    * (default 2), when trying again can help: the provider timed out, was overloaded or rate
@@ -152,6 +161,10 @@ export class RuntimeCore {
       );
     }
     assertTimeout(options.toolTimeoutMs, "toolTimeoutMs");
+    const resultBytes = options.maxToolResultBytes;
+    if (resultBytes !== undefined && !(resultBytes > 0)) {
+      throw new RangeError(`maxToolResultBytes must be more than 0 bytes (Infinity: no limit), not ${resultBytes}.`);
+    }
     const { modelRetries: retries, modelRetryDelayMs: retryDelay, modelStallMs: stall } = options;
     if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0)) {
       throw new RangeError(`modelRetries must be a whole number, 0 or more (0: never retry), not ${retries}.`);
@@ -284,7 +297,12 @@ export class RuntimeCore {
     const outcome = ending.type === "turn.cancelled" ? "cancelled" : "error";
     const finished: ToolCallRecord[] = calls.map((call) => {
       if (call.state === "done") return call;
-      const because = callReasons?.get(call.toolCallId) ?? reason;
+      // An approved call waiting for the step's other answers: the person did answer it.
+      const approvedNotRun =
+        call.state === "ready" &&
+        call.requestId !== undefined &&
+        this.tools.get(call.toolName)?.definition.kind === "server";
+      const because = callReasons?.get(call.toolCallId) ?? (approvedNotRun ? notRunReason(reason) : reason);
       const output = outcome === "cancelled" ? { reason: because } : { message: because };
       events.push({ type: "tool.result", toolCallId: call.toolCallId, outcome, output });
       return { ...call, state: "done", outcome, output };
@@ -326,4 +344,11 @@ export class RuntimeCore {
   streamingMessageIds(sessionId: string): Promise<string[]> {
     return this.store.streamingMessageIds(sessionId);
   }
+}
+
+/** What an approved call that had not run yet says when its turn ends for `reason`. */
+function notRunReason(reason: string): string {
+  return reason === stopReasons.message
+    ? "The person sent a new message before this approved call ran, so it did not run."
+    : `${reason} The call was approved but had not run yet, so it did not run.`;
 }

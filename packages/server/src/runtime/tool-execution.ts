@@ -103,7 +103,7 @@ export class ToolExecution {
                 `hitl-kit: ${scope()}: the tool ended after it timed out; the call has its timeout error already, and what the tool returned was dropped.`,
               ),
           ).finally(() => this.waits.running(sessionId, -1));
-          output = toJson(value);
+          output = toResult(value, call.toolName, core.options.maxToolResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES);
         } catch (error) {
           thrown = error;
           outcome = "error";
@@ -281,10 +281,33 @@ export class ToolsOutlastedStop extends Error {
   }
 }
 
-/** Tool results travel as JSON: `undefined` becomes `null`; what JSON cannot carry is an error. */
-function toJson(value: unknown): unknown {
+/** The largest tool result kept by default, in bytes of JSON (`maxToolResultBytes`). */
+const DEFAULT_MAX_TOOL_RESULT_BYTES = 1_000_000;
+
+/**
+ * A tool's return value as its call's result: JSON (`undefined` becomes `null`). One JSON
+ * cannot carry (a BigInt, a cycle), or past `maxBytes`, is an error that says the tool ran.
+ */
+function toResult(value: unknown, toolName: string, maxBytes: number): unknown {
   if (value === undefined) return null;
-  return JSON.parse(JSON.stringify(value));
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (cause) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    throw new Error(
+      `The tool ${toolName} ran, but what it returned cannot be sent as JSON (${why}), so its result is this error; it may have taken effect.`,
+      { cause },
+    );
+  }
+  if (text === undefined) return null;
+  const bytes = Buffer.byteLength(text);
+  if (bytes > maxBytes) {
+    throw new Error(
+      `The tool ${toolName} ran, but its result is ${bytes} bytes of JSON, over the ${maxBytes} this server keeps (maxToolResultBytes), so its result is this error; it may have taken effect. Return less: a summary, or an id to fetch the rest by.`,
+    );
+  }
+  return JSON.parse(text);
 }
 
 /** An error's name (`TypeError`), or `Error` for what is not one: a low-cardinality code for telemetry. */

@@ -138,11 +138,15 @@ export function ChoiceGroup<Value>(props: ChoiceGroupProps<Value>) {
               <span className="hitl-option__indicator" aria-hidden="true" />
             )}
             <span className="hitl-option__text">
-              <span id={`${id}-label`} className={props.hideLabels ? "hitl-visually-hidden" : "hitl-option__label"}>
+              <span
+                id={`${id}-label`}
+                className={props.hideLabels ? "hitl-visually-hidden" : "hitl-option__label"}
+                dir="auto"
+              >
                 {option.label}
               </span>
               {option.description ? (
-                <span id={`${id}-desc`} className="hitl-option__description">
+                <span id={`${id}-desc`} className="hitl-option__description" dir="auto">
                   {option.description}
                 </span>
               ) : null}

@@ -36,7 +36,7 @@ export function arrayLimits(schema: Record<string, unknown>): { min?: number; ma
 }
 
 /**
- * A multiple choice: a group of checkboxes with a roving tabindex (arrow keys move, Space
+ * A multiple choice: a group of checkboxes, each its own Tab stop (arrow keys move too, Space
  * toggles, Enter or the button submits), honouring a minimum and maximum count.
  * @example
  * <MultiChoicePicker {...props} max={3} toAnswer={(options) => ({ tags: options.map((o) => o.value) })} />

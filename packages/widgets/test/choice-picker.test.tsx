@@ -15,6 +15,14 @@ describe("ChoicePicker keyboard", () => {
     expect(radios.map((r) => r.tabIndex)).toEqual([0, -1, -1]);
   });
 
+  it("lets the question and each option take their own text direction (a right-to-left answer in a left-to-right page)", () => {
+    render(
+      <ChoicePicker {...requestProps({ question: "أي لون؟", choices: ["أحمر", "Green"] }, { prompt: "أي لون؟" })} />,
+    );
+    expect(screen.getAllByText("أي لون؟").map((element) => element.getAttribute("dir"))).toContain("auto");
+    expect(screen.getByText("أحمر").getAttribute("dir")).toBe("auto");
+  });
+
   it("moves and chooses with the arrow keys, wrapping around, and submits with Enter", () => {
     const props = requestProps(input);
     render(<ChoicePicker {...props} />);

@@ -92,7 +92,8 @@ export function WidgetFrame(props: WidgetFrameProps) {
           {label}
         </span>
       </header>
-      <p className="hitl-widget__title" id={titleId}>
+      {/* The model's words, in whatever script: their own direction, not the page's. */}
+      <p className="hitl-widget__title" id={titleId} dir="auto">
         {props.title ?? request.prompt ?? sentenceCase(request.toolName)}
       </p>
       {open && request.expiresAt ? <ExpiryNote expiresAt={request.expiresAt} /> : null}

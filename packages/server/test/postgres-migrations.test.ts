@@ -243,6 +243,8 @@ describe.skipIf(!postgresAvailable)("postgresStore's schema versions", () => {
     }
     const runtime = createAgentRuntime({ model: scriptedModel([]), store, logger: quiet });
     await expect(runtime.ready).rejects.toThrow(StoreUnavailable);
+    // Not tried again: a startup probe can fail fast rather than wait on "starting".
+    expect(await runtime.health()).toEqual({ ok: false, status: "failed" });
     await runtime.close();
   });
 });

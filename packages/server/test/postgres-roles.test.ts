@@ -69,3 +69,31 @@ describe.skipIf(!postgresAvailable)("a role with only the privileges it is given
     );
   });
 });
+
+describe.skipIf(!postgresAvailable)("the store's connections in pg_stat_activity", () => {
+  const names = async (role: string) => {
+    const admin = new pg.Client({ connectionString: postgres.url() });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query<{ application_name: string }>(
+        "SELECT DISTINCT application_name FROM pg_stat_activity WHERE usename = $1",
+        [role],
+      );
+      return rows.map((row) => row.application_name);
+    } finally {
+      await admin.end();
+    }
+  };
+
+  it("are named after the instance's host, so each instance's can be told apart; a name in the URL wins", async () => {
+    const { hostname } = await import("node:os");
+    const database = new URL(postgres.url()).pathname.slice(1);
+    const first = await role((name) => [`GRANT CREATE ON DATABASE ${database} TO ${name}`]);
+    await storeAs(first.url, `named_${roles}`).listSessions();
+    expect(await names(first.name)).toEqual([`hitl-kit@${hostname()}`.slice(0, 63)]);
+    const second = await role((name) => [`GRANT CREATE ON DATABASE ${database} TO ${name}`]);
+    const url = `${second.url}${second.url.includes("?") ? "&" : "?"}application_name=replica-b`;
+    await storeAs(url, `named_${roles}`).listSessions();
+    expect(await names(second.name)).toEqual(["replica-b"]);
+  });
+});

@@ -45,10 +45,12 @@ export interface RuntimeHealth {
   ok: boolean;
   /**
    * `serving`; `starting` (its store not reached or migrated yet: `ready` has not resolved,
-   * or its start is tried again); `closing` (`close()` was called); `store_unavailable`
+   * or its start is tried again); `failed` (its start failed for good — a wrong password, a
+   * schema a newer version migrated — and is not tried again: fix the cause, then restart
+   * the instance; the log says why); `closing` (`close()` was called); `store_unavailable`
    * (started, but its store does not answer now: the log says why).
    */
-  status: "serving" | "starting" | "closing" | "store_unavailable";
+  status: "serving" | "starting" | "failed" | "closing" | "store_unavailable";
 }
 
 /** The embedded runtime: sessions, turns, parked requests and their one result each. */

@@ -17,6 +17,8 @@ export class RuntimeLifecycle {
   readonly #recovery: SessionRecovery;
   #closing = false;
   #started = false;
+  /** The start failed for good (`StoreUnavailable.lasting`): it is not tried again. */
+  #failed = false;
   #closed = false;
   #shutdown: Promise<void> | undefined;
   /** The last attempt to start: `ready`, or one of its retries. */
@@ -72,7 +74,7 @@ export class RuntimeLifecycle {
   /** See `AgentRuntime.health`. */
   async health(): Promise<RuntimeHealth> {
     if (this.#closing) return { ok: false, status: "closing" };
-    if (!this.#started) return { ok: false, status: "starting" };
+    if (!this.#started) return { ok: false, status: this.#failed ? "failed" : "starting" };
     try {
       await this.core.store.getSession("ses_health_check");
       return { ok: true, status: "serving" };
@@ -141,7 +143,10 @@ export class RuntimeLifecycle {
       // The first failure is `ready`'s to tell (an app that awaits it exits with its own words).
       if (tries > 0)
         this.core.trouble(lasting ? "starting failed for good" : "starting failed (it tries again)", error);
-      if (lasting) return;
+      if (lasting) {
+        this.#failed = true;
+        return;
+      }
       this.#startAgain = setTimeout(
         () => {
           this.#starting = this.#start();

@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import pg from "pg";
 import { transactionPoolerError } from "./postgres-pooler.js";
 import { reportStoreErrors } from "./report-store-errors.js";
@@ -70,10 +71,19 @@ export function reportUnreachable<T extends object>(target: T, names: readonly (
  * listener of its own: a query on the dropped client fails, which is how the drop is told.
  */
 export function resilientPool(config: pg.PoolConfig): pg.Pool {
-  const pool = new pg.Pool(config);
+  const pool = new pg.Pool({ application_name: applicationName(), ...config });
   pool.on("error", () => {});
   pool.on("connect", (client) => {
     client.on("error", () => {});
   });
   return pool;
+}
+
+/**
+ * What the store's connections are called in `pg_stat_activity`, so each instance's can be
+ * told apart: `hitl-kit@<host name>` (a container's or pod's name). An `application_name` in
+ * the connection URL wins.
+ */
+export function applicationName(): string {
+  return `hitl-kit@${hostname()}`.slice(0, 63);
 }

@@ -1,4 +1,5 @@
 import pg from "pg";
+import { applicationName } from "./postgres-errors.js";
 
 /**
  * How many channels a schema's event notifications are spread over. Sessions are hashed
@@ -158,7 +159,7 @@ export class Listener {
 
   async #connect(): Promise<void> {
     for (let attempt = 0; !this.#stopped; attempt += 1) {
-      const client = new pg.Client({ connectionString: this.connectionString });
+      const client = new pg.Client({ application_name: applicationName(), connectionString: this.connectionString });
       client.on("notification", ({ channel, payload }) => {
         if (payload) this.onMessage(channel, payload);
       });

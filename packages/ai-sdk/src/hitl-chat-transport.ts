@@ -119,7 +119,8 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
           const { sessionId, snapshot } = (await open(chatId, true, extra))!;
           // The chat's own id for the message is its key: the same message sent again is a repeat.
           const key = isIdempotencyKey(last.id) ? last.id : undefined;
-          return { sessionId, snapshot, turnId: await http.sendMessage(sessionId, text, key, extra) };
+          const turnId = await sendWhenFree(http, sessionId, text, key, extra, abortSignal);
+          return { sessionId, snapshot, turnId };
         })();
         const turn = sending.then(
           ({ turnId }) => turnId,
@@ -318,4 +319,44 @@ type Refusal = NonNullable<Extract<HitlRequestData, { state: "open" }>["refused"
 function refusalOf(error: ApiError): Refusal {
   const issues = Array.isArray(error.details) ? (error.details as ValidationIssue[]) : undefined;
   return { code: error.code, message: error.message, ...(issues ? { issues } : {}) };
+}
+
+/** How often a message waiting for the session's running turn looks whether it has ended. */
+const TURN_LOOK_MS = 500;
+
+/**
+ * Sends a message, waiting while the session's turn runs: the server takes one message per
+ * turn (`409 turn_running`), and `useChat` lets the person send while a reply streams (the
+ * reply's end would then hide the refusal). The message goes once the turn parks or ends, or
+ * not at all when `signal` aborts (`stop()`).
+ */
+async function sendWhenFree(
+  http: SessionHttp,
+  sessionId: string,
+  text: string,
+  key: string | undefined,
+  headers: Headers | undefined,
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  for (;;) {
+    try {
+      return await http.sendMessage(sessionId, text, key, headers);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== "turn_running") throw error;
+    }
+    do {
+      await new Promise<void>((resolve, reject) => {
+        if (signal?.aborted) return reject(signal.reason);
+        const timer = setTimeout(resolve, TURN_LOOK_MS);
+        signal?.addEventListener(
+          "abort",
+          () => {
+            clearTimeout(timer);
+            reject(signal.reason);
+          },
+          { once: true },
+        );
+      });
+    } while (await http.turnRunning(sessionId, headers));
+  }
 }

@@ -84,6 +84,12 @@ export class SessionHttp {
     return whole;
   }
 
+  /** Whether the session's turn runs now (one message of its history read, not the whole page). */
+  async turnRunning(sessionId: string, headers?: HeadersInit): Promise<boolean> {
+    const { status } = await this.#api.getSnapshot(sessionId, { ...call(headers), limit: 1 });
+    return status === "running";
+  }
+
   /** Sends a message with `key` as its `Idempotency-Key`, so sending it again starts no second turn; answers its turn. */
   async sendMessage(sessionId: string, text: string, key: string | undefined, headers?: HeadersInit): Promise<string> {
     const sent = await this.#api.sendMessage(sessionId, text, {

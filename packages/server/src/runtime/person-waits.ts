@@ -6,6 +6,8 @@
 export class PersonWaits {
   readonly #running = new Map<string, number>();
   readonly #asking = new Map<string, number>();
+  /** Of those, the questions of tools run again after a restart (`rerunAfterRestart`). */
+  readonly #askingRerunnable = new Map<string, number>();
   #wake: (() => void)[] = [];
 
   /** One more tool call runs in the session (`1`), or one ended (`-1`). */
@@ -13,8 +15,13 @@ export class PersonWaits {
     this.#count(this.#running, sessionId, delta);
   }
 
-  /** One more question of a running tool waits for the person (`1`), or one was settled (`-1`). */
-  asking(sessionId: string, delta: 1 | -1): void {
+  /**
+   * One more question of a running tool waits for the person (`1`), or one was settled
+   * (`-1`); `rerunnable` for a tool implemented with `rerunAfterRestart`.
+   */
+  asking(sessionId: string, delta: 1 | -1, rerunnable = false): void {
+    if (rerunnable) this.#askingRerunnable.set(sessionId, (this.#askingRerunnable.get(sessionId) ?? 0) + delta);
+    if (this.#askingRerunnable.get(sessionId) === 0) this.#askingRerunnable.delete(sessionId);
     this.#count(this.#asking, sessionId, delta);
   }
 
@@ -22,6 +29,15 @@ export class PersonWaits {
   waiting(sessionId: string): boolean {
     const running = this.#running.get(sessionId) ?? 0;
     return running > 0 && (this.#asking.get(sessionId) ?? 0) >= running;
+  }
+
+  /**
+   * Whether every tool call the session's turn runs waits for an answer to a question that
+   * outlives a restart (`rerunAfterRestart`): a closing runtime loses nothing by leaving it.
+   */
+  waitingAcrossRestarts(sessionId: string): boolean {
+    const running = this.#running.get(sessionId) ?? 0;
+    return running > 0 && (this.#askingRerunnable.get(sessionId) ?? 0) >= running;
   }
 
   /** Resolves at the next change of any session's counts. */

@@ -98,12 +98,30 @@ export class RuntimeLifecycle {
       // A start that failed was reported by `ready`; closing goes on without it.
       await this.#starting.catch(() => {});
       const drained = this.idle();
-      if (!(await settlesWithin(drained, timeoutMs))) {
+      let idle = false;
+      void drained.then(() => {
+        idle = true;
+      });
+      // A turn whose tools only wait for answers that outlive a restart is left at once: its
+      // questions stay open for the next start (or another instance), and nothing is lost.
+      const leavable = (async () => {
+        while (this.#recovery.recovering) await this.#recovery.recovering;
+        await driver.leavable();
+      })();
+      const inTime = await settlesWithin(Promise.race([drained, leavable]), timeoutMs);
+      if (!idle) {
         const left = driver.leave();
         const next = core.coordination.shared ? "another instance" : "the next start";
-        core.logger.warn(
-          `hitl-kit: closing: ${left.length} turn(s) still running after ${timeoutMs} ms were left for ${next} to resume (a tool call still running then gets an error result saying it may or may not have completed, or runs again when its tool is implemented with rerunAfterRestart): ${left.slice(0, 10).join(", ")}${left.length > 10 ? ", …" : ""}.`,
-        );
+        const sessions = `${left.slice(0, 10).join(", ")}${left.length > 10 ? ", …" : ""}`;
+        if (!inTime) {
+          core.logger.warn(
+            `hitl-kit: closing: ${left.length} turn(s) still running after ${timeoutMs} ms were left for ${next} to resume (a tool call still running then gets an error result saying it may or may not have completed, or runs again when its tool is implemented with rerunAfterRestart): ${sessions}.`,
+          );
+        } else if (left.length > 0) {
+          core.logger.warn(
+            `hitl-kit: closing: ${left.length} turn(s) whose tools wait only for answers to questions that outlive a restart (rerunAfterRestart) were left for ${next}, their questions still open: ${sessions}.`,
+          );
+        }
         await drained;
       }
       // Nothing more comes through this instance: its streams end, and browsers reconnect elsewhere.

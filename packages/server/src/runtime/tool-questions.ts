@@ -94,7 +94,7 @@ export class ToolQuestions {
     const count = (on: boolean) => {
       if (waiting.settled || waiting.counted === on) return;
       waiting.counted = on;
-      this.waits.asking(sessionId, on ? 1 : -1);
+      this.waits.asking(sessionId, on ? 1 : -1, call.questionSeed !== undefined);
     };
     const settling = async (settle: Promise<void>) => {
       count(false);

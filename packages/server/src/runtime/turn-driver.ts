@@ -167,6 +167,17 @@ export class TurnDriver {
     }
   }
 
+  /**
+   * Resolves once every drive has ended or waits only for answers to questions that outlive
+   * a restart (`rerunAfterRestart`): what a closing runtime needs to wait for.
+   */
+  async leavable(): Promise<void> {
+    const left = () => [...this.#running].filter(([sessionId]) => !this.#waits.waitingAcrossRestarts(sessionId));
+    for (let busy = left(); busy.length > 0; busy = left()) {
+      await Promise.race([Promise.all(busy.map(([, entry]) => entry.done)), this.#waits.changed()]);
+    }
+  }
+
   /** Drives no session that waits for the store to come back (the runtime is closing). */
   stop(): void {
     this.#closing.abort();

@@ -651,24 +651,44 @@ describe("a tool run again after a restart (rerunAfterRestart)", () => {
     await second.store.close();
   });
 
-  it("runs a call at most three times: after a third crash it gets the error result any cut-off call gets", async () => {
+  /**
+   * A session whose rerunnable tool asks, through `stops` restarts of its process (each a
+   * crash, or a close), on one SQLite file: the runtime that runs after the last, the session
+   * and the question.
+   */
+  async function restarted(stops: ("crash" | "close")[], reply: string) {
     const path = sqliteFile();
-    let runtime = serverProcess(path, booking({ rerun: true }));
-    const { sessionId } = await runtime.runtime.createSession();
-    await runtime.runtime.sendMessage(sessionId, "book Nora");
-    const seats = await pendingOf(runtime.runtime, sessionId);
-    for (let crash = 1; crash <= 3; crash++) {
-      await runtime.store.close();
-      runtime = serverProcess(
-        path,
-        booking({ rerun: true }),
-        recordingModel([script[0]!, { text: "It may not be booked." }]).model,
-      );
-      await runtime.runtime.ready;
-      await runtime.runtime.idle();
+    let current = serverProcess(path, booking({ rerun: true }));
+    const { sessionId } = await current.runtime.createSession();
+    await current.runtime.sendMessage(sessionId, "book Nora");
+    const seats = await pendingOf(current.runtime, sessionId);
+    for (const stop of stops) {
+      if (stop === "close") await current.runtime.close();
+      await current.store.close();
+      current = serverProcess(path, booking({ rerun: true }), recordingModel([script[0]!, { text: reply }]).model);
+      await current.runtime.ready;
+      await current.runtime.idle();
     }
+    return { current, sessionId, seats };
+  }
+
+  it("counts no run a deploy ended against that limit: a question outlives any number of graceful restarts", async () => {
+    const { current, sessionId, seats } = await restarted(["close", "close", "close", "close"], "Booked.");
+    expect(attempts).toEqual([1, 2, 3, 4, 5]);
+    expect((await current.runtime.getSnapshot(sessionId)).pending).toEqual([seats]);
+    await current.runtime.respond(sessionId, [{ requestId: seats.requestId, action: "accept", value: { seats: 2 } }]);
+    await current.runtime.idle();
+    const events = await current.runtime.readEvents(sessionId, 0);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    expect(events.filter((event) => event.type === "tool.result")).toMatchObject([{ output: { booked: true } }]);
+    await current.runtime.close();
+    await current.store.close();
+  });
+
+  it("runs a call at most three times cut off by a crash: after the third it gets the error result any cut-off call gets", async () => {
+    const { current, sessionId, seats } = await restarted(["crash", "crash", "crash"], "It may not be booked.");
     expect(attempts).toEqual([1, 2, 3]);
-    const events = await runtime.runtime.readEvents(sessionId, 0);
+    const events = await current.runtime.readEvents(sessionId, 0);
     expect(checkOneResultPerCall(events)).toEqual([]);
     expect(events.filter((event) => event.type === "input.resolved")).toMatchObject([
       { requestId: seats.requestId, action: "cancel" },
@@ -676,7 +696,7 @@ describe("a tool run again after a restart (rerunAfterRestart)", () => {
     expect(events.filter((event) => event.type === "tool.result")).toMatchObject([
       { outcome: "error", output: { message: expect.stringMatching(/may or may not have completed/) } },
     ]);
-    await runtime.runtime.close();
-    await runtime.store.close();
+    await current.runtime.close();
+    await current.store.close();
   });
 });

@@ -133,7 +133,8 @@ export interface ImplementOptions {
    * deploy, an instance whose lease lapsed). By default the call gets an `error` result
    * saying it may or may not have completed, and a question it waited on is cancelled.
    * With `true`, the next server runs the tool again from its start (`ctx.attempt` is then
-   * 2, at most 3), and its questions are answered from the record: the Nth `ctx.ask` of the
+   * 2; a third run a crash cuts off ends the call with that error, runs a closing server
+   * ended do not count), and its questions are answered from the record: the Nth `ctx.ask` of the
    * new run gets what the Nth question of the earlier run got, or waits on that question
    * when it is still open (the person's widget stays as it was). So a question survives a
    * deploy, and a tool that asks twice keeps its first answer. What the tool does before its

@@ -131,6 +131,7 @@ export class ToolExecution {
           // to run again: the turn's next driver gives the call its result, or runs the tool
           // again. A tool that threw its own error (it stopped, and says where) keeps it.
           this.questions.forgetAsked(call.toolCallId);
+          if (tool?.rerunAfterRestart) await this.#noteLeft(sessionId, call);
           return;
         }
         const end: CallEnd = { outcome, output, ...(unanswered === undefined ? {} : { unanswered }) };
@@ -251,6 +252,17 @@ export class ToolExecution {
       events: [...unanswered.events, { type: "tool.result", toolCallId: call.toolCallId, outcome: outcome!, output }],
     });
     this.questions.forgetAsked(call.toolCallId);
+  }
+
+  /**
+   * Notes that the call's run ended because this server left the turn on purpose (it closes),
+   * so it does not count against the limit of runs after a crash; not noted (the lease or
+   * the store is gone), the run counts as one a crash cut off.
+   */
+  async #noteLeft(sessionId: string, call: ToolCallRecord): Promise<void> {
+    await this.writer
+      .section(sessionId, () => this.writer.commit(sessionId, { toolCalls: [{ ...call, left: (call.left ?? 0) + 1 }] }))
+      .catch(() => {});
   }
 
   async #stillExecuting(sessionId: string, call: ToolCallRecord): Promise<boolean> {

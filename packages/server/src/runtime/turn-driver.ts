@@ -344,7 +344,7 @@ export class TurnDriver {
     // leaves a call executing. A tool implemented with `rerunAfterRestart` runs again (its
     // earlier questions keep their answers, an open one stays open), a few times at most.
     const rerun = executing.filter(
-      (call) => core.tools.get(call.toolName)?.rerunAfterRestart && (call.runs ?? 1) < MAX_RUNS,
+      (call) => core.tools.get(call.toolName)?.rerunAfterRestart && (call.runs ?? 1) - (call.left ?? 0) < MAX_RUNS,
     );
     const interrupted = executing.filter((call) => !rerun.includes(call));
     if (interrupted.length > 0) {
@@ -378,7 +378,7 @@ export class TurnDriver {
       await this.#writer.commit(sessionId, { toolCalls: again });
       for (const call of again) {
         core.logger.warn(
-          `hitl-kit: ${logScope(sessionId, call.turnId, call)}: the server running the tool stopped before it finished; running it again (run ${call.runs} of at most ${MAX_RUNS}, rerunAfterRestart), its questions answered as before.`,
+          `hitl-kit: ${logScope(sessionId, call.turnId, call)}: the server running the tool stopped before it finished; running it again (run ${call.runs}, rerunAfterRestart: at most ${MAX_RUNS} cut off by a crash), its questions answered as before.`,
         );
       }
       return { kind: "execute", calls: again, owner: session.owner };
@@ -447,7 +447,11 @@ export class TurnDriver {
   }
 }
 
-/** How many times at most a call of a tool implemented with `rerunAfterRestart` runs. */
+/**
+ * How many runs of a call of a tool implemented with `rerunAfterRestart` a crash may cut off
+ * before it gets its error result (a tool that takes its process down would loop); runs
+ * ended by a server closing on purpose (a deploy) do not count.
+ */
 const MAX_RUNS = 3;
 
 /** The result of a call a stopped turn found executing where its instance died (a restart, a takeover). */

@@ -139,6 +139,11 @@ export interface ToolCallRecord {
    */
   runs?: number;
   /**
+   * Of those runs, how many ended because their server closed (or left the turn) on purpose,
+   * not in a crash: they do not count against the limit of runs (`rerunAfterRestart`).
+   */
+  left?: number;
+  /**
    * For a tool run again after a restart (`rerunAfterRestart`): a random value, drawn when
    * the call starts, its questions' ids are made from, so a later run's question finds the
    * earlier run's in its place. Never sent to a client.

@@ -340,9 +340,10 @@ export class TurnDriver {
     if (await this.#execution.writeFinished(session)) return { kind: "again" };
     const calls = await this.#stepCalls(session);
     const executing = calls.filter((call) => call.state === "executing");
-    // Only a crashed process (a restart, or a dead instance whose turn this one took over)
-    // leaves a call executing. A tool implemented with `rerunAfterRestart` runs again (its
-    // earlier questions keep their answers, an open one stays open), a few times at most.
+    // Only a server that stopped leaves a call executing (a crash, a close that left the turn,
+    // a dead instance whose turn this one took over). A tool implemented with
+    // `rerunAfterRestart` runs again (its earlier questions keep their answers, an open one
+    // stays open), unless crashes cut it off too often.
     const rerun = executing.filter(
       (call) => core.tools.get(call.toolName)?.rerunAfterRestart && (call.runs ?? 1) - (call.left ?? 0) < MAX_RUNS,
     );

@@ -79,8 +79,8 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
   });
   const statements = {
     // A new holder gets the next fencing token; the same holder renews its own. Another
-    // holder's lapsed lease is taken only as this instance saw it lapsed a lease period
-    // before (its token and expiry, $4 and $5, unchanged): see `lapsedSince`.
+    // holder's lapsed lease is taken only as this instance saw it lapsed at an earlier look
+    // (its token and expiry, $4 and $5, unchanged): see `lapsedSince`.
     acquire: prepared(
       s,
       "acquire_lease",
@@ -133,7 +133,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
   // Another holder's lapsed leases, as this instance first saw them (performance.now()). A
   // lapsed lease is not proof that its holder died: while the database could not be reached
   // no lease was renewed, and every live instance renews its own once it can (within a third
-  // of a lease period). So one is taken only if a lease period later it is still as it was.
+  // of a lease period). So one is taken only if at a later look it is still as it was.
   const lapsedSince = new Map<string, { token: string; expires: string; seen: number }>();
   // Leases the writes that started their turns took (until when they certainly hold), for the
   // drives those writes kick here: acquiring one asks nothing. One no drive takes lapses.
@@ -163,7 +163,9 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
       }
       const sent = performance.now();
       const lapsed = lapsedSince.get(sessionId);
-      const seenLapsed = lapsed && sent - lapsed.seen >= options.leaseMs ? lapsed : undefined;
+      // Seen at an earlier look (they come a lease period apart): half a period is time for
+      // a live holder's renewals (every third of one) to land, whatever the timers' drift.
+      const seenLapsed = lapsed && sent - lapsed.seen >= options.leaseMs / 2 ? lapsed : undefined;
       const { rows } = await pool.query({
         ...statements.acquire,
         values: [sessionId, holder, leaseSeconds, seenLapsed?.token ?? null, seenLapsed?.expires ?? null],

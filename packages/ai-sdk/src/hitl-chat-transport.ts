@@ -345,18 +345,17 @@ async function sendWhenFree(
       if (!(error instanceof ApiError) || error.code !== "turn_running") throw error;
     }
     do {
-      await new Promise<void>((resolve, reject) => {
-        if (signal?.aborted) return reject(signal.reason);
-        const timer = setTimeout(resolve, TURN_LOOK_MS);
-        signal?.addEventListener(
-          "abort",
-          () => {
-            clearTimeout(timer);
-            reject(signal.reason);
-          },
-          { once: true },
-        );
+      signal?.throwIfAborted();
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, TURN_LOOK_MS);
+        signal?.addEventListener("abort", done, { once: true });
+        function done() {
+          clearTimeout(timer);
+          signal?.removeEventListener("abort", done);
+          resolve();
+        }
       });
+      signal?.throwIfAborted();
     } while (await http.turnRunning(sessionId, headers));
   }
 }

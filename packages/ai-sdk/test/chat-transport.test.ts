@@ -18,6 +18,16 @@ describe.each(setups)("useChat's Chat on hitl-kit ($name)", (setup) => {
     return app;
   }
 
+  /** A chat whose reply parked on a request, then stopped reading, as a page left before a reload: its session map and the chat. */
+  async function parkedThenLeft(replies: Reply[], text: string) {
+    await start(replies);
+    const sessions = memorySessionMap();
+    const before = app.chat({ transport: app.transport(sessions) });
+    await before.sendMessage({ text });
+    await before.stop();
+    return { sessions, before };
+  }
+
   /** Every chunk passed the AI SDK's schema, and every provider request was accepted. */
   function expectCleanRun() {
     expect(app.log.refused).toEqual([]);
@@ -69,11 +79,10 @@ describe.each(setups)("useChat's Chat on hitl-kit ($name)", (setup) => {
   });
 
   it("a fresh chat with resume shows the open request, and answering it there resumes the turn", async () => {
-    await start([{ text: "Pick one.", toolCalls: [pick] }, { text: "Made it with b." }]);
-    const sessions = memorySessionMap();
-    const before = app.chat({ transport: app.transport(sessions) });
-    await before.sendMessage({ text: "make me a poster" });
-    await before.stop();
+    const { sessions, before } = await parkedThenLeft(
+      [{ text: "Pick one.", toolCalls: [pick] }, { text: "Made it with b." }],
+      "make me a poster",
+    );
 
     // A reload: a new transport and chat with the same id and the stored session map.
     const transport = app.transport(sessions);
@@ -105,11 +114,10 @@ describe.each(setups)("useChat's Chat on hitl-kit ($name)", (setup) => {
   });
 
   it("keeps the loaded parked reply for the resume that goes on when React's StrictMode abandons the first", async () => {
-    await start([{ text: "Publishing.", toolCalls: [publish] }, { text: "Published." }]);
-    const sessions = memorySessionMap();
-    const before = app.chat({ transport: app.transport(sessions) });
-    await before.sendMessage({ text: "publish my poster" });
-    await before.stop();
+    const { sessions, before } = await parkedThenLeft(
+      [{ text: "Publishing.", toolCalls: [publish] }, { text: "Published." }],
+      "publish my poster",
+    );
 
     const transport = app.transport(sessions);
     await transport.loadMessages(before.id);
@@ -124,11 +132,10 @@ describe.each(setups)("useChat's Chat on hitl-kit ($name)", (setup) => {
   });
 
   it("an answer given as the reloaded chat resumes is kept and sent, and a reply that moved on since loading is replayed", async () => {
-    await start([{ text: "Publishing.", toolCalls: [publish] }, { text: "Published." }]);
-    const sessions = memorySessionMap();
-    const before = app.chat({ transport: app.transport(sessions) });
-    await before.sendMessage({ text: "publish my poster" });
-    await before.stop();
+    const { sessions, before } = await parkedThenLeft(
+      [{ text: "Publishing.", toolCalls: [publish] }, { text: "Published." }],
+      "publish my poster",
+    );
 
     // A reload: the chat starts from the loaded history, and the person approves the moment
     // the resume has the server's answer, before anything it streams is applied.

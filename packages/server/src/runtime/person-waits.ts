@@ -20,8 +20,7 @@ export class PersonWaits {
    * (`-1`); `rerunnable` for a tool implemented with `rerunAfterRestart`.
    */
   asking(sessionId: string, delta: 1 | -1, rerunnable = false): void {
-    if (rerunnable) this.#askingRerunnable.set(sessionId, (this.#askingRerunnable.get(sessionId) ?? 0) + delta);
-    if (this.#askingRerunnable.get(sessionId) === 0) this.#askingRerunnable.delete(sessionId);
+    if (rerunnable) this.#count(this.#askingRerunnable, sessionId, delta);
     this.#count(this.#asking, sessionId, delta);
   }
 

@@ -264,6 +264,67 @@ describe("the host's identify hook", () => {
   });
 });
 
+describe("an open event stream after sign-out", () => {
+  /** Resolves when the response's body ends; reads and drops what comes before. */
+  const ended = async (response: Response) => {
+    const reader = response.body!.getReader();
+    while (!(await reader.read()).done) {}
+    return "ended";
+  };
+  const stillOpen = (end: Promise<string>) =>
+    Promise.race([end, new Promise<string>((resolve) => setTimeout(() => resolve("open"), 150))]);
+
+  it("ends once identify no longer names who opened it, and the reconnect gets 401", async () => {
+    const signedIn = new Set(["ada"]);
+    const identify = (request: Request) => {
+      const user = request.headers.get("x-user") ?? "";
+      return signedIn.has(user) ? user : undefined;
+    };
+    server = startServer(scriptedModel([]), { http: { identify, recheckStreamsMs: 20 } });
+    const ada = { "x-user": "ada" };
+    const id = (await server.call("POST", "/sessions", {}, ada)).body.sessionId;
+    const stream = await server.send(`/sessions/${id}/events`, { headers: ada });
+    const end = ended(stream);
+    expect(await stillOpen(end)).toBe("open"); // several checks passed
+
+    signedIn.delete("ada");
+    expect(await end).toBe("ended");
+    expect((await server.call("GET", `/sessions/${id}/events`, undefined, ada)).status).toBe(401);
+  });
+
+  it("ends once authorize refuses it, or when the check throws; never rechecks with Infinity", async () => {
+    let allowed = true;
+    let calls = 0;
+    const identify = () => {
+      calls += 1;
+      if (calls > 1 && !allowed) throw new Error("the identity service is down");
+      return "ada";
+    };
+    server = startServer(scriptedModel([]), {
+      http: { identify, authorize: () => allowed, recheckStreamsMs: 20 },
+    });
+    const id = await server.session();
+    const refused = ended(await server.send(`/sessions/${id}/events`));
+    allowed = false;
+    expect(await refused).toBe("ended");
+
+    allowed = true;
+    const failing = ended(await server.send(`/sessions/${id}/events`));
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    allowed = false; // identify now throws
+    expect(await failing).toBe("ended");
+
+    allowed = true;
+    const never = createFetchHandler(server.runtime, { identify, recheckStreamsMs: Number.POSITIVE_INFINITY });
+    const response = await never(new Request(`http://127.0.0.1/api/agent/sessions/${id}/events`));
+    calls = 0;
+    expect(await stillOpen(ended(response))).toBe("open");
+    expect(calls).toBe(0);
+    await response.body?.cancel().catch(() => {});
+    expect(() => createFetchHandler(server.runtime, { recheckStreamsMs: 0 })).toThrow(/recheckStreamsMs/);
+  });
+});
+
 describe("session lifecycle over HTTP", () => {
   it("answers 404 for a session deleted through another handler, though this one served it a moment ago", async () => {
     server = startServer(scriptedModel([]), { http: { identify: () => "ada" } });

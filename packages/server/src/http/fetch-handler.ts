@@ -17,6 +17,7 @@ import { readJson } from "./read-json.js";
 import { requestUrl } from "./request-url.js";
 import { encodeCursor, readPageQuery, readSnapshotQuery } from "./session-page.js";
 import { matchRoute, type SessionAction } from "./session-route.js";
+import { recheckedSignal } from "./stream-recheck.js";
 import { readTakenKeys } from "./taken-keys.js";
 
 export type { SessionAction } from "./session-route.js";
@@ -65,6 +66,14 @@ export interface FetchHandlerOptions {
   maxBodyBytes?: number;
   /** Milliseconds between heartbeat comments on idle event streams (default 15 000). */
   heartbeatMs?: number;
+  /**
+   * How often an open event stream asks `identify` and `authorize` again, with the request
+   * that opened it (default 60 000 ms; `Infinity` for never). When the answer is no longer
+   * the principal who opened it (signed out, a session or token revoked or expired) or the
+   * check throws, the stream ends; the client's reconnect then gets `401` or `403`. Without
+   * `identify` and `authorize` nothing is checked: an anonymous identity does not expire.
+   */
+  recheckStreamsMs?: number;
   /** Per-caller limits on state-changing requests and session creation (on by default; `false` turns them off). */
   rateLimit?: RateLimitOptions | false;
   /**
@@ -97,6 +106,8 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
   const base = (options.basePath ?? "/api/agent").replace(/\/+$/, "");
   const maxBytes = options.maxBodyBytes ?? 1024 * 1024;
   const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const recheckMs = options.recheckStreamsMs ?? 60_000;
+  if (!(recheckMs > 0)) throw new TypeError("recheckStreamsMs must be a number of milliseconds above 0, or Infinity.");
   const trustProxy = options.trustProxy ?? false;
   const failures = new FailureLog(options.logger ?? runtime.logger);
   const origins = new CrossOriginPolicy(options.allowedOrigins, (origin) => failures.refusedOrigin(origin));
@@ -166,23 +177,31 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
       case "stream": {
         const after = afterSeq(request, url);
         await runtime.readEvents(sessionId, Number.MAX_SAFE_INTEGER); // settles expired requests before streaming
-        const body =
-          request.method === "HEAD"
-            ? null
-            : eventStream(runtime, sessionId, after, {
-                heartbeatMs,
-                signal: request.signal,
-                // Per principal, even an anonymous one: an address may be a whole office behind
-                // one NAT, and a principal streams only sessions it owns, which it creates within its limit.
-                ...(limiter ? { onClose: limiter.openStream(`principal:${caller.principal}`) } : {}),
-              });
-        return new Response(body, {
-          headers: {
-            "content-type": "text/event-stream; charset=utf-8",
-            "cache-control": "no-store, no-transform",
-            "x-accel-buffering": "no",
-          },
-        });
+        if (request.method === "HEAD") return streamResponse(null);
+        const stillAllowed = async () => {
+          const now = await identifyCaller(request, platform, url, options.identify);
+          if (now.principal !== caller.principal) return false;
+          await authorize({ principal: now.principal, action: "stream", sessionId, request });
+          return true;
+        };
+        const checked = recheckedSignal(
+          request.signal,
+          options.identify || options.authorize ? recheckMs : Number.POSITIVE_INFINITY,
+          stillAllowed,
+        );
+        // Per principal, even an anonymous one: an address may be a whole office behind
+        // one NAT, and a principal streams only sessions it owns, which it creates within its limit.
+        const closeStream = limiter?.openStream(`principal:${caller.principal}`);
+        return streamResponse(
+          eventStream(runtime, sessionId, after, {
+            heartbeatMs,
+            signal: checked.signal,
+            onClose: () => {
+              checked.stop();
+              closeStream?.();
+            },
+          }),
+        );
       }
       case "message": {
         const key = idempotencyKey(request);
@@ -288,6 +307,17 @@ function afterSeq(request: Request, url: URL): number {
     );
   }
   return seq;
+}
+
+/** An event stream's answer; `null` for a `HEAD`. */
+function streamResponse(body: ReadableStream<Uint8Array> | null): Response {
+  return new Response(body, {
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-store, no-transform",
+      "x-accel-buffering": "no",
+    },
+  });
 }
 
 /** How many sessions' owners a handler keeps. */

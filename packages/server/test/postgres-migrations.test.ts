@@ -4,7 +4,7 @@ import { createAgentRuntime, type SessionStore, StoreUnavailable } from "../src/
 import { scriptedModel } from "../src/models/scripted-model.js";
 import { indexBuilds } from "../src/store/postgres-index-builds.js";
 import { migrations } from "../src/store/postgres-schema.js";
-import { postgresStore } from "../src/store/postgres-store.js";
+import { migratePostgresSchema, postgresStore } from "../src/store/postgres-store.js";
 import { quiet } from "./harness.js";
 import { postgresAvailable } from "./postgres-cluster.js";
 import { throwawayDatabase } from "./postgres-database.js";
@@ -220,6 +220,41 @@ describe.skipIf(!postgresAvailable)("postgresStore's schema versions", () => {
     expect(await store.findKeyedTurn("s", "key-1")).toBe("t1");
     expect(await keyIndexValid(schema)).toBe(true);
   }, 60_000);
+
+  it("migrates from a release step (migratePostgresSchema), then applies nothing at the next", async () => {
+    const schema = await schemaAt(3, 1);
+    expect(await migratePostgresSchema(postgres.url(), { schema })).toEqual({ from: 3, to: migrations(schema).length });
+    expect(await migratePostgresSchema(postgres.url(), { schema })).toEqual({
+      from: migrations(schema).length,
+      to: migrations(schema).length,
+    });
+    expect(await keyIndexValid(schema)).toBe(true);
+    expect(await storeIn(schema).findKeyedTurn("s", "key-1")).toBe("t1");
+    const fresh = postgres.schema();
+    expect(await migratePostgresSchema(postgres.url(), { schema: fresh })).toEqual({
+      from: 0,
+      to: migrations(fresh).length,
+    });
+  });
+
+  it("refuses a schema holding tables of its names that it did not make, or another tool's schema_version", async () => {
+    const shared = postgres.schema();
+    await sql(
+      `CREATE SCHEMA ${shared}; CREATE TABLE ${shared}.sessions (id integer); CREATE TABLE ${shared}.events (id integer)`,
+    );
+    await expect(storeIn(shared).getSession("s")).rejects.toThrow(
+      `postgresStore: schema ${shared} already has events, sessions, which hitl-kit did not make (the schema has no hitl-kit schema_version). Give hitl-kit a schema of its own with the schema option (the default is hitl)`,
+    );
+    const flyway = postgres.schema();
+    await sql(`CREATE SCHEMA ${flyway}; CREATE TABLE ${flyway}.schema_version (version integer, script text)`);
+    await sql(`INSERT INTO ${flyway}.schema_version VALUES (42, 'V42__init.sql')`);
+    await expect(storeIn(flyway).getSession("s")).rejects.toThrow(
+      `postgresStore: schema ${flyway} has a table schema_version that is not hitl-kit's (version integer, script text; 0 rows)`,
+    );
+    expect(
+      await sql(`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = ANY($1)`, [[shared, flyway]]),
+    ).toEqual([{ n: 3 }]);
+  });
 
   it("refuses a schema a newer version migrated, and says how to go back", async () => {
     const schema = await schemaAt(2, 1);

@@ -1,7 +1,9 @@
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
-import type { SessionStore } from "../src/index.js";
-import { postgresStore } from "../src/store/postgres-store.js";
+import { createAgentRuntime, type SessionStore, scriptedModel } from "../src/index.js";
+import { migrations } from "../src/store/postgres-schema.js";
+import { migratePostgresSchema, postgresStore } from "../src/store/postgres-store.js";
+import { quiet } from "./harness.js";
 import { postgresAvailable } from "./postgres-cluster.js";
 import { throwawayDatabase } from "./postgres-database.js";
 
@@ -12,17 +14,22 @@ afterEach(async () => {
   for (const store of stores.splice(0)) await store.close();
 });
 
+/** Runs statements as the administrator. */
+async function asAdmin(statements: string[]) {
+  const admin = new pg.Client({ connectionString: postgres.url() });
+  await admin.connect();
+  try {
+    for (const sql of statements) await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
+}
+
 let roles = 0;
 /** A new login role with no privileges beyond PostgreSQL 15's defaults, and `setup` run as the administrator. */
 async function role(setup: (name: string) => string[] = () => []) {
   const name = `app_${++roles}`;
-  const admin = new pg.Client({ connectionString: postgres.url() });
-  await admin.connect();
-  try {
-    for (const sql of [`CREATE ROLE ${name} LOGIN`, ...setup(name)]) await admin.query(sql);
-  } finally {
-    await admin.end();
-  }
+  await asAdmin([`CREATE ROLE ${name} LOGIN`, ...setup(name)]);
   return { name, url: postgres.url().replace("postgres@", `${name}@`) };
 }
 
@@ -58,6 +65,30 @@ describe.skipIf(!postgresAvailable)("a role with only the privileges it is given
     );
     await expect(storeAs(url, schema).getSession("s1")).rejects.toThrow(
       `CREATE SCHEMA ${schema} AUTHORIZATION ${name}; or let it create schemas: GRANT CREATE ON DATABASE`,
+    );
+  });
+
+  it("runs turns as a role that may only read and write, once a release step migrated; says how when behind", async () => {
+    const schema = postgres.schema();
+    await migratePostgresSchema(postgres.url(), { schema });
+    const { name, url } = await role((name) => [
+      `GRANT USAGE ON SCHEMA ${schema} TO ${name}`,
+      `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${name}`,
+    ]);
+    const store = storeAs(url, schema);
+    const runtime = createAgentRuntime({ model: scriptedModel([{ text: "Hello." }]), store, logger: quiet });
+    const { sessionId } = await runtime.createSession();
+    await runtime.sendMessage(sessionId, "hi");
+    await runtime.idle();
+    expect((await runtime.getSnapshot(sessionId)).messages.map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+    ]);
+    await runtime.close();
+
+    await asAdmin([`UPDATE ${schema}.schema_version SET version = ${migrations(schema).length - 1}`]);
+    await expect(storeAs(url, schema).getSession("s1")).rejects.toThrow(
+      `postgresStore: schema ${schema} is at version ${migrations(schema).length - 1} and this @hitl-kit/server needs ${migrations(schema).length}, which role ${name} may not apply (permission denied for schema ${schema}). Apply it first with a role that may, as a release step: migratePostgresSchema(url, { schema: "${schema}" })`,
     );
   });
 

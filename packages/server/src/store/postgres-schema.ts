@@ -91,21 +91,33 @@ function parseJsonFunctions(s: string): string {
      $fn$`;
 }
 
+/** The tables the store keeps in its schema, besides `schema_version`. */
+export const TABLES = ["sessions", "events", "transcript", "tool_calls", "requests", "messages", "turn_leases"];
+
 /**
- * Brings the schema up to date. Instances starting at once take turns on an advisory lock,
- * so each version is applied once; then the indexes the version wants on tables that may be
- * large are built without blocking other instances' writes (`buildIndexes`), again once.
+ * Brings the schema up to date. A schema already at this version is only looked at (no lock,
+ * no DDL), so a role that may only read and write its tables starts. Otherwise instances
+ * starting at once take turns on an advisory lock, so each version is applied once; then the
+ * indexes the version wants on tables that may be large are built without blocking other
+ * instances' writes (`buildIndexes`), again once. Returns the version found and the one now.
  */
-export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
-  await migrateTables(pool, schema);
-  await buildIndexes(pool, schema, migrations(schema).length);
+export async function migrate(pool: pg.Pool, schema: string): Promise<{ from: number; to: number }> {
+  const from = await migrateTables(pool, schema);
+  const to = migrations(schema).length;
+  await buildIndexes(pool, schema, to);
+  return { from, to };
 }
 
-/** Applies the versions the schema has not had, in one transaction under the migration lock. */
-async function migrateTables(pool: pg.Pool, schema: string): Promise<void> {
+/** Applies the versions the schema has not had, in one transaction under the migration lock; returns the version it was at. */
+async function migrateTables(pool: pg.Pool, schema: string): Promise<number> {
+  const all = migrations(schema);
   const client = await pool.connect();
   let existed = false;
+  let applied: number | undefined;
   try {
+    existed = (await client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema])).rowCount !== 0;
+    applied = existed ? await versionOf(client, schema) : undefined;
+    if (applied === all.length) return applied;
     await client.query("BEGIN");
     // A host's statement_timeout would cancel a long index build, and each try after it too,
     // or the wait while another instance migrates.
@@ -115,33 +127,88 @@ async function migrateTables(pool: pg.Pool, schema: string): Promise<void> {
     // role allowed only a schema made for it would be refused.
     existed = (await client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema])).rowCount !== 0;
     if (!existed) await client.query(`CREATE SCHEMA ${schema}`);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${schema}.schema_version (version integer NOT NULL)`);
-    const { rows } = await client.query<{ version: number }>(`SELECT version FROM ${schema}.schema_version`);
-    const applied = rows[0]?.version ?? 0;
-    const all = migrations(schema);
-    if (applied > all.length) {
+    applied = existed ? await versionOf(client, schema) : undefined;
+    if (applied === undefined) {
+      await refuseOthersTables(client, schema);
+      await client.query(`CREATE TABLE ${schema}.schema_version (version integer NOT NULL)`);
+    }
+    const from = applied ?? 0;
+    if (from > all.length) {
       throw new Error(
-        `postgresStore: schema ${schema} is at version ${applied}, newer than this @hitl-kit/server knows (${all.length}): a newer version migrated it. Run that version or a later one; to go back to this one, restore the database from before the migration (see "Upgrades" in docs/deploying.md).`,
+        `postgresStore: schema ${schema} is at version ${from}, newer than this @hitl-kit/server knows (${all.length}): a newer version migrated it. Run that version or a later one; to go back to this one, restore the database from before the migration (see "Upgrades" in docs/deploying.md).`,
       );
     }
-    for (const sql of all.slice(applied)) await client.query(sql);
-    if (rows.length === 0) await client.query(`INSERT INTO ${schema}.schema_version VALUES ($1)`, [all.length]);
+    for (const sql of all.slice(from)) await client.query(sql);
+    if (applied === undefined) await client.query(`INSERT INTO ${schema}.schema_version VALUES ($1)`, [all.length]);
     else await client.query(`UPDATE ${schema}.schema_version SET version = $1`, [all.length]);
     await client.query("COMMIT");
+    return from;
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});
-    throw (error as { code?: unknown }).code === "42501" ? await notAllowed(client, schema, existed, error) : error;
+    throw (error as { code?: unknown }).code === "42501"
+      ? await notAllowed(client, schema, existed, applied, all.length, error)
+      : error;
   } finally {
     client.release();
   }
 }
 
-/** A refused privilege at start, as an error that says what to grant. */
-async function notAllowed(client: pg.PoolClient, schema: string, existed: boolean, cause: unknown): Promise<Error> {
+/**
+ * The version a schema's `schema_version` table says it is at, or `undefined` when it has no
+ * such table yet. A table of that name that is not hitl-kit's (another tool's version table,
+ * in a schema shared with it) is refused rather than read as a version.
+ */
+async function versionOf(client: pg.PoolClient, schema: string): Promise<number | undefined> {
+  const { rows: columns } = await client.query<{ name: string; type: string }>(
+    `SELECT attname AS name, format_type(atttypid, atttypmod) AS type FROM pg_attribute
+      WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped`,
+    [`${schema}.schema_version`],
+  );
+  if (columns.length === 0) return undefined;
+  const ours = columns.length === 1 && columns[0]!.name === "version" && columns[0]!.type === "integer";
+  const { rows } = ours
+    ? await client.query<{ version: number }>(`SELECT version FROM ${schema}.schema_version`)
+    : { rows: [] };
+  if (!ours || rows.length > 1) {
+    throw new Error(
+      `postgresStore: schema ${schema} has a table schema_version that is not hitl-kit's (${columns.map((column) => `${column.name} ${column.type}`).join(", ")}; ${rows.length} rows). Give hitl-kit a schema of its own with the schema option (the default is hitl).`,
+    );
+  }
+  return rows[0]?.version ?? 0;
+}
+
+/** Refuses to set up in a schema that already holds a table of one of the store's names, which hitl-kit did not make. */
+async function refuseOthersTables(client: pg.PoolClient, schema: string): Promise<void> {
+  const { rows } = await client.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = $1 AND c.relname = ANY($2) ORDER BY 1`,
+    [schema, TABLES],
+  );
+  if (rows.length === 0) return;
+  throw new Error(
+    `postgresStore: schema ${schema} already has ${rows.map((row) => row.name).join(", ")}, which hitl-kit did not make (the schema has no hitl-kit schema_version). Give hitl-kit a schema of its own with the schema option (the default is hitl); it keeps ${TABLES.join(", ")} and schema_version there.`,
+  );
+}
+
+/** A refused privilege at start, as an error that says what to grant, or how to migrate with another role. */
+async function notAllowed(
+  client: pg.PoolClient,
+  schema: string,
+  existed: boolean,
+  applied: number | undefined,
+  wanted: number,
+  cause: unknown,
+): Promise<Error> {
   const { rows } = await client
     .query<{ role: string; db: string }>("SELECT current_user AS role, current_database() AS db")
     .catch(() => ({ rows: [{ role: "<role>", db: "<database>" }] }));
   const { role, db } = rows[0]!;
+  if (applied !== undefined) {
+    return new Error(
+      `postgresStore: schema ${schema} is at version ${applied} and this @hitl-kit/server needs ${wanted}, which role ${role} may not apply (${(cause as Error).message}). Apply it first with a role that may, as a release step: migratePostgresSchema(url, { schema: "${schema}" }) from @hitl-kit/server/postgres; or let this role: GRANT USAGE, CREATE ON SCHEMA ${schema} TO ${role}.`,
+      { cause },
+    );
+  }
   const fix = existed
     ? `let it create tables in the schema, as an administrator: GRANT USAGE, CREATE ON SCHEMA ${schema} TO ${role}.`
     : `create the schema for it once, as an administrator: CREATE SCHEMA ${schema} AUTHORIZATION ${role}; or let it create schemas: GRANT CREATE ON DATABASE ${db} TO ${role}.`;

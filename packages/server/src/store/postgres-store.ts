@@ -40,6 +40,28 @@ import { STORE_CALLS } from "./report-store-errors.js";
 import { fromRow, type SessionRow, summaryOf } from "./session-row.js";
 import { StoreUnavailable } from "./store-unavailable.js";
 
+/**
+ * Brings a `postgresStore` schema up to date (creating it when missing) and resolves with the
+ * version it was at and the one it is at now; applying nothing when it is current. A store
+ * does this itself on start when its role may; call this instead from a release step with a
+ * role that may create tables, so the app's own role needs only to read and write them
+ * (see "A role that only reads and writes" in docs/deploying.md). Instances may be running:
+ * the new versions' indexes are built without blocking their writes.
+ * @example
+ * const { from, to } = await migratePostgresSchema(process.env.MIGRATION_DATABASE_URL!);
+ */
+export async function migratePostgresSchema(
+  connectionString: string,
+  options: { schema?: string } = {},
+): Promise<{ from: number; to: number }> {
+  const pool = resilientPool({ connectionString, max: 1 });
+  try {
+    return await migrate(pool, checkSchemaName(options.schema ?? "hitl"));
+  } finally {
+    await pool.end();
+  }
+}
+
 /** Options of {@link postgresStore}. */
 export interface PostgresStoreOptions {
   /**

@@ -1,6 +1,6 @@
 import { type ApprovalOption, type ApprovalPolicy, toApprovalPolicy } from "./approval.js";
 import { assertCheckableTool } from "./checkable-tool.js";
-import { type Infer, jsonSchema, type SchemaLike } from "./schema.js";
+import { type Infer, type InferInput, jsonSchema, type SchemaLike } from "./schema.js";
 
 /** What the person answers to an approval: optionally, a note for the tool or the model. */
 export interface ApprovalAnswer {
@@ -71,14 +71,16 @@ export type AnyToolDefinition = ServerToolDefinition<string, any> | ClientToolDe
 export type ToolInputOf<T extends AnyToolDefinition> = Infer<T["inputSchema"]>;
 
 /**
- * The type of the person's answer: the answer schema's for a client tool; for a server tool,
- * {@link ApprovalAnswer}, or the answer to one of its questions when it declares them (`asks`).
+ * The type of the person's answer, as the browser sends it: the answer schema's for a client
+ * tool; for a server tool, {@link ApprovalAnswer}, or the answer to one of its questions when
+ * it declares them (`asks`). It is the schema's input type ({@link InferInput}): a schema that
+ * transforms takes the answer as given, and its output reaches the tool.
  */
 export type ToolAnswerOf<T extends AnyToolDefinition> =
   T extends ClientToolDefinition<string, SchemaLike, infer A>
-    ? Infer<A>
+    ? InferInput<A>
     : T extends AskingTool<infer S>
-      ? ApprovalAnswer | Infer<S>
+      ? ApprovalAnswer | InferInput<S>
       : ApprovalAnswer;
 
 const toolName = /^[a-zA-Z0-9_-]{1,64}$/;

@@ -72,6 +72,7 @@ export { emptySnapshot, reduceSession } from "./reduce-session.js";
 export type { InputRequest, RequestKind, ResolutionAction } from "./requests.js";
 export {
   type Infer,
+  type InferInput,
   type JsonSchema,
   jsonSchema,
   type SchemaLike,

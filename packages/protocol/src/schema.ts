@@ -25,6 +25,13 @@ export type Infer<S> = S extends StandardSchemaV1
       : T
     : unknown;
 
+/**
+ * The type of the values a schema takes before validation: what a person's answer is on the
+ * wire and in the browser. It differs from {@link Infer} only for a schema that transforms
+ * (zod's `transform`, a `default`), whose output reaches the tool.
+ */
+export type InferInput<S> = S extends StandardSchemaV1 ? StandardSchemaV1.InferInput<S> : Infer<S>;
+
 /** One reason a value was refused, with the path to the offending part (`[]` for the root). */
 export interface ValidationIssue {
   /** Property names and array indexes from the root to the offending value; `[]` for the root. */

@@ -88,6 +88,25 @@ describe("tool maps", () => {
     expectTypeOf<ToolAnswer<Tools, "ask_question">>().toEqualTypeOf<{ answer: string }>();
   });
 
+  it("types an answer as the browser sends it: a transforming schema's input, its output for the tool", () => {
+    const passenger = defineClientTool({
+      name: "passenger",
+      description: "d",
+      inputSchema: z.object({}),
+      answerSchema: z.object({ passport: z.string().transform((raw) => ({ raw })), seat: z.string().default("any") }),
+    });
+    const trip = defineTool({
+      name: "trip",
+      description: "d",
+      inputSchema: z.object({}),
+      asks: z.object({ count: z.string().transform(Number) }),
+    });
+    type Both = { passenger: typeof passenger; trip: typeof trip };
+    expectTypeOf<ToolAnswer<Both, "passenger">>().toEqualTypeOf<{ passport: string; seat?: string | undefined }>();
+    expectTypeOf<ToolAnswer<Both, "trip">>().toEqualTypeOf<ApprovalAnswer | { count: string }>();
+    expectTypeOf<Infer<typeof passenger.answerSchema>>().toEqualTypeOf<{ passport: { raw: string }; seat: string }>();
+  });
+
   it("works for an array of tools too", () => {
     const list = [pickTemplate, refund] as const;
     expectTypeOf<ToolName<typeof list>>().toEqualTypeOf<"pick_template" | "refund_charge">();

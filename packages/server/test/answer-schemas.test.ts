@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noThenProperty: JSON Schema's if/then/else keywords, in schemas, not thenables
 import { askQuestion, defineClientTool, validateJsonSchema } from "@hitl-kit/protocol";
 import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { disagreements } from "../../protocol/test/answer-agreement.js";
 import { scriptedModel } from "../src/index.js";
 import { startServer } from "./harness.js";
@@ -61,5 +62,40 @@ describe("a plain JSON Schema answer", () => {
     }
     expect(validateJsonSchema(request!.answerSchema, { method: "post", address: "1 Main St" }).ok).toBe(true);
     expect((await answer({ method: "post", address: "1 Main St" })).status).toBe(202);
+  });
+});
+
+describe("an answer schema that transforms", () => {
+  const passenger = defineClientTool({
+    name: "passenger",
+    description: "Ask for the passport.",
+    inputSchema: z.object({}),
+    answerSchema: z.object({ passport: z.string().transform((raw) => ({ raw, length: raw.length })) }),
+  });
+  let server: ReturnType<typeof startServer>;
+  afterEach(() => server?.close());
+
+  it("keeps the answer as the person gave it, and gives the model the schema's output", async () => {
+    server = startServer(scriptedModel([{ toolCalls: [{ toolName: "passenger", input: {} }] }, { text: "ok" }]), {
+      tools: [passenger],
+    });
+    const id = await server.session();
+    await server.call("POST", `/sessions/${id}/messages`, { text: "book" });
+    await server.runtime.idle();
+    const [request] = (await server.snapshot(id)).pending;
+    const sent = await server.call("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: request!.requestId, action: "accept", value: { passport: "X123" } }],
+    });
+    expect(sent.body.resolutions[0].value).toEqual({ passport: "X123" });
+    await server.runtime.idle();
+    const events = await server.events(id);
+    expect(events.find((event) => event.type === "input.resolved")).toMatchObject({
+      action: "accept",
+      value: { passport: "X123" },
+    });
+    expect(events.find((event) => event.type === "tool.result")).toMatchObject({
+      outcome: "ok",
+      output: { passport: { raw: "X123", length: 4 } },
+    });
   });
 });

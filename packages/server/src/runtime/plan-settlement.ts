@@ -125,7 +125,9 @@ export async function planSettlement(
       checked.issues,
     );
   }
-  const accepted = { action: "accept" as const, at, value: checked.value, ...(reason === undefined ? {} : { reason }) };
+  // The answer as the person gave it, as a question's is: a schema that transforms gives its output to the tool only.
+  const given = isApproval ? checked.value : cause.value;
+  const accepted = { action: "accept" as const, at, value: given, ...(reason === undefined ? {} : { reason }) };
   if (isApproval) {
     // The approver's note, sent in the answer or beside it, reaches the tool (`ctx.approval.reason`).
     const inValue = (checked.value as { reason?: string }).reason;

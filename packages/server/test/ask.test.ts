@@ -22,7 +22,13 @@ let heard: AskResult<unknown>[] = [];
 /** The run (`ctx.attempt`) of each start of the tool, in order. */
 let attempts: number[] = [];
 const booking = (
-  options: { questions?: number; expireAfter?: number; rerun?: boolean; secondSchema?: z.ZodType } = {},
+  options: {
+    questions?: number;
+    expireAfter?: number;
+    rerun?: boolean;
+    firstSchema?: z.ZodType;
+    secondSchema?: z.ZodType;
+  } = {},
 ) =>
   implement(
     book,
@@ -33,7 +39,7 @@ const booking = (
           prompt: index === 0 ? `How many seats at ${restaurant}?` : "Which time?",
           schema:
             index === 0
-              ? z.object({ seats: z.number().int().min(1).max(12) })
+              ? (options.firstSchema ?? z.object({ seats: z.number().int().min(1).max(12) }))
               : (options.secondSchema ?? z.object({ time: z.string() })),
           ...(options.expireAfter === undefined ? {} : { expireAfter: options.expireAfter }),
         });
@@ -69,6 +75,15 @@ async function startAsking(options: Parameters<typeof booking>[0] = {}) {
   const id = await server.session();
   await server.call("POST", `/sessions/${id}/messages`, { text: "book Nora" });
   return { id, prompts: recording.prompts };
+}
+
+/** The question open in the session other than `earlier`, once the runtime asked it. */
+async function askedAnew(runtime: ReturnType<typeof createAgentRuntime>, sessionId: string, earlier: string) {
+  return vi.waitFor(async () => {
+    const asked = (await runtime.getSnapshot(sessionId)).pending.find((request) => request.requestId !== earlier);
+    expect(asked).toBeDefined();
+    return asked!;
+  });
 }
 
 /** A runtime on the SQLite file at `path`, as one process of the server. */
@@ -628,27 +643,73 @@ describe("a tool run again after a restart (rerunAfterRestart)", () => {
     },
   );
 
-  it("gives the call an error result, and closes the earlier question, when the next run asks something else", async () => {
+  it("asks again a question whose schema changed since the earlier run, cancelling the open one; keeps an answer that fits", async () => {
     const path = sqliteFile();
-    const { first, sessionId } = await askedTwice(path);
+    const { first, sessionId, seats, time } = await askedTwice(path);
     await first.store.close();
 
-    const changed = booking({ questions: 2, rerun: true, secondSchema: z.object({ at: z.string() }) });
-    const second = serverProcess(path, changed, recordingModel([script[0]!, { text: "Sorry." }]).model);
+    // A deploy widened the seats (the answer 4 still fits) and changed what the time question takes.
+    const changed = booking({
+      questions: 2,
+      rerun: true,
+      firstSchema: z.object({ seats: z.number().int().min(1).max(20) }),
+      secondSchema: z.object({ at: z.string() }),
+    });
+    const second = serverProcess(path, changed, recordingModel([script[0]!, { text: "Booked." }]).model);
     await second.runtime.ready;
+    const asked = await askedAnew(second.runtime, sessionId, time.requestId);
+    expect(asked.answerSchema).toMatchObject({ required: ["at"] });
+    await second.runtime.respond(sessionId, [{ requestId: asked.requestId, action: "accept", value: { at: "20:00" } }]);
     await second.runtime.idle();
+    expect(heard).toEqual([
+      { action: "accept", value: { seats: 4 } },
+      { action: "accept", value: { seats: 4 } },
+      { action: "accept", value: { at: "20:00" } },
+    ]);
     const events = await second.runtime.readEvents(sessionId, 0);
     expect(checkOneResultPerCall(events)).toEqual([]);
-    expect(events.filter((event) => event.type === "tool.result")).toMatchObject([
-      { outcome: "error", output: { message: expect.stringMatching(/same questions in the same order/) } },
-    ]);
     expect(events.filter((event) => event.type === "input.resolved")).toMatchObject([
-      { action: "accept" },
-      { action: "cancel" },
+      { requestId: seats.requestId, action: "accept" },
+      { requestId: time.requestId, action: "cancel", reason: expect.stringMatching(/changed .* asked again/) },
+      { requestId: asked.requestId, action: "accept" },
     ]);
-    expect((await second.runtime.getSnapshot(sessionId)).pending).toEqual([]);
+    expect(events.filter((event) => event.type === "tool.result")).toMatchObject([{ outcome: "ok" }]);
     await second.runtime.close();
     await second.store.close();
+  });
+
+  it("asks again an answered question whose answer does not fit its new schema, and keeps its id after another restart", async () => {
+    const path = sqliteFile();
+    const { first, sessionId, seats, time } = await askedTwice(path);
+    await first.store.close();
+
+    // Now at least 6 seats: the earlier answer, 4, no longer fits (a refinement would do the same).
+    const stricter = () => booking({ questions: 2, rerun: true, firstSchema: z.object({ seats: z.number().min(6) }) });
+    const second = serverProcess(path, stricter());
+    await second.runtime.ready;
+    // The time question the earlier run asked stays open beside it: the new run reaches it next.
+    const again = await askedAnew(second.runtime, sessionId, time.requestId);
+    expect(again.requestId).not.toBe(seats.requestId);
+    expect(again.prompt).toBe("How many seats at Nora?");
+    await second.runtime.close();
+    await second.store.close();
+
+    const third = serverProcess(path, stricter(), recordingModel([script[0]!, { text: "Booked." }]).model);
+    await third.runtime.ready;
+    await third.runtime.idle();
+    expect((await third.runtime.getSnapshot(sessionId)).pending.map((request) => request.requestId)).toEqual([
+      time.requestId,
+      again.requestId,
+    ]);
+    await third.runtime.respond(sessionId, [{ requestId: again.requestId, action: "accept", value: { seats: 6 } }]);
+    await third.runtime.respond(sessionId, [{ requestId: time.requestId, action: "accept", value: { time: "19:00" } }]);
+    await third.runtime.idle();
+    const events = await third.runtime.readEvents(sessionId, 0);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+    expect(events.filter((event) => event.type === "tool.result")).toMatchObject([{ outcome: "ok" }]);
+    expect(heard.at(-2)).toEqual({ action: "accept", value: { seats: 6 } });
+    await third.runtime.close();
+    await third.store.close();
   });
 
   /**

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { type InputRequest, type InputResponse, type SchemaLike, toJsonSchema, validate } from "@hitl-kit/protocol";
 import { issueSummary } from "@hitl-kit/protocol/internal";
-import type { Resolution, ToolCallRecord } from "../store/records.js";
+import type { RequestRecord, Resolution, ToolCallRecord } from "../store/records.js";
 import { LeaseLost } from "./coordination.js";
 import { randomId } from "./ids.js";
 import type { AskOptions, AskResult } from "./implement.js";
@@ -76,7 +76,10 @@ export class ToolQuestions {
     const hash = schemaHash(answerSchema);
     const after = question.expireAfter ?? expiryAfter(core.options.expireAfter, call);
     const expiresAt = after === undefined ? undefined : Date.now() + after;
-    const requestId = call.questionSeed === undefined ? randomId("req") : questionId(call.questionSeed, index);
+    const rerun = call.questionSeed !== undefined && (call.runs ?? 1) > 1;
+    const { requestId, earlier } = rerun
+      ? await this.#placeInRerun(sessionId, call, index, question.schema, hash)
+      : { requestId: call.questionSeed === undefined ? randomId("req") : questionId(call.questionSeed, index) };
     const request: InputRequest = {
       requestId,
       toolCallId: call.toolCallId,
@@ -141,15 +144,8 @@ export class ToolQuestions {
     // An answer the tool's schema refuses rejects the wait, maybe before anyone awaits it.
     answered.catch(() => {});
     // A run after a restart asks in the earlier run's place: the question it finds there was
-    // answered (the answer is handed over again), or is still open (it waits on), unless it
-    // asked something else.
+    // answered (the answer is handed over again), or is still open (it waits on).
     try {
-      const earlier = (call.runs ?? 1) > 1 ? await core.store.getRequest(sessionId, requestId) : undefined;
-      if (earlier && earlier.schemaHash !== hash) {
-        throw new Error(
-          `Question ${index + 1} of this run of ${call.toolName} has another answer schema than question ${index + 1} of its earlier run (${requestId}): a tool implemented with rerunAfterRestart must ask the same questions in the same order.`,
-        );
-      }
       if (earlier?.resolution) deliver(earlier.resolution);
       else if (!earlier) {
         await this.writer.section(sessionId, () =>
@@ -208,6 +204,36 @@ export class ToolQuestions {
   }
 
   /**
+   * Where a rerun's question `index` goes: in the earlier run's question of that place, whose
+   * answer is handed over again, or which is waited on while open. When the question changed
+   * since (a deploy between the runs), an answer that fits the new schema is kept; otherwise
+   * the question is asked again under an id of its own, and the earlier one, if still open,
+   * is cancelled saying so.
+   */
+  async #placeInRerun(
+    sessionId: string,
+    call: ToolCallRecord,
+    index: number,
+    schema: SchemaLike,
+    hash: string,
+  ): Promise<{ requestId: string; earlier?: RequestRecord }> {
+    const seed = call.questionSeed!;
+    const requestId = questionId(seed, index);
+    const earlier = await this.core.store.getRequest(sessionId, requestId);
+    const given = earlier?.resolution;
+    if (!earlier) return { requestId };
+    if (given ? given.action !== "accept" || (await validate(schema, given.value)).ok : earlier.schemaHash === hash) {
+      return { requestId, earlier };
+    }
+    if (!given) {
+      await this.#settleAsked(sessionId, call, requestId, { requestId, action: "cancel", reason: QUESTION_CHANGED });
+    }
+    const again = questionId(seed, `${index}:${hash}`);
+    const askedAgain = await this.core.store.getRequest(sessionId, again);
+    return { requestId: again, ...(askedAgain ? { earlier: askedAgain } : {}) };
+  }
+
+  /**
    * Settles a question on its asker's word, unless it is settled already: cancelled when
    * the asker withdrew it (`ask({ signal })`), accepted when it was answered elsewhere
    * (`ask({ answeredElsewhere })`).
@@ -250,9 +276,12 @@ function whenAborted(signal: AbortSignal): Promise<AskResult<unknown>> {
 }
 
 /** The id of a rerunnable call's question: the same for its place in every run (`index`), and not to be guessed without the call's seed. */
-function questionId(seed: string, index: number): string {
+function questionId(seed: string, index: number | string): string {
   return `req_${createHash("sha256").update(`${seed}:${index}`).digest("base64url").slice(0, 22)}`;
 }
+
+/** Why a question still open was cancelled when the tool's next run asked it with another schema. */
+const QUESTION_CHANGED = "This question changed when the server was updated, so it is asked again.";
 
 /** How often a question waiting across instances reads its request, in case a notification was lost. */
 const ASK_CHECK_MS = 5_000;

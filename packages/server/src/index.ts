@@ -32,7 +32,14 @@ export type {
   RuntimeHealth,
   SentMessage,
 } from "./runtime/agent-runtime-types.js";
-export type { AbortCause, Coordination, SessionLocker, StopKind, TurnLeases } from "./runtime/coordination.js";
+export {
+  type AbortCause,
+  type Coordination,
+  LeaseLost,
+  type SessionLocker,
+  type StopKind,
+  type TurnLeases,
+} from "./runtime/coordination.js";
 export type { EventHub, EventListener } from "./runtime/event-hub.js";
 export {
   type AskOptions,

@@ -86,7 +86,16 @@ export function localCoordination(): Coordination {
 
 /**
  * Thrown into a turn this instance no longer holds the lease of, or leaves as it closes
- * (`why`): it stops without writing.
+ * (`why`): it stops without writing. A tool's `ctx.ask` throws it too, and `ctx.signal`
+ * aborts with it: a tool that catches errors throws this one again, so the turn's next
+ * driver settles the call (or, with `rerunAfterRestart`, runs it again).
+ * @example
+ * try {
+ *   seats = await ctx.ask({ prompt: "How many seats?", schema: Seats });
+ * } catch (error) {
+ *   if (error instanceof LeaseLost) throw error;
+ *   return { booked: false, error: String(error) };
+ * }
  */
 export class LeaseLost extends Error {
   constructor(sessionId: string, why?: string) {

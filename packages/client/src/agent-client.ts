@@ -7,8 +7,9 @@ import { type CommandError, type CommandResult, toCommandError, toRequestError }
 import { KeptMessages } from "./kept-messages.js";
 import type { OutboxStorage } from "./outbox-keeper.js";
 import { reduceClientState } from "./reduce-client-state.js";
+import type { settledState } from "./reduce-requests.js";
 import { type RequestRef, requestIdOf } from "./request-ref.js";
-import { type AnswerTo, isOpen, type RequestOf } from "./request-state.js";
+import type { AnswerTo, RequestOf } from "./request-state.js";
 import { idempotencyKey } from "./retry.js";
 import { type ConnectionOptions, SessionConnection } from "./session-connection.js";
 import { sseTransport } from "./sse-transport.js";
@@ -340,10 +341,12 @@ export class AgentClient<Tools extends ToolSet = ToolSet> {
     this.#dispatch({ type: "request.submitting", requestId, sent: sentAnswer(response) });
     const result = await this.#post({ type: "responses", responses: [response] });
     if (result.ok) return result;
-    this.#dispatch({ type: "request.failed", requestId, error: toRequestError(result.error) });
-    // Settled elsewhere (another tab), and the stream has not shown it: it is behind, so it catches up.
-    if (result.error.code === "already_resolved" && isOpen(this.#state.requests[requestId]))
-      this.#connection.reconnect();
+    // Settled elsewhere (another tab): shown as the server settled it, and the stream, behind, catches up.
+    const won =
+      result.error.code === "already_resolved" &&
+      (result.error.details as { resolution?: Parameters<typeof settledState>[1] } | undefined)?.resolution;
+    this.#dispatch({ type: "request.failed", requestId, error: toRequestError(result.error), won });
+    if (won) this.#connection.reconnect();
     return result;
   }
 

@@ -1,6 +1,7 @@
 import type { ProtocolEvent, SessionSnapshot } from "@hitl-kit/protocol";
 import type { ClientError, ConnectionState } from "./client-state.js";
 import type { UnsentMessage } from "./outbox-keeper.js";
+import type { settledState } from "./reduce-requests.js";
 import type { RequestError, SentAnswer } from "./request-state.js";
 
 /**
@@ -47,5 +48,13 @@ export type ClientAction =
   | { type: "command.failed"; error: ClientError }
   /** An answer to an open request is in flight: `sent` is the answer. */
   | { type: "request.submitting"; requestId: string; sent: SentAnswer }
-  /** An answer was refused (by the client's own check, the server, or the network); the request is open again. */
-  | { type: "request.failed"; requestId: string; error: RequestError };
+  /**
+   * An answer was refused (by the client's own check, the server, or the network); the request
+   * is open again, or settled as `won` says when another answer was taken first.
+   */
+  | {
+      type: "request.failed";
+      requestId: string;
+      error: RequestError;
+      won?: Parameters<typeof settledState>[1] | false;
+    };

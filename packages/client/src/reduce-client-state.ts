@@ -78,7 +78,7 @@ export function reduceClientState(state: ClientState, action: ClientAction): Cli
     case "request.submitting":
       return commitState(state, { requests: markSubmitting(state.requests, action.requestId, action.sent) });
     case "request.failed":
-      return commitState(state, { requests: markFailed(state.requests, action.requestId, action.error) });
+      return commitState(state, { requests: markFailed(state.requests, action) });
     default:
       return assertNever(action);
   }

@@ -96,13 +96,24 @@ export function markSubmitting(requests: Requests, requestId: string, sent: Sent
 }
 
 /**
- * Opens a request again with the reason its answer was refused. A request settled in the
- * meantime stays settled: the server's `input.resolved` is the truth.
+ * Opens a request again with the reason its answer was refused; or, refused because it was
+ * settled another way (`already_resolved`, from another tab), settles it as the server says
+ * (`won`). A request settled in the meantime stays settled: the server's `input.resolved` is the truth.
  */
-export function markFailed(requests: Requests, requestId: string, error: RequestError): Requests {
+export function markFailed(
+  requests: Requests,
+  {
+    requestId,
+    error,
+    won,
+  }: { requestId: string; error: RequestError; won?: Parameters<typeof settledState>[1] | false },
+): Requests {
   const current = requests[requestId];
   if (!isOpen(current)) return requests;
-  return { ...requests, [requestId]: { request: current.request, status: "error", error } };
+  return {
+    ...requests,
+    [requestId]: won ? settledState(current.request, won) : { request: current.request, status: "error", error },
+  };
 }
 
 function assertNever(value: never): never {

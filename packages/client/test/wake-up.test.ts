@@ -199,8 +199,14 @@ describe("an answer another tab gave first", () => {
     expect((await other.respond(request!, { templateId: "calm" })).ok).toBe(true);
     const refused = await behind.respond(request!, { templateId: "bold" });
     expect(refused).toMatchObject({ ok: false, error: { code: "already_resolved" } });
+    // Shown as settled at once, with the answer that won (the 409's details), not as an error to answer again.
+    expect(behind.getSnapshot().requests[request!.request.requestId]).toMatchObject({
+      status: "resolved",
+      resolution: { action: "accept", value: { templateId: "calm" } },
+    });
 
-    const caught = await waitFor(behind, (s) => s.requests[request!.request.requestId]?.status === "resolved", 1_500);
+    // And its stream, behind, reconnects and catches up: the turn the answer resumed is shown.
+    const caught = await waitFor(behind, (s) => textOf(s) === "Calm it is.", 1_500);
     expect(caught.requests[request!.request.requestId]).toMatchObject({
       status: "resolved",
       resolution: { action: "accept", value: { templateId: "calm" } },

@@ -73,6 +73,22 @@ describe("types from the tool definition to every call site", () => {
     expectTypeOf(Answerer).toBeFunction();
   });
 
+  it("keeps the answer typed in a click handler when the request, not its state, is narrowed", () => {
+    function QuickAnswer() {
+      const agent = useAgent<typeof tools>({ url: "/api/agent" });
+      const request = agent.pending[0]?.request;
+      if (request?.toolName !== "pick_template") return null;
+      return (
+        <>
+          <button type="button" onClick={() => agent.respond(request, { templateId: "calm" })} />
+          {/* @ts-expect-error an approval's answer is not pick_template's */}
+          <button type="button" onClick={() => agent.respond(request, { reason: "ok" })} />
+        </>
+      );
+    }
+    expectTypeOf(QuickAnswer).toBeFunction();
+  });
+
   it("types useParkedRequest from the tool's type given only its name, so the definition can be a type-only import", () => {
     function ByName() {
       const parked = useParkedRequest<typeof liveTools.pickTemplate>("req_1", { tool: "pick_template" });

@@ -560,9 +560,13 @@ describe("a server tool that asks while it runs (ctx.ask)", () => {
     expect((await server.store.getSession(idle))?.status).toBe("idle");
   });
 
-  it.each(["crashes", "closes"] as const)(
-    "when the process %s while the tool waits, leaves the question to the next start, which cancels it and gives the call its one error result",
-    async (how) => {
+  it.each([
+    ["crashes", ""],
+    ["closes", ""],
+    ["crashes", ", and comes back with rerunAfterRestart on (not for a call started without it)"],
+  ] as const)(
+    "when the process %s while the tool waits%s, leaves the question to the next start, which cancels it and gives the call its one error result",
+    async (how, rerunNext) => {
       const path = sqliteFile();
       const first = serverProcess(path, booking());
       const { sessionId } = await first.runtime.createSession();
@@ -576,7 +580,7 @@ describe("a server tool that asks while it runs (ctx.ask)", () => {
 
       const second = serverProcess(
         path,
-        booking(),
+        booking({ rerun: rerunNext !== "" }),
         recordingModel([script[0]!, { text: "The booking may not have gone through." }]).model,
       );
       await second.runtime.ready;

@@ -343,9 +343,13 @@ export class TurnDriver {
     // Only a server that stopped leaves a call executing (a crash, a close that left the turn,
     // a dead instance whose turn this one took over). A tool implemented with
     // `rerunAfterRestart` runs again (its earlier questions keep their answers, an open one
-    // stays open), unless crashes cut it off too often.
+    // stays open), unless crashes cut it off too often; not a call started before the option
+    // was on (no seed), whose questions a new run could not find again.
     const rerun = executing.filter(
-      (call) => core.tools.get(call.toolName)?.rerunAfterRestart && (call.runs ?? 1) - (call.left ?? 0) < MAX_RUNS,
+      (call) =>
+        call.questionSeed !== undefined &&
+        core.tools.get(call.toolName)?.rerunAfterRestart &&
+        (call.runs ?? 1) - (call.left ?? 0) < MAX_RUNS,
     );
     const interrupted = executing.filter((call) => !rerun.includes(call));
     if (interrupted.length > 0) {

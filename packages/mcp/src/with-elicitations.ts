@@ -43,6 +43,8 @@ const MAX_CUT_OFF = 1_000;
 
 /** Reason given when the MCP server reports a URL elicitation complete before the person answered. */
 const completedAtLink = "The MCP server reported this elicitation complete.";
+/** What the MCP server hears when the host stops (or hands the call on) while the person has not answered. */
+const hostLeft = "The host stopped before the person answered this elicitation.";
 
 /**
  * Runs MCP requests of a hitl-kit server tool so that the MCP server's elicitations reach
@@ -80,7 +82,10 @@ export async function withElicitations<T>(client: Client, ctx: ToolContext, run:
   } catch (error) {
     if (bridge.cutOff.size < MAX_CUT_OFF) bridge.cutOff.add(ctx.sessionId);
     else if (!bridge.cutOff.has(ctx.sessionId)) bridge.cutOffMore = true;
-    throw error;
+    // The SDK wraps the call's abort reason in its own error ("MCP error -32001: …"): the
+    // reason itself says why (the person stopped the turn), and a server leaving the turn
+    // must see its own reason to leave the call to the next one.
+    throw ctx.signal.aborted ? ctx.signal.reason : error;
   } finally {
     bridge.callers.delete(caller);
   }
@@ -125,6 +130,11 @@ function bridgeFor(client: Client): Bridge {
         });
         // A stopped turn answers the question as cancelled: to the MCP server, the person cancelled.
         return elicitResult(answer, params.mode === "url" ? "url" : "form");
+      } catch (error) {
+        // The host leaves the turn (it stops, or another instance took it over): the MCP server
+        // hears that much, not the host's own words about its sessions.
+        if (ctx.signal.aborted && error === ctx.signal.reason) throw new Error(hostLeft);
+        throw error;
       } finally {
         extra.signal.removeEventListener("abort", withdrawn);
         if (params.mode === "url") {

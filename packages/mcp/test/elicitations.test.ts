@@ -21,6 +21,8 @@ const requestedSchema = {
 
 /** What the MCP server's tool heard back from each elicitation. */
 let heard: ElicitResult[] = [];
+/** The errors its elicitations failed with. */
+let failed: string[] = [];
 let completeLink: (() => Promise<void>) | undefined;
 
 /** An MCP server whose `book_table` tool elicits the seats and date (or sends the person to a link). */
@@ -32,12 +34,17 @@ function bookingServer() {
     async ({ restaurant, viaLink }) => {
       const elicitationId = `pay-${restaurant}`;
       if (viaLink) completeLink = mcp.server.createElicitationCompletionNotifier(elicitationId);
-      const result = await mcp.server.elicitInput(
-        viaLink
-          ? { mode: "url", message: "Pay the deposit.", url: `https://pay.example/${restaurant}`, elicitationId }
-          : { message: `How many seats at ${restaurant}, and when?`, requestedSchema },
-        { timeout: 10 * 60_000 },
-      );
+      const result = await mcp.server
+        .elicitInput(
+          viaLink
+            ? { mode: "url", message: "Pay the deposit.", url: `https://pay.example/${restaurant}`, elicitationId }
+            : { message: `How many seats at ${restaurant}, and when?`, requestedSchema },
+          { timeout: 10 * 60_000 },
+        )
+        .catch((error: Error) => {
+          failed.push(error.message);
+          throw error;
+        });
       heard.push(result);
       return { content: [{ type: "text", text: JSON.stringify({ restaurant, ...result }) }] };
     },
@@ -59,6 +66,7 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
   heard = [];
+  failed = [];
   completeLink = undefined;
 });
 
@@ -188,7 +196,7 @@ describe("MCP elicitations forwarded to the person", () => {
     expect(heard).toEqual([]);
   });
 
-  it("tells the MCP server the person cancelled when they stop the turn", async () => {
+  it("tells the MCP server the person cancelled when they stop the turn; the call's result says why, not the SDK's wrapper", async () => {
     const [id] = await host();
     const request = await openRequest(id!);
     expect((await server!.call("POST", `/sessions/${id}/cancel`, {})).status).toBe(202);
@@ -196,7 +204,24 @@ describe("MCP elicitations forwarded to the person", () => {
     expect(events.filter((event) => event.type === "input.resolved")).toMatchObject([
       { requestId: request.requestId, action: "cancel" },
     ]);
+    expect(events.filter((event) => event.type === "tool.result")).toMatchObject([
+      { outcome: "error", output: { message: "The person stopped the turn." } },
+    ]);
     await vi.waitFor(() => expect(heard).toEqual([{ action: "cancel" }]));
+  });
+
+  it("leaves the question open for the next start when the host closes, and tells the MCP server only that it stopped", async () => {
+    const [id] = await host();
+    const request = await openRequest(id!);
+    await server!.runtime.close({ timeoutMs: 100 });
+    await vi.waitFor(() =>
+      expect(failed).toEqual([expect.stringContaining("The host stopped before the person answered")]),
+    );
+    expect(failed[0]).not.toContain(id);
+    // Nothing written as the call's result: the turn's next driver settles it, as after a crash.
+    const events = await server!.store.readEvents(id!, 0);
+    expect(events.filter((event) => event.type === "tool.result")).toEqual([]);
+    expect((await server!.store.getRequest(id!, request.requestId))?.state).toBe("open");
   });
 
   it("cancels the request when the MCP connection closes, and the call gets one error result", async () => {

@@ -124,11 +124,13 @@ const toolBase = {
   toolCallId: z.string(),
   toolName: z.string(),
   input: z.unknown(),
+  asked: z.optional(z.array(z.string())),
 };
 
 /**
  * A tool call, by state: `running` (called, or answered and executing), `awaiting-input`
- * (parked on `requestId`), or `done` (its one result is in).
+ * (parked on `requestId`), or `done` (its one result is in). `asked`: the requests of the
+ * call before `requestId`, oldest first (an approval, earlier questions of a tool that asks).
  */
 export const ToolPart = z.discriminatedUnion("state", [
   z.object({ ...toolBase, state: z.literal("running"), requestId: z.optional(z.string()) }),

@@ -64,11 +64,13 @@ function applyEvent(state: SessionSnapshot, event: ProtocolEvent): SessionSnapsh
     case "input.requested":
       return event.requests.reduce(
         (next, request) =>
-          updateToolPart(next, request.toolCallId, (part) => ({
-            ...toolCore(part),
-            state: "awaiting-input",
-            requestId: request.requestId,
-          })),
+          updateToolPart(next, request.toolCallId, (part) => {
+            const core = toolCore(part);
+            // A call's next request (a question after its approval, or after another): the earlier stays listed.
+            if (part.requestId && part.requestId !== request.requestId)
+              core.asked = [...(part.asked ?? []), part.requestId];
+            return { ...core, state: "awaiting-input", requestId: request.requestId };
+          }),
         { ...state, pending: [...state.pending, ...event.requests] },
       );
     case "input.resolved":
@@ -116,8 +118,9 @@ function appendDelta(message: Message, event: EventOf<"text.delta" | "reasoning.
   return { ...message, parts };
 }
 
-function toolCore(part: ToolPart) {
-  return { type: part.type, toolCallId: part.toolCallId, toolName: part.toolName, input: part.input };
+function toolCore(part: ToolPart): Pick<ToolPart, "type" | "toolCallId" | "toolName" | "input" | "asked"> {
+  const { type, toolCallId, toolName, input, asked } = part;
+  return asked ? { type, toolCallId, toolName, input, asked } : { type, toolCallId, toolName, input };
 }
 
 function updateMessage(state: SessionSnapshot, messageId: string, update: (message: Message) => Message) {

@@ -22,16 +22,36 @@ export interface ReasoningPart {
 
 /**
  * A tool call, by state: `running` (called, or answered and executing), `awaiting-input`
- * (parked on `requestId`), or `done` (its one result is in).
+ * (parked on `requestId`), or `done` (its one result is in). `asked` lists the requests of
+ * the call before `requestId`, oldest first: its approval, and the earlier questions of a
+ * tool that asks while it runs (`ctx.ask`); absent when it had none. Written out in full,
+ * so that an editor shows each state's fields.
  */
 export type ToolPart =
-  | { type: "tool"; toolCallId: string; toolName: string; input: unknown; state: "running"; requestId?: string }
-  | { type: "tool"; toolCallId: string; toolName: string; input: unknown; state: "awaiting-input"; requestId: string }
   | {
       type: "tool";
       toolCallId: string;
       toolName: string;
       input: unknown;
+      asked?: string[];
+      state: "running";
+      requestId?: string;
+    }
+  | {
+      type: "tool";
+      toolCallId: string;
+      toolName: string;
+      input: unknown;
+      asked?: string[];
+      state: "awaiting-input";
+      requestId: string;
+    }
+  | {
+      type: "tool";
+      toolCallId: string;
+      toolName: string;
+      input: unknown;
+      asked?: string[];
       state: "done";
       requestId?: string;
       outcome: ToolOutcome;

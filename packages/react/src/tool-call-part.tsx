@@ -24,7 +24,8 @@ export interface ToolCallPartProps {
 
 /**
  * Renders any tool call of a message in one place: a call that asked a person with its
- * widget (through `<ParkedRequest>`, so it stays visible with its answer once settled),
+ * widget (through `<ParkedRequest>`, so it stays visible with its answer once settled;
+ * one per request, for a call that asked more than once),
  * and a call that does not park — a server tool running, done or failed — with the
  * registry's renderer for its tool, or {@link ToolCallCard}.
  * @example
@@ -40,14 +41,16 @@ export const ToolCallPart = memo(function ToolCallPart({
   toolCallFallback = ToolCallCard,
 }: ToolCallPartProps) {
   if (part.requestId !== undefined) {
-    return (
+    // Every request of the call, the earlier ones settled (an approval, a first question) above the latest.
+    return [...(part.asked ?? []), part.requestId].map((requestId) => (
       <ParkedRequest
-        requestId={part.requestId}
+        key={requestId}
+        requestId={requestId}
         {...(agent ? { agent } : {})}
         {...(widgets ? { widgets } : {})}
         {...(fallback ? { fallback } : {})}
       />
-    );
+    ));
   }
   const state = toolCallStateOf(part);
   if (!state) return null;

@@ -212,6 +212,14 @@ describe("a server tool that asks while it runs (ctx.ask)", () => {
       { action: "accept", value: { time: "19:30" } },
     ]);
     expect(checkOneResultPerCall(await server!.events(id))).toEqual([]);
+    // A reload shows both questions with their answers: the call's part lists the first.
+    const snapshot = await server!.snapshot(id);
+    const part = snapshot.messages.flatMap((message) => message.parts).find((each) => each.type === "tool");
+    expect(part).toMatchObject({ asked: [pending.requestId], requestId: second.requestId, state: "done" });
+    expect(snapshot.resolved?.map((settled) => [settled.request.requestId, settled.resolution.value])).toEqual([
+      [pending.requestId, { seats: 3 }],
+      [second.requestId, { time: "19:30" }],
+    ]);
   });
 
   it("tells the tool of a decline, and of an expiry", async () => {

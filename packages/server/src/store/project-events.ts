@@ -183,6 +183,8 @@ export function snapshotOf(
 /** The request ids of a page's tool parts: the requests whose resolutions a snapshot carries. */
 export function requestIdsOf(page: readonly ProjectedMessage[]): string[] {
   return page.flatMap(({ message }) =>
-    message.parts.flatMap((part) => (part.type === "tool" && part.requestId ? [part.requestId] : [])),
+    message.parts.flatMap((part) =>
+      part.type === "tool" && part.requestId ? [...(part.asked ?? []), part.requestId] : [],
+    ),
   );
 }

@@ -317,6 +317,11 @@ describe("what every request must be, on the adapter and the fetch handler", () 
     const bare = await send(base, { headers: { cookie } });
     expectJsonError(bare, 404, "not_found");
     expect(JSON.parse(bare.text).error.message).toBe("No route /api/agent; hitl-kit serves /api/agent/sessions.");
+    // A path under it that names no route says the whole path, as the server got it.
+    const unknown = await send(`${base}/nope`, { headers: { cookie } });
+    expect(JSON.parse(unknown.text).error.message).toBe(
+      "No route GET /api/agent/nope; hitl-kit serves /api/agent/sessions.",
+    );
     const fine = await send(`${base}/sessions/${id}/messages`, {
       method: "POST",
       headers: withCookie,

@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { defineTool } from "@hitl-kit/protocol";
+import { defineTool, ProtocolError } from "@hitl-kit/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
@@ -134,6 +134,23 @@ describe("the host's identify hook", () => {
       expect(refused.body.error).toEqual({ code: "unauthorized", message: expect.stringMatching(/Sign in/) });
     }
     expect(await server.runtime.listSessions()).toEqual([]);
+  });
+
+  it("answers 503, which the client sends again, when identify says its backend is out of reach", async () => {
+    const logged: unknown[][] = [];
+    const identify = () => {
+      throw new ProtocolError("unavailable", "The login service is out of reach; send the request again.");
+    };
+    server = startServer(scriptedModel([]), {
+      http: { identify, logger: { warn: (...line) => logged.push(line), error: (...line) => logged.push(line) } },
+    });
+    const refused = await server.call("GET", "/sessions");
+    expect(refused.status).toBe(503);
+    expect(refused.body.error).toEqual({
+      code: "unavailable",
+      message: "The login service is out of reach; send the request again.",
+    });
+    expect(logged).toEqual([]);
   });
 
   it("refuses, as the server's failure and saying why, a principal that is not a string", async () => {

@@ -124,7 +124,7 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
     if (request.method === "OPTIONS") return origins.preflight(request, url);
 
     const method = request.method === "HEAD" ? "GET" : request.method;
-    const route = matchRoute(url.pathname.slice(base.length), method);
+    const route = matchRoute(url.pathname.slice(base.length), method, base);
     if (method !== "GET") origins.check(request, url);
     const caller = await identifyCaller(request, platform, url, options.identify);
     if (caller.kind === "anonymous" && request.headers.get("sec-fetch-site") === "cross-site") {

@@ -21,7 +21,7 @@ const sessionRoutes: Record<string, Partial<Record<string, SessionAction>>> = {
 };
 
 /** The route a path and method address. @throws `not_found`, `method_not_allowed`, or `bad_request` for bad percent-encoding */
-export function matchRoute(path: string, method: string): Route {
+export function matchRoute(path: string, method: string, base = ""): Route {
   if (path === "/sessions") {
     if (method === "GET") return { action: "list" };
     if (method === "POST") return { action: "create" };
@@ -29,7 +29,9 @@ export function matchRoute(path: string, method: string): Route {
   }
   const match = /^\/sessions\/([^/]+)(\/[a-z]+)?$/.exec(path);
   const routes = match && sessionRoutes[match[2] ?? ""];
-  if (!match || !routes) throw new ProtocolError("not_found", `No route ${method} ${path}.`);
+  if (!match || !routes) {
+    throw new ProtocolError("not_found", `No route ${method} ${base}${path}; hitl-kit serves ${base}/sessions.`);
+  }
   const action = routes[method];
   if (!action)
     throw methodNotAllowed(

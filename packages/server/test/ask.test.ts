@@ -222,6 +222,33 @@ describe("a server tool that asks while it runs (ctx.ask)", () => {
     ]);
   });
 
+  it("cancels a question its tool left open by failing, saying the tool failed", async () => {
+    let timeOut = () => {};
+    const timedOut = new Promise<void>((resolve) => {
+      timeOut = resolve;
+    });
+    // As an MCP call whose request timed out while its elicitation waited for the person.
+    const givesUp = implement(book, async (_input, ctx) => {
+      void ctx.ask({ prompt: "How many seats?", schema: z.object({ seats: z.number() }) }).catch(() => {});
+      await timedOut;
+      throw new Error("MCP error -32001: Request timed out");
+    });
+    server = startServer(recordingModel(script).model, { tools: [givesUp] });
+    const id = await server.session();
+    await server.call("POST", `/sessions/${id}/messages`, { text: "book Nora" });
+    await openQuestion(id);
+    timeOut();
+    const events = await vi.waitFor(async () => {
+      const all = await server!.events(id);
+      expect(all.some((event) => event.type === "tool.result")).toBe(true);
+      return all;
+    });
+    expect(events.filter((event) => event.type === "input.resolved")).toMatchObject([
+      { action: "cancel", reason: "The tool stopped with an error before this was answered." },
+    ]);
+    expect(checkOneResultPerCall(events)).toEqual([]);
+  });
+
   it("tells the tool of a decline, and of an expiry", async () => {
     const declined = await asking();
     await server!.call("POST", `/sessions/${declined.id}/responses`, {

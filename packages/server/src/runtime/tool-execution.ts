@@ -243,7 +243,10 @@ export class ToolExecution {
               ? serverStopped
               : signal?.aborted
                 ? whyStopped(signal)
-                : (why ?? "The tool finished without this answer."),
+                : (why ??
+                  (outcome === "error"
+                    ? "The tool stopped with an error before this was answered."
+                    : "The tool finished without this answer.")),
           )
         : { requests: [], events: [] };
     await this.writer.commit(sessionId, {

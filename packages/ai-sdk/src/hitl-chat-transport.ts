@@ -4,6 +4,7 @@ import {
   type InputResponse,
   isIdempotencyKey,
   type ProtocolEvent,
+  type SessionSnapshot,
   type ValidationIssue,
 } from "@hitl-kit/protocol";
 import { type ChatTransport, isToolUIPart, type UIMessage, type UIMessageChunk } from "ai";
@@ -144,6 +145,8 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
       try {
         await http.respond(sessionId, responses, extra);
       } catch (error) {
+        // Answered first in another tab: the stream shows that answer and what followed it.
+        if (error instanceof ApiError && error.code === "already_resolved") return continued(sessionId, snapshot);
         if (!(error instanceof ApiError) || error.code !== "invalid_answer") throw error;
         const answers = JSON.stringify(responses);
         if (refusedAnswers.get(chatId) === answers) throw error;
@@ -154,10 +157,15 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
         }, abortSignal);
       }
       refusedAnswers.delete(chatId);
-      const toolCallIds = (last?.parts ?? []).flatMap((part) => (isToolUIPart(part) ? [part.toolCallId] : []));
-      const requests = [...snapshot.pending, ...snapshot.resolved.map((resolved) => resolved.request)];
-      const chunker = new EventChunker({ toolCallIds, requests });
-      return stream(chatId, sessionId, snapshot.lastSeq, chunker, "continue", abortSignal, extra);
+      return continued(sessionId, snapshot);
+
+      /** The reply's stream on from the snapshot, continuing the last message. */
+      function continued(sessionId: string, snapshot: SessionSnapshot) {
+        const toolCallIds = (last?.parts ?? []).flatMap((part) => (isToolUIPart(part) ? [part.toolCallId] : []));
+        const requests = [...snapshot.pending, ...snapshot.resolved.map((resolved) => resolved.request)];
+        const chunker = new EventChunker({ toolCallIds, requests });
+        return stream(chatId, sessionId, snapshot.lastSeq, chunker, "continue", abortSignal, extra);
+      }
     },
 
     async reconnectToStream({ chatId, abortSignal, headers }) {

@@ -191,6 +191,46 @@ describe.each(setups)("useChat's Chat on hitl-kit ($name)", (setup) => {
     expectCleanRun();
   });
 
+  it("an answer another tab gave first wins: the chat shows it and the reply, not an error", async () => {
+    const { sessions, before } = await parkedThenLeft(
+      [{ text: "Pick one.", toolCalls: [pick] }, { text: "Made it with a." }],
+      "make me a poster",
+    );
+    // Tab B sends its answer only once tab A's is taken, after B loaded the request as open.
+    let aAnswered = () => {};
+    const gate = new Promise<void>((resolve) => {
+      aAnswered = resolve;
+    });
+    const held =
+      (direct: typeof app.fetch): typeof app.fetch =>
+      async (input, init) => {
+        if (init?.method === "POST" && String(input).endsWith("/responses")) await gate;
+        return direct(input, init);
+      };
+    const tabA = app.chat({ id: before.id, transport: app.transport(sessions) });
+    const tabB = app.chat({ id: before.id, transport: app.transport(sessions, held) });
+    await tabA.resumeStream();
+    await tabB.resumeStream();
+    const [part] = toolParts(tabB.lastMessage);
+
+    void tabB.addToolOutput({ tool: "pick_template", toolCallId: part!.toolCallId, output: { templateId: "b" } });
+    await tabA.addToolOutput({ tool: "pick_template", toolCallId: part!.toolCallId, output: { templateId: "a" } });
+    await vi.waitFor(() => expect(tabA.lastMessage?.parts.at(-1)).toMatchObject({ text: "Made it with a." }));
+    aAnswered();
+
+    await vi.waitFor(() => expect(tabB.lastMessage?.parts.at(-1)).toMatchObject({ text: "Made it with a." }));
+    await vi.waitFor(() => expect(tabB.status).toBe("ready"));
+    expect(tabB.error).toBeUndefined();
+    expect(tabB.lastMessage?.parts.find((p) => p.type === "data-hitl-request")).toMatchObject({
+      data: { state: "settled", resolution: { action: "accept", value: { templateId: "a" } } },
+    });
+    expect(toolParts(tabB.lastMessage)).toMatchObject([{ state: "output-available", output: { templateId: "a" } }]);
+    const sessionId = (await app.transport(sessions).sessionIdOf(before.id))!;
+    const { events, problems } = await app.events(sessionId);
+    expect(problems).toEqual([]);
+    expect(events.filter((event) => event.type === "input.resolved")).toHaveLength(1);
+  });
+
   it("a new chat asks for no session under its own id, and a chat whose id is a session id opens that session", async () => {
     await start([{ text: "Hello." }]);
     const asked: string[] = [];

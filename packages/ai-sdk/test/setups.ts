@@ -88,8 +88,11 @@ export async function startApp(setup: Setup, replies: Reply[], options: { chunkD
   const url = "http://127.0.0.1/api/agent";
 
   /** A transport whose streams are checked chunk by chunk against `uiMessageChunkSchema`. */
-  function transport(sessions: SessionMap = memorySessionMap()): HitlChatTransport {
-    const inner = hitlChatTransport({ url, fetch, sessions });
+  function transport(
+    sessions: SessionMap = memorySessionMap(),
+    through: (request: typeof fetch) => typeof fetch = (direct) => direct,
+  ): HitlChatTransport {
+    const inner = hitlChatTransport({ url, fetch: through(fetch), sessions });
     const checked = (stream: ReadableStream<UIMessageChunk>) =>
       stream.pipeThrough(
         new TransformStream<UIMessageChunk, UIMessageChunk>({

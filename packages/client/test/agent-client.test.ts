@@ -230,7 +230,10 @@ describe("AgentClient when messages fail on the way", () => {
    */
   async function flakyClient(
     script: Script,
-    { listen = true, ...options }: { listen?: boolean; sessionId?: string; outboxStorage?: OutboxStorage } = {},
+    {
+      listen = true,
+      ...options
+    }: { listen?: boolean; sessionId?: string; outboxStorage?: OutboxStorage; timeoutMs?: number } = {},
   ) {
     server ??= await startAgentServer(script);
     const through = server.fetch;
@@ -388,7 +391,8 @@ describe("AgentClient when messages fail on the way", () => {
 
   it("keeps unsent messages for the next page: one not sent comes back failed under its key, one the server took does not", async () => {
     const { items, outboxStorage } = memoryStorage();
-    const page = await flakyClient([{ text: "Hello." }, { text: "Again." }], { outboxStorage });
+    // A lost attempt must reach the server whatever the load: no 200 ms timeout cutting it off first.
+    const page = await flakyClient([{ text: "Hello." }, { text: "Again." }], { outboxStorage, timeoutMs: 10_000 });
     const sessionId = await page.client.createSession();
     page.client.close(); // no stream: this page cannot learn that the server took the first
     page.fates.set("taken", ["lost", "refused", "refused", "refused"]);

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createAgentRuntime, type SessionStore, StoreUnavailable } from "../src/index.js";
+import { createAgentRuntime, createFetchHandler, type SessionStore, StoreUnavailable } from "../src/index.js";
 import { scriptedModel } from "../src/models/scripted-model.js";
 import { indexBuilds } from "../src/store/postgres-index-builds.js";
 import { migrations } from "../src/store/postgres-schema.js";
@@ -280,6 +280,13 @@ describe.skipIf(!postgresAvailable)("postgresStore's schema versions", () => {
     await expect(runtime.ready).rejects.toThrow(StoreUnavailable);
     // Not tried again: a startup probe can fail fast rather than wait on "starting".
     expect(await runtime.health()).toEqual({ ok: false, status: "failed" });
+    // Not "cannot reach": the store answers, and this instance cannot use it however often asked.
+    const handler = createFetchHandler(runtime, { identify: () => "ada", logger: quiet });
+    const reply = await handler(new Request("http://127.0.0.1/api/agent/sessions"));
+    expect(reply.status).toBe(503);
+    expect((await reply.json()).error.message).toBe(
+      "This server cannot use its session store (its log says why); send the request again, for another instance to answer it.",
+    );
     await runtime.close();
   });
 });

@@ -88,8 +88,38 @@ describe.skipIf(!postgresAvailable)("a role with only the privileges it is given
 
     await asAdmin([`UPDATE ${schema}.schema_version SET version = ${migrations(schema).length - 1}`]);
     await expect(storeAs(url, schema).getSession("s1")).rejects.toThrow(
-      `postgresStore: schema ${schema} is at version ${migrations(schema).length - 1} and this @hitl-kit/server needs ${migrations(schema).length}, which role ${name} may not apply (permission denied for schema ${schema}). Apply it first with a role that may, as a release step: migratePostgresSchema(url, { schema: "${schema}" })`,
+      `postgresStore: schema ${schema} is at version ${migrations(schema).length - 1} and this @hitl-kit/server needs ${migrations(schema).length}, which role ${name} may not apply (permission denied for schema ${schema}). Apply it first, as a release step, with the role that owns the schema's tables: migratePostgresSchema(url, { schema: "${schema}" })`,
     );
+  });
+
+  it("refuses at start, naming what it lacks and the grants, a role that may not read and write all of a migrated schema", async () => {
+    const schema = postgres.schema();
+    await migratePostgresSchema(postgres.url(), { schema });
+    const usageOnly = await role((name) => [`GRANT USAGE ON SCHEMA ${schema} TO ${name}`]);
+    await expect(storeAs(usageOnly.url, schema).getSession("s1")).rejects.toThrow(
+      `postgresStore: role ${usageOnly.name} may not read schema ${schema} (permission denied for table schema_version). A role that only reads and writes it needs, from an administrator: GRANT USAGE ON SCHEMA ${schema} TO ${usageOnly.name}; GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${usageOnly.name};`,
+    );
+    const readOnly = await role((name) => [
+      `GRANT USAGE ON SCHEMA ${schema} TO ${name}`,
+      `GRANT SELECT ON ALL TABLES IN SCHEMA ${schema} TO ${name}`,
+    ]);
+    await expect(storeAs(readOnly.url, schema).getSession("s1")).rejects.toThrow(
+      `postgresStore: role ${readOnly.name} may not read and write all of schema ${schema}: it lacks rights on events, messages, requests, sessions, tool_calls, transcript, turn_leases. As an administrator: GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${readOnly.name};`,
+    );
+    // A hardened database that takes EXECUTE from PUBLIC: the functions are named, with their grant.
+    await asAdmin([`REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA ${schema} FROM PUBLIC`]);
+    const noExecute = await role((name) => [
+      `GRANT USAGE ON SCHEMA ${schema} TO ${name}`,
+      `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${name}`,
+    ]);
+    const refused = await storeAs(noExecute.url, schema)
+      .getSession("s1")
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({
+      lasting: true,
+      message: expect.stringContaining(`GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA ${schema} TO ${noExecute.name};`),
+    });
+    expect((refused as Error).message).toContain("event_message_key(), lock_session(), parse_json()");
   });
 
   it("says what to grant when the schema exists and it may not create tables in it", async () => {

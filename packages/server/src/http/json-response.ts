@@ -38,10 +38,10 @@ export function errorResponse(error: unknown, log: FailureLog, request?: Request
   if (error instanceof Response) return error;
   if (error instanceof StoreUnavailable) {
     log.outage(error);
-    return errorResponse(
-      new ProtocolError("unavailable", "The server cannot reach its session store right now; send the request again."),
-      log,
-    );
+    const message = error.lasting
+      ? "This server cannot use its session store (its log says why); send the request again, for another instance to answer it."
+      : "The server cannot reach its session store right now; send the request again.";
+    return errorResponse(new ProtocolError("unavailable", message), log);
   }
   if (!(error instanceof ProtocolError)) {
     // The method and path say which request failed; its query and headers may hold what is nobody's to log.

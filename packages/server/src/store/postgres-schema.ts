@@ -105,7 +105,32 @@ export async function migrate(pool: pg.Pool, schema: string): Promise<{ from: nu
   const from = await migrateTables(pool, schema);
   const to = migrations(schema).length;
   await buildIndexes(pool, schema, to);
+  await checkPrivileges(pool, schema);
   return { from, to };
+}
+
+/**
+ * Refuses, at start rather than at its first write, a role that may not read and write every
+ * table of the schema or run its functions (a grant forgotten after a migration that added a
+ * table, `EXECUTE` revoked from `PUBLIC`): the error names what it lacks and the grants.
+ */
+async function checkPrivileges(pool: pg.Pool, schema: string): Promise<void> {
+  const { rows } = await pool.query<{ name: string; role: string }>(
+    `SELECT c.relname AS name, current_user AS role FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = $1 AND c.relname = ANY($2) AND NOT (has_table_privilege(c.oid, 'SELECT')
+        AND has_table_privilege(c.oid, 'INSERT') AND has_table_privilege(c.oid, 'UPDATE') AND has_table_privilege(c.oid, 'DELETE'))
+     UNION ALL
+     SELECT p.proname || '()', current_user FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+      WHERE n.nspname = $1 AND NOT has_function_privilege(p.oid, 'EXECUTE')
+     ORDER BY 1`,
+    [schema, TABLES],
+  );
+  if (rows.length === 0) return;
+  const role = rows[0]!.role;
+  const functions = rows.some((row) => row.name.endsWith("()"));
+  throw new Error(
+    `postgresStore: role ${role} may not read and write all of schema ${schema}: it lacks rights on ${rows.map((row) => row.name).join(", ")}. As an administrator: GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${role};${functions ? ` GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA ${schema} TO ${role};` : ""}`,
+  );
 }
 
 /** Applies the versions the schema has not had, in one transaction under the migration lock; returns the version it was at. */
@@ -114,11 +139,13 @@ async function migrateTables(pool: pg.Pool, schema: string): Promise<number> {
   const client = await pool.connect();
   let existed = false;
   let applied: number | undefined;
+  let began = false;
   try {
     existed = (await client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema])).rowCount !== 0;
     applied = existed ? await versionOf(client, schema) : undefined;
     if (applied === all.length) return applied;
     await client.query("BEGIN");
+    began = true;
     // A host's statement_timeout would cancel a long index build, and each try after it too,
     // or the wait while another instance migrates.
     await client.query("SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0");
@@ -144,9 +171,9 @@ async function migrateTables(pool: pg.Pool, schema: string): Promise<number> {
     await client.query("COMMIT");
     return from;
   } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
+    if (began) await client.query("ROLLBACK").catch(() => {});
     throw (error as { code?: unknown }).code === "42501"
-      ? await notAllowed(client, schema, existed, applied, all.length, error)
+      ? await notAllowed(client, schema, { existed, began, applied, wanted: all.length }, error)
       : error;
   } finally {
     client.release();
@@ -160,9 +187,12 @@ async function migrateTables(pool: pg.Pool, schema: string): Promise<number> {
  */
 async function versionOf(client: pg.PoolClient, schema: string): Promise<number | undefined> {
   const { rows: columns } = await client.query<{ name: string; type: string }>(
-    `SELECT attname AS name, format_type(atttypid, atttypmod) AS type FROM pg_attribute
-      WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped`,
-    [`${schema}.schema_version`],
+    // From the catalog, which any role reads: a role without USAGE on the schema learns
+    // whether there is a version to read before it is refused reading it.
+    `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type FROM pg_attribute a
+       JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = $1 AND c.relname = 'schema_version' AND a.attnum > 0 AND NOT a.attisdropped`,
+    [schema],
   );
   if (columns.length === 0) return undefined;
   const ours = columns.length === 1 && columns[0]!.name === "version" && columns[0]!.type === "integer";
@@ -190,32 +220,35 @@ async function refuseOthersTables(client: pg.PoolClient, schema: string): Promis
   );
 }
 
-/** A refused privilege at start, as an error that says what to grant, or how to migrate with another role. */
+/**
+ * A refused privilege at start, as an error that says what to grant, or how to migrate with
+ * another role: looking at a schema (the role may not read it), bringing one that is behind up
+ * to date (a read-write role, whose release step has not migrated yet), or setting one up.
+ */
 async function notAllowed(
   client: pg.PoolClient,
   schema: string,
-  existed: boolean,
-  applied: number | undefined,
-  wanted: number,
+  at: { existed: boolean; began: boolean; applied: number | undefined; wanted: number },
   cause: unknown,
 ): Promise<Error> {
   const { rows } = await client
     .query<{ role: string; db: string }>("SELECT current_user AS role, current_database() AS db")
     .catch(() => ({ rows: [{ role: "<role>", db: "<database>" }] }));
   const { role, db } = rows[0]!;
-  if (applied !== undefined) {
-    return new Error(
-      `postgresStore: schema ${schema} is at version ${applied} and this @hitl-kit/server needs ${wanted}, which role ${role} may not apply (${(cause as Error).message}). Apply it first with a role that may, as a release step: migratePostgresSchema(url, { schema: "${schema}" }) from @hitl-kit/server/postgres; or let this role: GRANT USAGE, CREATE ON SCHEMA ${schema} TO ${role}.`,
-      { cause },
-    );
+  const why = (cause as Error).message;
+  const guide = `(see "A role that only reads and writes" in docs/deploying.md)`;
+  let message: string;
+  if (at.existed && !at.began) {
+    message = `postgresStore: role ${role} may not read schema ${schema} (${why}). A role that only reads and writes it needs, from an administrator: GRANT USAGE ON SCHEMA ${schema} TO ${role}; GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${role}; ${guide}.`;
+  } else if (at.applied !== undefined) {
+    message = `postgresStore: schema ${schema} is at version ${at.applied} and this @hitl-kit/server needs ${at.wanted}, which role ${role} may not apply (${why}). Apply it first, as a release step, with the role that owns the schema's tables: migratePostgresSchema(url, { schema: "${schema}" }) from @hitl-kit/server/postgres ${guide}.`;
+  } else {
+    const fix = at.existed
+      ? `let it create tables in the schema, as an administrator: GRANT USAGE, CREATE ON SCHEMA ${schema} TO ${role}.`
+      : `create the schema for it once, as an administrator: CREATE SCHEMA ${schema} AUTHORIZATION ${role}; or let it create schemas: GRANT CREATE ON DATABASE ${db} TO ${role}.`;
+    message = `postgresStore: role ${role} may not set up schema ${schema} (${why}). To fix it, ${fix}`;
   }
-  const fix = existed
-    ? `let it create tables in the schema, as an administrator: GRANT USAGE, CREATE ON SCHEMA ${schema} TO ${role}.`
-    : `create the schema for it once, as an administrator: CREATE SCHEMA ${schema} AUTHORIZATION ${role}; or let it create schemas: GRANT CREATE ON DATABASE ${db} TO ${role}.`;
-  return new Error(
-    `postgresStore: role ${role} may not set up schema ${schema} (${(cause as Error).message}). To fix it, ${fix}`,
-    { cause },
-  );
+  return new Error(message, { cause });
 }
 
 /** A named statement: `pg` parses and plans it once per connection, then only binds and runs it. */

@@ -69,8 +69,8 @@ export interface SessionSummary {
   updatedAt: string;
   /** The first words of the first message. */
   title?: string;
-  /** Where its turn is; `resuming` while the server picks a settled turn up again. */
-  status: SessionStatus | "resuming";
+  /** Where its turn is, as its snapshot says. */
+  status: SessionStatus;
   /**
    * How many requests wait for the person: a parked turn's, or questions a running tool
    * asked (its `status` stays `running`). Show the session as waiting for them when it is not 0.

@@ -249,6 +249,35 @@ describe("a server tool that asks while it runs (ctx.ask)", () => {
     expect(checkOneResultPerCall(events)).toEqual([]);
   });
 
+  it("lists a session whose approved tool waits on its question as running, as its snapshot says", async () => {
+    const approved = defineTool({ ...book, approval: () => true });
+    const asks = implement(approved, async (_input, ctx) => {
+      const seats = await ctx.ask({ prompt: "How many seats?", schema: z.object({ seats: z.number() }) });
+      return { seats: seats.action === "accept" ? seats.value.seats : 0 };
+    });
+    server = startServer(recordingModel(script).model, { tools: [asks] });
+    const id = await server.session();
+    await server.call("POST", `/sessions/${id}/messages`, { text: "book Nora" });
+    await server.runtime.idle();
+    const [approval] = (await server.snapshot(id)).pending;
+    await server.call("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: approval!.requestId, action: "accept" }],
+    });
+    const question = await vi.waitFor(async () => {
+      const [open] = (await server!.snapshot(id)).pending;
+      expect(open?.prompt).toBe("How many seats?");
+      return open!;
+    });
+    expect((await server.snapshot(id)).status).toBe("running");
+    expect((await server.call("GET", "/sessions")).body.sessions).toMatchObject([
+      { sessionId: id, status: "running", pending: 1 },
+    ]);
+    await server.call("POST", `/sessions/${id}/responses`, {
+      responses: [{ requestId: question.requestId, action: "accept", value: { seats: 2 } }],
+    });
+    await server.runtime.idle();
+  });
+
   it("tells the tool of a decline, and of an expiry", async () => {
     const declined = await asking();
     await server!.call("POST", `/sessions/${declined.id}/responses`, {

@@ -149,7 +149,11 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       // together. The lock's key is no session's (ids have no space) and fits a text column.
       return owner === undefined || cap === undefined ? create() : lock.run(`owner ${owner}`, create);
     },
-    listSessions: (listOptions) => store.listSessions(listOptions),
+    // As a snapshot says it: a turn picked up again after its answers (`resuming`) is running.
+    listSessions: async (listOptions) =>
+      (await store.listSessions(listOptions)).map((summary) =>
+        summary.status === "resuming" ? { ...summary, status: "running" } : summary,
+      ),
     async getSessionInfo(sessionId) {
       const session = await store.getSession(sessionId);
       if (!session) return undefined;

@@ -5,8 +5,15 @@ import { busyButtonProps, ValueView, WidgetFrame, type WidgetProps } from "@hitl
 import { useId, useState } from "react";
 import { useKitTexts } from "./kit-texts.js";
 
-/** Props of {@link ApprovalCard}. */
-export type ApprovalCardProps<Input = unknown> = WidgetProps<Input, ApprovalAnswer> & {
+/**
+ * Props of {@link ApprovalCard}. `Answer` is for a tool that needs approval and also asks
+ * (`defineTool({ approval, asks })`): its one widget's props, whose answers are either, pass
+ * to the card when `request.kind` is `"approval"`.
+ */
+export type ApprovalCardProps<Input = unknown, Answer = ApprovalAnswer> = WidgetProps<
+  Input,
+  Answer | ApprovalAnswer
+> & {
   /** The approve button's text; the widget texts' `approve` ("Approve") by default. */
   approveLabel?: string;
   /** The deny button's text; the widget texts' `deny` ("Deny") by default. */
@@ -21,14 +28,14 @@ export type ApprovalCardProps<Input = unknown> = WidgetProps<Input, ApprovalAnsw
  * @example
  * widgets.add("refund_charge", ApprovalCard);
  */
-export function ApprovalCard<Input = unknown>(props: ApprovalCardProps<Input>) {
+export function ApprovalCard<Input = unknown, Answer = ApprovalAnswer>(props: ApprovalCardProps<Input, Answer>) {
   const { request, status, respond, decline } = props;
   const busy = status === "submitting";
   const id = useId();
   const texts = useKitTexts();
   const [reason, setReason] = useState("");
   const trimmed = reason.trim();
-  const given = props.resolution?.value?.reason;
+  const given = (props.resolution?.value as ApprovalAnswer | undefined)?.reason;
   return (
     <WidgetFrame
       {...props}

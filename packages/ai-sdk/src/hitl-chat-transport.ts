@@ -4,7 +4,6 @@ import {
   type InputResponse,
   isIdempotencyKey,
   type ProtocolEvent,
-  type SessionSnapshot,
   type ValidationIssue,
 } from "@hitl-kit/protocol";
 import { type ChatTransport, isToolUIPart, type UIMessage, type UIMessageChunk } from "ai";
@@ -146,7 +145,7 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
         await http.respond(sessionId, responses, extra);
       } catch (error) {
         // Answered first in another tab: the stream shows that answer and what followed it.
-        if (error instanceof ApiError && error.code === "already_resolved") return continued(sessionId, snapshot);
+        if (error instanceof ApiError && error.code === "already_resolved") return continued();
         if (!(error instanceof ApiError) || error.code !== "invalid_answer") throw error;
         const answers = JSON.stringify(responses);
         if (refusedAnswers.get(chatId) === answers) throw error;
@@ -157,10 +156,10 @@ export function hitlChatTransport<Message extends UIMessage = UIMessage>(
         }, abortSignal);
       }
       refusedAnswers.delete(chatId);
-      return continued(sessionId, snapshot);
+      return continued();
 
       /** The reply's stream on from the snapshot, continuing the last message. */
-      function continued(sessionId: string, snapshot: SessionSnapshot) {
+      function continued() {
         const toolCallIds = (last?.parts ?? []).flatMap((part) => (isToolUIPart(part) ? [part.toolCallId] : []));
         const requests = [...snapshot.pending, ...snapshot.resolved.map((resolved) => resolved.request)];
         const chunker = new EventChunker({ toolCallIds, requests });

@@ -7,7 +7,7 @@ import { type CommandError, type CommandResult, toCommandError, toRequestError }
 import { KeptMessages } from "./kept-messages.js";
 import type { OutboxStorage } from "./outbox-keeper.js";
 import { reduceClientState } from "./reduce-client-state.js";
-import type { settledState } from "./reduce-requests.js";
+import type { WireResolution } from "./reduce-requests.js";
 import { type RequestRef, requestIdOf } from "./request-ref.js";
 import type { AnswerTo, RequestOf } from "./request-state.js";
 import { idempotencyKey } from "./retry.js";
@@ -344,7 +344,7 @@ export class AgentClient<Tools extends ToolSet = ToolSet> {
     // Settled elsewhere (another tab): shown as the server settled it, and the stream, behind, catches up.
     const won =
       result.error.code === "already_resolved" &&
-      (result.error.details as { resolution?: Parameters<typeof settledState>[1] } | undefined)?.resolution;
+      (result.error.details as { resolution?: WireResolution } | undefined)?.resolution;
     this.#dispatch({ type: "request.failed", requestId, error: toRequestError(result.error), won });
     if (won) this.#connection.reconnect();
     return result;

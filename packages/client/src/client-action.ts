@@ -1,7 +1,7 @@
 import type { ProtocolEvent, SessionSnapshot } from "@hitl-kit/protocol";
 import type { ClientError, ConnectionState } from "./client-state.js";
 import type { UnsentMessage } from "./outbox-keeper.js";
-import type { settledState } from "./reduce-requests.js";
+import type { WireResolution } from "./reduce-requests.js";
 import type { RequestError, SentAnswer } from "./request-state.js";
 
 /**
@@ -56,5 +56,5 @@ export type ClientAction =
       type: "request.failed";
       requestId: string;
       error: RequestError;
-      won?: Parameters<typeof settledState>[1] | false;
+      won?: WireResolution | false;
     };

@@ -41,7 +41,7 @@ export type { CommandError, CommandResult } from "./command-result.js";
 export { type OutboxStorage, type UnsentMessage, unsentMessages } from "./outbox-keeper.js";
 export { plainErrorMessage } from "./plain-error-message.js";
 export { reduceClientState } from "./reduce-client-state.js";
-export { settledState } from "./reduce-requests.js";
+export { settledState, type WireResolution } from "./reduce-requests.js";
 export {
   type RecordedCommand,
   type ReplayOptions,

@@ -10,17 +10,16 @@ import {
 
 type Requests = Readonly<Record<string, RequestState>>;
 
+/** What the wire says about a settlement: `input.resolved`, a snapshot's resolved request, or an `already_resolved` refusal. */
+export type WireResolution = { action: ResolutionAction; value?: unknown; reason?: string };
+
 /**
  * The settled state a resolution puts a request in; only an accepted one keeps a value.
  * @example
  * settledState(request, { action: "decline", reason: "Too late" });
  * // { request, status: "declined", resolution: { action: "decline", reason: "Too late" } }
  */
-export function settledState(
-  request: TypedInputRequest,
-  // What the wire says about a settlement: `input.resolved`, or a snapshot's resolved request.
-  resolution: { action: ResolutionAction; value?: unknown; reason?: string },
-): SettledRequestState {
+export function settledState(request: TypedInputRequest, resolution: WireResolution): SettledRequestState {
   const { action, value, reason } = resolution;
   const why = reason === undefined ? {} : { reason };
   switch (action) {
@@ -102,11 +101,7 @@ export function markSubmitting(requests: Requests, requestId: string, sent: Sent
  */
 export function markFailed(
   requests: Requests,
-  {
-    requestId,
-    error,
-    won,
-  }: { requestId: string; error: RequestError; won?: Parameters<typeof settledState>[1] | false },
+  { requestId, error, won }: { requestId: string; error: RequestError; won?: WireResolution | false },
 ): Requests {
   const current = requests[requestId];
   if (!isOpen(current)) return requests;

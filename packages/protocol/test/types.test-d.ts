@@ -5,10 +5,12 @@ import { z } from "zod";
 import {
   type ApprovalAnswer,
   askQuestion,
+  type ClientToolDefinition,
   defineClientTool,
   defineTool,
   type Infer,
   jsonSchema,
+  type ServerToolDefinition,
   type ToolAnswer,
   type ToolInput,
   type ToolName,
@@ -115,5 +117,24 @@ describe("tool maps", () => {
   it("rejects a name that is not a tool", () => {
     // @ts-expect-error "pick_colour" is not one of the tools
     expectTypeOf<ToolInput<Tools, "pick_colour">>();
+  });
+});
+
+describe("tool definition types", () => {
+  it("take every tool of their kind without type arguments, for generic helpers", () => {
+    const nameOfServerTool = <T extends ServerToolDefinition>(tool: T): T["name"] => tool.name;
+    const prompted = defineTool({
+      name: "prompted",
+      description: "d",
+      inputSchema: z.object({ to: z.string() }),
+      approval: ({ input }) => input.to !== "",
+      prompt: ({ to }) => `Write to ${to}?`,
+    });
+    expectTypeOf(nameOfServerTool(prompted)).toEqualTypeOf<"prompted">();
+    const nameOfClientTool = <T extends ClientToolDefinition>(tool: T): T["name"] => tool.name;
+    expectTypeOf(nameOfServerTool(refund)).toEqualTypeOf<"refund_charge">();
+    expectTypeOf(nameOfClientTool(pickRatio)).toEqualTypeOf<"pick_aspect_ratio">();
+    // @ts-expect-error a client tool is not a server tool
+    nameOfServerTool(pickTemplate);
   });
 });

@@ -4,6 +4,7 @@ import { createServer as createHttpsServer, type ServerOptions as HttpsServerOpt
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { PROTOCOL_VERSION, PROTOCOL_VERSION_HEADER, ProtocolError } from "@hitl-kit/protocol";
+import { setImmediate } from "../runtime/event-loop.js";
 import { MAX_TIMER_MS } from "../runtime/model-step.js";
 import { loggerOf } from "./handler-logger.js";
 import { type NodeHandlerOptions, toNodeHandler } from "./node-handler.js";

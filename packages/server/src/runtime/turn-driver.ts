@@ -2,6 +2,7 @@ import type { EventInput } from "@hitl-kit/protocol";
 import type { SessionRecord, ToolCallRecord, WriteBatch } from "../store/records.js";
 import { StoreUnavailable } from "../store/store-unavailable.js";
 import { LeaseLost } from "./coordination.js";
+import { nextTurn } from "./event-loop.js";
 import { randomId } from "./ids.js";
 import { failureLine, logScope } from "./logged-error.js";
 import { describeFailure, LeftForRecovery, ModelTurnStep } from "./model-turn-step.js";
@@ -159,7 +160,7 @@ export class TurnDriver {
       let left = busy();
       // What is under way (an answer from elsewhere, a withdrawal) gets its turn before the rest count as waiting.
       if (left.length === 0 && this.#running.size > 0) {
-        await new Promise((resolve) => setImmediate(resolve));
+        await nextTurn();
         left = busy();
       }
       if (left.length === 0) return;

@@ -4,6 +4,7 @@ import type pg from "pg";
 import type { AbortCause, Coordination, StopKind, TurnLeases } from "../runtime/coordination.js";
 import type { EventHub, EventListener } from "../runtime/event-hub.js";
 import { LocalEventHub } from "../runtime/event-hub.js";
+import { nextTurn } from "../runtime/event-loop.js";
 import { stopReasons } from "../runtime/stop-reasons.js";
 import { asStoreError, isUnreachable, reportUnreachable } from "./postgres-errors.js";
 import { eventBucket, type eventsNotification, Listener } from "./postgres-listener.js";
@@ -252,7 +253,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
       // notification may overtake. Looked at after the session's writes in flight, it is read
       // from the notification or the log only if no one published it (a write made on the store directly).
       void Promise.allSettled(options.writesInFlight(sessionId))
-        .then(() => new Promise((resolve) => setImmediate(resolve)))
+        .then(nextTurn)
         .then(() => hub.notified(sessionId, first, last, events));
       return;
     }

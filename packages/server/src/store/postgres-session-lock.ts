@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { SessionLocker } from "../runtime/coordination.js";
+import { clearImmediate, setImmediate } from "../runtime/event-loop.js";
 import { SessionLock } from "../runtime/session-lock.js";
 import { resilientPool } from "./postgres-errors.js";
 import { prepared } from "./postgres-schema.js";

@@ -9,6 +9,7 @@ import { dirname } from "node:path";
 import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import type { ProtocolEvent } from "@hitl-kit/protocol";
 import type Database from "better-sqlite3";
+import { setImmediate } from "../runtime/event-loop.js";
 import { checkGuards, stampEvents } from "./apply-batch.js";
 import {
   emptyProjection,

@@ -180,7 +180,7 @@ export class RuntimeCore {
     this.logger = options.logger ?? console;
     this.telemetry = new TelemetryReporter(options.telemetry, this.logger);
     this.store = this.telemetry.observedStore(options.store);
-    this.coordination = options.store.coordinate?.() ?? localCoordination();
+    this.coordination = options.store.coordinate?.({ logger: this.logger }) ?? localCoordination();
     this.hub = this.coordination.hub;
     this.lock = this.coordination.lock;
     this.tools = registerTools(options.tools ?? []);

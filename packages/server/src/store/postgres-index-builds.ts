@@ -37,11 +37,25 @@ export function indexBuilds(s: string): IndexBuild[] {
  * stopped or lost its connection mid-build), or an earlier version's index of the same name,
  * is dropped (concurrently too) and built again. Instances take turns on an advisory lock of
  * their own, so one builds and the others wait, then find the index built. Resolves once every
- * index is built and valid.
+ * index is built and valid, or, for a role that may not build them, with what it left unbuilt.
  */
-export async function buildIndexes(pool: pg.Pool, schema: string, version: number): Promise<void> {
+export async function buildIndexes(pool: pg.Pool, schema: string, version: number): Promise<string[]> {
   const wanted = indexBuilds(schema).filter((index) => index.since <= version);
-  if ((await unbuilt(pool, schema, wanted)).length === 0) return;
+  const missing = await unbuilt(pool, schema, wanted);
+  if (missing.length === 0) return [];
+  // Only the tables' owner may build their indexes. Without one of them the store is as
+  // correct, only slower: a role that only reads and writes starts, and says what to run.
+  const { rows } = await pool.query<{ role: string; owns: boolean }>(
+    `SELECT current_user AS role, pg_has_role(c.relowner, 'USAGE') AS owns FROM pg_class c
+       JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = 'events'`,
+    [schema],
+  );
+  if (rows[0] && !rows[0].owns) {
+    return missing.map(
+      ({ index, found }) =>
+        `postgresStore: index ${index.name} of schema ${schema} is ${found ? "INVALID (its build was cut off) or an earlier version's" : "missing"}, and role ${rows[0]!.role}, which does not own the schema's tables, may not build it. The store works without it, only slower: build it by running the release step again with the role that owns them, migratePostgresSchema(url, { schema: "${schema}" }) from @hitl-kit/server/postgres.`,
+    );
+  }
   const client = await pool.connect();
   try {
     // Session settings, not a transaction's: a concurrent build cannot run in one. The
@@ -55,6 +69,7 @@ export async function buildIndexes(pool: pg.Pool, schema: string, version: numbe
   } finally {
     client.release(true);
   }
+  return [];
 }
 
 /** The wanted indexes that are missing, INVALID, or an earlier version's (`found`: one of that name is there to drop). */

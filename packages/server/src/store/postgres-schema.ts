@@ -99,14 +99,23 @@ export const TABLES = ["sessions", "events", "transcript", "tool_calls", "reques
  * no DDL), so a role that may only read and write its tables starts. Otherwise instances
  * starting at once take turns on an advisory lock, so each version is applied once; then the
  * indexes the version wants on tables that may be large are built without blocking other
- * instances' writes (`buildIndexes`), again once. Returns the version found and the one now.
+ * instances' writes (`buildIndexes`), again once. Returns the version found and the one now,
+ * and what says why an index is left unbuilt (a role that may not build it).
  */
-export async function migrate(pool: pg.Pool, schema: string): Promise<{ from: number; to: number }> {
+export async function migrate(pool: pg.Pool, schema: string): Promise<{ from: number; to: number; unbuilt: string[] }> {
   const from = await migrateTables(pool, schema);
   const to = migrations(schema).length;
-  await buildIndexes(pool, schema, to);
+  const unbuilt = await buildIndexes(pool, schema, to);
   await checkPrivileges(pool, schema);
-  return { from, to };
+  return { from, to, unbuilt };
+}
+
+/**
+ * What the store's role may not do and another role must first (migrate the schema as a
+ * release step, grant the rights): a store that meets it tries again, for it may be done meanwhile.
+ */
+export class NeedsAnotherRole extends Error {
+  override readonly name = "NeedsAnotherRole";
 }
 
 /**
@@ -128,7 +137,7 @@ async function checkPrivileges(pool: pg.Pool, schema: string): Promise<void> {
   if (rows.length === 0) return;
   const role = rows[0]!.role;
   const functions = rows.some((row) => row.name.endsWith("()"));
-  throw new Error(
+  throw new NeedsAnotherRole(
     `postgresStore: role ${role} may not read and write all of schema ${schema}: it lacks rights on ${rows.map((row) => row.name).join(", ")}. As an administrator: GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${role};${functions ? ` GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA ${schema} TO ${role};` : ""}`,
   );
 }
@@ -230,7 +239,7 @@ async function notAllowed(
   schema: string,
   at: { existed: boolean; began: boolean; applied: number | undefined; wanted: number },
   cause: unknown,
-): Promise<Error> {
+): Promise<NeedsAnotherRole> {
   const { rows } = await client
     .query<{ role: string; db: string }>("SELECT current_user AS role, current_database() AS db")
     .catch(() => ({ rows: [{ role: "<role>", db: "<database>" }] }));
@@ -244,11 +253,11 @@ async function notAllowed(
     message = `postgresStore: schema ${schema} is at version ${at.applied} and this @hitl-kit/server needs ${at.wanted}, which role ${role} may not apply (${why}). Apply it first, as a release step, with the role that owns the schema's tables: migratePostgresSchema(url, { schema: "${schema}" }) from @hitl-kit/server/postgres ${guide}.`;
   } else {
     const fix = at.existed
-      ? `let it create tables in the schema, as an administrator: GRANT USAGE, CREATE ON SCHEMA ${schema} TO ${role}.`
-      : `create the schema for it once, as an administrator: CREATE SCHEMA ${schema} AUTHORIZATION ${role}; or let it create schemas: GRANT CREATE ON DATABASE ${db} TO ${role}.`;
-    message = `postgresStore: role ${role} may not set up schema ${schema} (${why}). To fix it, ${fix}`;
+      ? `GRANT USAGE, CREATE ON SCHEMA ${schema} TO ${role};`
+      : `CREATE SCHEMA ${schema} AUTHORIZATION ${role}; or GRANT CREATE ON DATABASE ${db} TO ${role};`;
+    message = `postgresStore: role ${role} may not set up schema ${schema} (${why}). Set it up first, as a release step, with a role that may create it: migratePostgresSchema(url, { schema: "${schema}" }) from @hitl-kit/server/postgres, then give role ${role} reads and writes ${guide}. Or let role ${role} set it up itself, as an administrator: ${fix}`;
   }
-  return new Error(message, { cause });
+  return new NeedsAnotherRole(message, { cause });
 }
 
 /** A named statement: `pg` parses and plans it once per connection, then only binds and runs it. */

@@ -15,7 +15,7 @@ import { eventsChannel, eventsNotification } from "./postgres-listener.js";
 import { checkSessionKept } from "./postgres-pooler.js";
 import { projectWrite } from "./postgres-projection.js";
 import { readStatements } from "./postgres-read-statements.js";
-import { checkSchemaName, migrate, type Prepared, prepared } from "./postgres-schema.js";
+import { checkSchemaName, migrate, NeedsAnotherRole, type Prepared, prepared } from "./postgres-schema.js";
 import { SectionReads, type WriteChange, type WriteRow } from "./postgres-section.js";
 import { writeStatements } from "./postgres-write-statements.js";
 import {
@@ -56,7 +56,9 @@ export async function migratePostgresSchema(
 ): Promise<{ from: number; to: number }> {
   const pool = resilientPool({ connectionString, max: 1 });
   try {
-    return await migrate(pool, checkSchemaName(options.schema ?? "hitl"));
+    const { from, to, unbuilt } = await migrate(pool, checkSchemaName(options.schema ?? "hitl"));
+    if (unbuilt.length > 0) throw new Error(unbuilt.join(" "));
+    return { from, to };
   } finally {
     await pool.end();
   }
@@ -106,21 +108,27 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
   const s = checkSchemaName(options.schema ?? "hitl");
   const pool = resilientPool({ connectionString, max: options.poolSize ?? 10 });
   // The connection is checked and the schema brought up to date once. An attempt that could not reach the database (it
-  // is not up yet, or wakes from a scale to zero) is made again by the next call; one that
-  // reached it and failed (a schema newer than this code) fails every call, as a lasting
-  // StoreUnavailable with its own message: this instance cannot serve, another may.
+  // is not up yet, or wakes from a scale to zero) is made again by the next call; so is one
+  // this role may not make (a schema not yet migrated by the release step, a grant not yet
+  // given), a second later at the soonest, as a StoreUnavailable with its own message. One
+  // that reached it and failed otherwise (a schema newer than this code) fails every call, as
+  // a lasting one: this instance cannot serve, another may.
   let migration: Promise<void> | undefined;
+  // What the migration left undone and the runtime's log is told when it starts (an index this role may not build).
+  let unbuilt: string[] = [];
   const ready = () => {
     migration ??= (async () => {
       // Behind a pooler in transaction mode nothing would work for long, and not loudly: said at once.
       await checkSessionKept(connectionString);
-      await migrate(pool, s);
+      ({ unbuilt } = await migrate(pool, s));
     })().catch((error: unknown) => {
       if (isUnreachable(error)) {
         migration = undefined;
         throw error;
       }
-      throw new StoreUnavailable(error, { message: (error as Error).message, lasting: true });
+      const another = error instanceof NeedsAnotherRole;
+      if (another) setTimeout(() => (migration = undefined), 1_000).unref();
+      throw new StoreUnavailable(error, { message: (error as Error).message, lasting: !another });
     });
     return migration;
   };
@@ -535,10 +543,13 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
         if (writing.get(sessionId) === done) writing.delete(sessionId);
       }
     },
-    coordinate() {
+    coordinate({ logger } = { logger: console }) {
       return postgresCoordination({
         pool,
-        ready,
+        async ready() {
+          await ready();
+          for (const note of unbuilt.splice(0)) logger.warn(`hitl-kit: ${note}`);
+        },
         connectionString,
         schema: s,
         readEvents,

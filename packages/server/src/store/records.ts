@@ -306,9 +306,10 @@ export interface SessionStore {
   /**
    * For a store several runtime instances share (`postgresStore`): what makes them act as
    * one — a lock per session across instances, events fanned out across them, one driver per
-   * turn. Called once by each runtime. A store without it serves one process.
+   * turn. Called once by each runtime, with the runtime's logger for what the store has to
+   * say once it is started. A store without it serves one process.
    */
-  coordinate?(): Coordination;
+  coordinate?(context?: { logger: Pick<Console, "warn" | "error"> }): Coordination;
   /** Releases the store's connections and files (SQLite commits its queued writes first). `AgentRuntime.close` leaves the store open: close it after that. */
   close(): Promise<void>;
 }

@@ -21,8 +21,9 @@ export class StoreUnavailable extends Error {
   override readonly name = "StoreUnavailable";
   /**
    * `true` when trying again cannot help: this store serves nothing until someone fixes the
-   * cause and restarts the process (a schema a newer version migrated, a role without the
-   * privileges it needs, a pooler in transaction mode). Requests still get `503` (another
+   * cause and restarts the process (a schema a newer version migrated, a pooler in
+   * transaction mode). What another role may fix meanwhile (a grant, a release step's
+   * migration) is not lasting: the store tries again. Requests still get `503` (another
    * instance may serve them), and the message is logged as an outage is, once and then now
    * and then; but no turn waits for it, and the runtime does not try to start again.
    */

@@ -95,4 +95,21 @@ test("an app's own --hitl-* colours on :root win over the widgets' defaults, wha
   // Without the app's rule, the dark theme's own accent.
   await page.evaluate(() => document.getElementById("app-theme")?.remove());
   expect(await accent()).toBe("#a5b4fc");
+
+  // The scheme darkens the widgets' own controls, never the app's page (its background, its inputs).
+  await page.evaluate(() => document.documentElement.removeAttribute("data-hitl-theme"));
+  const schemes = () =>
+    page.evaluate(() => {
+      const widget = document.createElement("div");
+      widget.className = "hitl-widget";
+      document.body.append(widget);
+      const found = [document.documentElement, document.body, widget].map(
+        (element) => getComputedStyle(element).colorScheme,
+      );
+      widget.remove();
+      return found;
+    });
+  expect(await schemes()).toEqual(["normal", "normal", "dark"]);
+  await page.emulateMedia({ colorScheme: "light" });
+  expect(await schemes()).toEqual(["normal", "normal", "light"]);
 });

@@ -114,6 +114,23 @@ describe("what the runtime logs of an error", () => {
     expect(log.everything()).not.toMatch(secrets);
   });
 
+  it("says what to change when a middleware read the body before the handler", async () => {
+    const log = keptLog();
+    server = startServer(scriptedModel([]), { logger: log.logger });
+    const request = new Request("http://localhost/api/agent/sessions", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    await request.json(); // what Hono's c.req.json() in a middleware does to it
+    const refused = await server.handler(request);
+    expect(refused.status).toBe(500);
+    expect(log.lines).toHaveLength(1);
+    expect(log.lines[0]?.args[0]).toContain(
+      "unexpected error in POST /api/agent/sessions: Error: The request's body was read before it reached hitl-kit's handler, which reads it itself: put the handler before what read it",
+    );
+  });
+
   it("summarizes what is not an Error, a long message on one line, and a cause chain that loops", () => {
     expect(errorSummary("plain words")).toBe("plain words");
     expect(errorSummary({ code: "E_THING", secret: "SECRET-FIELD" })).toBe("Object (code E_THING): (no message)");

@@ -22,6 +22,11 @@ export async function readJson<K extends keyof CommandBodies>(
       `Send the body as JSON with Content-Type: application/json${type ? `, not ${type}` : ""}.`,
     );
   }
+  if (request.bodyUsed) {
+    throw new Error(
+      "The request's body was read before it reached hitl-kit's handler, which reads it itself: put the handler before what read it (a body parser, a middleware that called c.req.json() or request.json()), or give it request.clone() taken before the read.",
+    );
+  }
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes);
   const text = await readWhole(request, () => readText(request, maxBytes, declared >= 0));
@@ -41,7 +46,7 @@ export async function readJson<K extends keyof CommandBodies>(
  * What `read` makes of the request's body. A body that fails part way (the client aborted
  * the upload, its connection dropped) is the client's doing, not a server error: a `400`,
  * logged nowhere. A body the host read before the handler got it is the host's bug, and
- * fails as it is.
+ * fails as it is (`readJson` says what to change).
  */
 async function readWhole<T>(request: Request, read: () => Promise<T>): Promise<T> {
   const unread = !request.bodyUsed;

@@ -49,6 +49,8 @@ export class SessionConnection {
    */
   #generation = 0;
   #closed = false;
+  /** Stopped by an answer retrying cannot fix (see `retryNow`). */
+  #failed = false;
   #sessionId: string | undefined;
   /** Stops listening to the page's online, offline and visibility events. */
   #unwatch: (() => void) | undefined;
@@ -79,7 +81,9 @@ export class SessionConnection {
     clearTimeout(this.#stopTimer);
     if (this.#closed || this.#running || sessionId === undefined) return;
     this.#running = true;
+    this.#failed = false;
     this.#sessionId = sessionId;
+    this.#unwatch?.();
     this.#unwatch = watchPage({
       online: () => {
         this.#stream.online();
@@ -103,10 +107,15 @@ export class SessionConnection {
   /**
    * The person did something (sent a message, answered) while the connection is down: the
    * snapshot load waiting out its backoff goes now, and a stream waiting to reconnect, or
-   * given back by a hidden page, reconnects now. A connection stopped for good (`404`, …)
-   * stays stopped.
+   * given back by a hidden page, reconnects now. A stream stopped by a refusal (a `401`
+   * before the page refreshed its token, say) opens again, once per act: the refusal may be
+   * over, and the act's events come on the stream.
    */
   retryNow(): void {
+    if (this.#failed && this.#snapshot.hydrated) {
+      this.start(this.#sessionId);
+      return;
+    }
     if (!this.#running || this.#snapshot.loadNow(this.#sessionId!)) return;
     const { state } = this.#stream;
     if (this.#snapshot.hydrated && (state === "reconnecting" || state === "paused")) this.reconnect();
@@ -218,6 +227,7 @@ export class SessionConnection {
   /** Stops, saying why: an answer retrying cannot fix. */
   #fail(error: { code: string; message: string; details?: unknown }, thrown: unknown = error): void {
     this.#running = false;
+    this.#failed = true;
     const { code, message, details } = error;
     this.host.dispatch({
       type: "connection.failed",

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { type AgentClient, createAgentClient } from "../src/index.js";
 import { fakePage } from "./fake-page.js";
 import { closedAfterEach, pickCall, startAgentServer, textOf, waitFor } from "./helpers.js";
@@ -212,5 +212,57 @@ describe("an answer another tab gave first", () => {
       resolution: { action: "accept", value: { templateId: "calm" } },
     });
     expect(stale.streams).toHaveLength(2);
+  });
+});
+
+describe("a stream stopped by a refusal", () => {
+  it("opens again when the person acts, so what they sent shows (a 401 before the page refreshed its token)", async () => {
+    const server = running.add(
+      await startAgentServer([{ text: "Pick one.", toolCalls: [pickCall] }, { text: "Calm it is." }]),
+    );
+    let refusing = false;
+    let drop: (() => void) | undefined;
+    const fetch = async (input: string, init?: RequestInit) => {
+      const stream = input.includes("/events");
+      if (stream && refusing) {
+        return Response.json({ error: { code: "unauthorized", message: "Sign in first." } }, { status: 401 });
+      }
+      const response = await server.fetch(input, init);
+      if (!stream || !response.body) return response;
+      const reader = response.body.getReader();
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          drop = () => {
+            controller.error(new TypeError("network connection lost"));
+            void reader.cancel().catch(() => {});
+          };
+        },
+        async pull(controller) {
+          const { done, value } = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+          if (done) controller.close();
+          else controller.enqueue(value);
+        },
+        cancel: (reason) => reader.cancel(reason),
+      });
+      return new Response(body, { status: response.status, headers: response.headers });
+    };
+    const { client } = await openClient(server, fetch);
+    await client.send("make me a poster");
+    const [request] = (await waitFor(client, (s) => s.pending.length === 1)).pending;
+
+    // The token expired: the stream ends, and its reconnect is refused for good.
+    refusing = true;
+    drop?.();
+    // Read without subscribing again: a page's one subscriber stays, and a new one would start the stream.
+    await vi.waitFor(() => expect(client.getSnapshot().connection).toBe("closed"));
+    expect(client.getSnapshot().error).toMatchObject({ code: "unauthorized", source: "connection" });
+
+    // The page refreshed its token; the person answers.
+    refusing = false;
+    expect(await client.respond(request!, { templateId: "calm" })).toMatchObject({ ok: true, status: 202 });
+    await vi.waitFor(() => expect(textOf(client.getSnapshot())).toBe("Calm it is."), { timeout: 5_000 });
+    const done = client.getSnapshot();
+    expect(done.requests[request!.request.requestId]).toMatchObject({ status: "resolved" });
+    expect(done).toMatchObject({ connection: "open", error: undefined });
   });
 });

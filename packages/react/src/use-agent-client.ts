@@ -1,20 +1,42 @@
 "use client";
 
-import { type AgentClient, type AgentClientOptions, createAgentClient } from "@hitl-kit/client";
-import { useState } from "react";
+import {
+  type AgentClient,
+  type AgentClientOptions,
+  type ApiClientOptions,
+  createAgentClient,
+  type HeaderValues,
+} from "@hitl-kit/client";
+import { useRef, useState } from "react";
 
 /**
  * Owns a client for the component's lifetime: created on first render, re-created when
  * `url` or `sessionId` change — unless the new `sessionId` is the one the client itself
- * created on its first `send()`. Creating a client does no I/O: its stream follows its
- * subscribers (the hooks that read it), so StrictMode's double render and effects and
- * server rendering open nothing, and unmounting stops the stream.
+ * created on its first `send()`. Its `headers` and `fetch` are the latest render's, read at
+ * each request (a token kept in state, refreshed, goes with the next request). Creating a
+ * client does no I/O: its stream follows its subscribers (the hooks that read it), so
+ * StrictMode's double render and effects and server rendering open nothing, and unmounting
+ * stops the stream.
  */
 export function useOwnedAgentClient(options: AgentClientOptions | undefined): AgentClient | undefined {
-  const [owned, setOwned] = useState(() => (options ? { options, client: createAgentClient(options) } : undefined));
+  const latest = useRef(options as ApiClientOptions | undefined);
+  latest.current = options as ApiClientOptions | undefined;
+  // (A client with its own `api` or `transport` reads neither.)
+  const create = (options: AgentClientOptions) => ({
+    options,
+    client: createAgentClient({
+      ...options,
+      headers: () => {
+        const headers = latest.current?.headers;
+        return (typeof headers === "function" ? headers() : headers) as HeaderValues;
+      },
+      fetch: (input: string, init?: RequestInit) => (latest.current?.fetch ?? fetch)(input, init),
+    } as AgentClientOptions),
+  });
+  const [owned, setOwned] = useState(() => options && create(options));
   if (!options) return undefined;
   if (owned && serves(owned, options)) return owned.client;
-  const next = { options, client: createAgentClient(options) };
+  const next = create(options);
   setOwned(next);
   return next.client;
 }

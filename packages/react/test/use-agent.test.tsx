@@ -158,6 +158,27 @@ describe("useAgent with the widget registry, against a real server", () => {
     await screen.findByText("Calm it is.");
   });
 
+  it("sends each request with the latest render's headers and fetch (a token kept in state, refreshed)", async () => {
+    live = await startLiveServer(pickThenDone);
+    const sent: string[] = [];
+    const via = (name: string) => (input: string, init?: RequestInit) => {
+      sent.push(
+        `${name} ${init?.method ?? "GET"} ${new URL(input).pathname.split("/").at(-1)} ${new Headers(init?.headers).get("authorization")}`,
+      );
+      return fetch(input, init);
+    };
+    const first = via("first");
+    const { rerender } = render(<Chat url={live.url} fetch={first} headers={{ authorization: "Bearer one" }} />);
+    await sendAndPark();
+    expect(sent).toContain("first POST messages Bearer one");
+
+    const second = via("second");
+    rerender(<Chat url={live.url} fetch={second} headers={() => ({ authorization: "Bearer two" })} />);
+    fireEvent.click(screen.getByRole("button", { name: "calm" }));
+    await screen.findByText("Calm it is.");
+    expect(sent.filter((line) => line.includes("POST responses"))).toEqual(["second POST responses Bearer two"]);
+  });
+
   it("says what to do when there is neither a url nor a provider", () => {
     expect(() => render(<Bare />)).toThrow("useAgent() needs a url or an <AgentProvider>");
   });

@@ -36,6 +36,8 @@ describe("WidgetFrame's expiry", () => {
     expect(time?.getAttribute("datetime")).toBe(expiresAt);
     expect(time?.textContent).toBe(local);
     expect(time?.parentElement?.textContent).toBe(`Answer by ${local}`);
+    // Said with the request's name when focus comes in, not only once little time is left.
+    expect(screen.getByRole("region", { name: "Which colour?", description: `Answer by ${local}` })).toBeTruthy();
   });
 
   it("gives the date too when the request expires on another day", () => {

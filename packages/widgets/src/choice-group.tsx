@@ -108,6 +108,8 @@ export function ChoiceGroup<Value>(props: ChoiceGroupProps<Value>) {
       aria-label={props.label}
       aria-describedby={props.describedBy}
       aria-invalid={(!multiple && props.invalid) || undefined}
+      // One choice is what the request asks for: said before "Choose an option first." is.
+      aria-required={!multiple || undefined}
       aria-disabled={disabled || undefined}
       className={`hitl-options hitl-options--${layout}`}
       onKeyDown={onKeyDown}

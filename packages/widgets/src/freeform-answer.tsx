@@ -144,6 +144,8 @@ export function FreeformAnswer<Input = unknown, Answer = unknown>(
           />
           <p className="hitl-field__help hitl-counter" id={`${id}-count`}>
             {texts.count(characters(text), max)}
+            {/* The minimum said before the person sends, not first by the refusal. */}
+            {min > 1 ? ` · ${texts.atLeast(min)}` : null}
             {keys ? ` · ${keys === "meta" ? texts.sendKeysApple : texts.sendKeys}` : null}
           </p>
           {message ? (

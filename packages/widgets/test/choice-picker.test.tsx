@@ -27,6 +27,7 @@ describe("ChoicePicker keyboard", () => {
     const props = requestProps(input);
     render(<ChoicePicker {...props} />);
     const group = screen.getByRole("radiogroup", { name: "Which colour?" });
+    expect(group.getAttribute("aria-required")).toBe("true"); // a choice is needed, said before the refusal
     fireEvent.keyDown(group, { key: "ArrowDown" });
     expect(document.activeElement).toBe(screen.getByRole("radio", { name: "Green" }));
     expect(screen.getByRole("radio", { name: "Green" }).getAttribute("aria-checked")).toBe("true");

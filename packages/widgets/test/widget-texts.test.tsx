@@ -42,7 +42,9 @@ describe("widget texts", () => {
     const props = requestProps({}, { answerSchema: limited });
     render(<FreeformAnswer {...props} />, { wrapper: InFrench });
     const box = screen.getByLabelText("Votre réponse");
-    expect(screen.getByText(/0 sur 1\s200 caractères · Ctrl\+Entrée pour envoyer/)).toBeTruthy();
+    expect(
+      screen.getByText(/0 sur 1\s200 caractères · Écrivez au moins 3 caractères\. · Ctrl\+Entrée pour envoyer/),
+    ).toBeTruthy();
     fireEvent.change(box, { target: { value: "Hi" } });
     fireEvent.click(screen.getByRole("button", { name: "Envoyer" }));
     expect(screen.getByRole("alert").textContent).toBe("Écrivez au moins 3 caractères.");
@@ -96,7 +98,7 @@ describe("widget texts", () => {
     expect(screen.getByRole("button", { name: "Envoyer" })).toBeTruthy();
     expect(screen.getByRole("button", { name: "Decline" })).toBeTruthy();
     expect(screen.getByLabelText("Your answer")).toBeTruthy();
-    expect(screen.getByText("0 / 1200 characters · Ctrl+Enter to send")).toBeTruthy();
+    expect(screen.getByText("0 / 1200 characters · Write at least 3 characters. · Ctrl+Enter to send")).toBeTruthy();
     fireEvent.click(screen.getByRole("button", { name: "Envoyer" }));
     expect(screen.getByRole("alert").textContent).toBe("Write at least 3 characters.");
   });

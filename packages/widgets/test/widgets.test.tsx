@@ -89,6 +89,10 @@ describe("FreeformAnswer", () => {
     );
     render(<FreeformAnswer {...props} />);
     const box = screen.getByLabelText("Your answer");
+    // The limits before the person sends, in the box's description.
+    expect(document.getElementById(box.getAttribute("aria-describedby") ?? "")?.textContent).toMatch(
+      /^0 \/ 20 characters · Write at least 3 characters\./,
+    );
     fireEvent.change(box, { target: { value: "no" } });
     fireEvent.click(screen.getByRole("button", { name: "Send" }));
     expect(screen.getByText("Write at least 3 characters.")).toBeTruthy();

@@ -20,7 +20,7 @@ const subscribeNothing = () => () => {};
  * expired soon after, or when it is back). The time is local to the browser, so the
  * server renders nothing and hydration adds it.
  */
-export function ExpiryNote({ expiresAt }: { expiresAt: string }) {
+export function ExpiryNote({ id, expiresAt }: { id: string; expiresAt: string }) {
   const texts = useWidgetTexts();
   const at = new Date(expiresAt).getTime();
   const inBrowser = useSyncExternalStore(
@@ -47,7 +47,7 @@ export function ExpiryNote({ expiresAt }: { expiresAt: string }) {
   const sentence = texts.answerBy(time);
   const cut = sentence.indexOf(time);
   return (
-    <p className="hitl-widget__expiry" data-state={phase}>
+    <p className="hitl-widget__expiry" id={id} data-state={phase}>
       {cut < 0 ? (
         <time dateTime={expiresAt}>{sentence}</time>
       ) : (

@@ -80,6 +80,8 @@ export function WidgetFrame(props: WidgetFrameProps) {
       // change in it; the frame keeps it out. Its status badge and alerts announce themselves.
       aria-live="off"
       aria-labelledby={titleId}
+      // By when to answer, said with the request's name when focus comes in.
+      aria-describedby={open && request.expiresAt ? `${titleId}e` : undefined}
       aria-busy={status === "submitting" || undefined}
       tabIndex={-1}
       {...(autoFocus === "frame" ? { "data-hitl-autofocus": "" } : {})}
@@ -96,7 +98,7 @@ export function WidgetFrame(props: WidgetFrameProps) {
       <p className="hitl-widget__title" id={titleId} dir="auto">
         {props.title ?? request.prompt ?? sentenceCase(request.toolName)}
       </p>
-      {open && request.expiresAt ? <ExpiryNote expiresAt={request.expiresAt} /> : null}
+      {open && request.expiresAt ? <ExpiryNote id={`${titleId}e`} expiresAt={request.expiresAt} /> : null}
       {props.status === "error" ? (
         <div className="hitl-alert" role="alert">
           {/* The server's message of a refusal with issues summarises them for developers: the person reads them below, or at their fields. */}

@@ -110,7 +110,11 @@ describe.skipIf(!postgresAvailable)("a role with only the privileges it is given
       `postgresStore: role ${readOnly.name} may not read and write all of schema ${schema}: it lacks rights on events, messages, requests, sessions, tool_calls, transcript, turn_leases. As an administrator: GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${readOnly.name};`,
     );
     // A hardened database that takes EXECUTE from PUBLIC: the functions are named, with their grant.
-    await asAdmin([`REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA ${schema} FROM PUBLIC`]);
+    // A function of the app's own in the schema is not the store's to check.
+    await asAdmin([
+      `CREATE FUNCTION ${schema}.my_fn() RETURNS int LANGUAGE sql AS 'SELECT 1'`,
+      `REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA ${schema} FROM PUBLIC`,
+    ]);
     const noExecute = await role((name) => [
       `GRANT USAGE ON SCHEMA ${schema} TO ${name}`,
       `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${name}`,
@@ -123,7 +127,9 @@ describe.skipIf(!postgresAvailable)("a role with only the privileges it is given
       lasting: false,
       message: expect.stringContaining(`GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA ${schema} TO ${noExecute.name};`),
     });
-    expect((refused as Error).message).toContain("event_message_key(), lock_session(), parse_json()");
+    expect((refused as Error).message).toContain(
+      "it lacks rights on event_message_key(), lock_session(), parse_json().",
+    );
   });
 
   it("says what to grant when the schema exists and it may not create tables in it", async () => {
@@ -215,6 +221,35 @@ describe.skipIf(!postgresAvailable)("the store's connections in pg_stat_activity
       await admin.end();
     }
   };
+
+  it("stay within poolSize + lockPoolSize + one for LISTEN, however many sessions work at once", async () => {
+    const database = new URL(postgres.url()).pathname.slice(1);
+    const small = await role((name) => [`GRANT CREATE ON DATABASE ${database} TO ${name}`]);
+    const store = postgresStore(small.url, { schema: `small_${roles}`, poolSize: 2, lockPoolSize: 2 });
+    stores.push(store);
+    const runtime = createAgentRuntime({ model: scriptedModel([{ text: "Hello there." }]), store, logger: quiet });
+    await runtime.ready;
+    const admin = new pg.Client({ connectionString: postgres.url() });
+    await admin.connect();
+    let most = 0;
+    const counting = setInterval(() => {
+      void admin
+        .query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = $1", [small.name])
+        .then(({ rows }) => (most = Math.max(most, rows[0]!.n)));
+    }, 5);
+    const sessions = await Promise.all(Array.from({ length: 12 }, () => runtime.createSession()));
+    await Promise.all(sessions.map(({ sessionId }) => runtime.sendMessage(sessionId, "hi")));
+    await runtime.idle();
+    clearInterval(counting);
+    await admin.end();
+    for (const { sessionId } of sessions) expect((await runtime.getSnapshot(sessionId)).status).toBe("idle");
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(5);
+    await runtime.close();
+    expect(() => postgresStore(small.url, { lockPoolSize: 0 })).toThrow(
+      "postgresStore: lockPoolSize must be a whole number, 1 or more.",
+    );
+  });
 
   it("are named after the instance's host, so each instance's can be told apart; a name in the URL wins", async () => {
     const { hostname } = await import("node:os");

@@ -43,6 +43,8 @@ export interface PostgresCoordinationOptions {
   /** Where the coordination registers, by holder, what to do when a write ended or took a turn's lease. */
   leases: Map<string, LeaseHooks>;
   leaseMs: number;
+  /** The most connections holding session locks at once. */
+  lockPoolSize: number;
 }
 
 /**
@@ -77,6 +79,7 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
     schema: s,
     sections: options.sections,
     writesInFlight: options.writesInFlight,
+    poolSize: options.lockPoolSize,
   });
   const statements = {
     // A new holder gets the next fencing token; the same holder renews its own. Another

@@ -93,6 +93,8 @@ function parseJsonFunctions(s: string): string {
 
 /** The tables the store keeps in its schema, besides `schema_version`. */
 export const TABLES = ["sessions", "events", "transcript", "tool_calls", "requests", "messages", "turn_leases"];
+/** The store's functions (what else the schema holds is not the store's to check). */
+const FUNCTIONS = ["lock_session", "parse_json", "event_message_key"];
 
 /**
  * Brings the schema up to date. A schema already at this version is only looked at (no lock,
@@ -130,9 +132,9 @@ async function checkPrivileges(pool: pg.Pool, schema: string): Promise<void> {
         AND has_table_privilege(c.oid, 'INSERT') AND has_table_privilege(c.oid, 'UPDATE') AND has_table_privilege(c.oid, 'DELETE'))
      UNION ALL
      SELECT p.proname || '()', current_user FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-      WHERE n.nspname = $1 AND NOT has_function_privilege(p.oid, 'EXECUTE')
+      WHERE n.nspname = $1 AND p.proname = ANY($3) AND NOT has_function_privilege(p.oid, 'EXECUTE')
      ORDER BY 1`,
-    [schema, TABLES],
+    [schema, TABLES, FUNCTIONS],
   );
   if (rows.length === 0) return;
   const role = rows[0]!.role;

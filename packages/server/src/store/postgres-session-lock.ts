@@ -22,6 +22,8 @@ export interface PostgresSessionLockOptions {
   sections: SectionReads;
   /** The store's writes to the session not done yet. */
   writesInFlight(sessionId: string): Promise<unknown>[];
+  /** The most connections that hold session locks at once (sections of other sessions wait for one). */
+  poolSize: number;
 }
 
 /**
@@ -72,7 +74,7 @@ export class PostgresSessionLock implements SessionLocker {
 
   constructor(options: PostgresSessionLockOptions) {
     this.#options = options;
-    this.#pool = resilientPool({ connectionString: options.connectionString, max: 16 });
+    this.#pool = resilientPool({ connectionString: options.connectionString, max: options.poolSize });
     this.#lock = prepared(options.schema, "lock_session", `SELECT * FROM ${options.schema}.lock_session($1, $2)`);
     this.#unlock = prepared(options.schema, "unlock_session", "SELECT pg_advisory_unlock($1, hashtext($2))");
   }

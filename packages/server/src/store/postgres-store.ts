@@ -74,9 +74,16 @@ export interface PostgresStoreOptions {
   schema?: string;
   /**
    * The most connections the store's pool opens for reads and writes (default 10). Each
-   * instance also holds one for `LISTEN` and up to 16 that hold session locks.
+   * instance also holds one for `LISTEN` and up to `lockPoolSize` that hold session locks.
    */
   poolSize?: number;
+  /**
+   * The most connections that hold session locks at once (default 16): a turn's step, an
+   * answer and a cancel each hold their session's lock for a moment, and work on more
+   * sessions than this at once waits for a connection. Lower it for a database with few
+   * connections to spare (a small managed tier), at the cost of sessions' work queuing.
+   */
+  lockPoolSize?: number;
   /**
    * How long an instance's hold on a running turn lasts without a heartbeat (default
    * 10 000 ms), and how often instances look for turns whose lease lapsed: when an instance
@@ -106,6 +113,14 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     throw new TypeError("postgresStore needs a connection string such as postgres://user@host:5432/db.");
   }
   const s = checkSchemaName(options.schema ?? "hitl");
+  const lockPoolSize = options.lockPoolSize ?? 16;
+  for (const [name, size] of [
+    ["poolSize", options.poolSize ?? 10],
+    ["lockPoolSize", lockPoolSize],
+  ] as const) {
+    if (!Number.isInteger(size) || size < 1)
+      throw new TypeError(`postgresStore: ${name} must be a whole number, 1 or more.`);
+  }
   const pool = resilientPool({ connectionString, max: options.poolSize ?? 10 });
   // The connection is checked and the schema brought up to date once. An attempt that could not reach the database (it
   // is not up yet, or wakes from a scale to zero) is made again by the next call; so is one
@@ -562,6 +577,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
         },
         leases,
         leaseMs: options.leaseMs ?? 10_000,
+        lockPoolSize,
       });
     },
     async close() {

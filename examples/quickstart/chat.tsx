@@ -48,50 +48,61 @@ export function Chat({ sessionId }: { sessionId?: string }) {
   const outboxStorage = globalThis.sessionStorage;
   const agent = useAgent({ url: "/api/agent", outboxStorage, ...(sessionId ? { sessionId } : {}) });
   const [draft, setDraft] = useState("");
+  const streaming = agent.status === "streaming";
   // Keep the session in the URL once the first message has created it, so a reload continues it.
   useEffect(() => {
     if (agent.sessionId) history.replaceState(null, "", `#session=${agent.sessionId}`);
   }, [agent.sessionId]);
   return (
     <main>
-      <div role="log" aria-live="polite">
-        {agent.messages.map((message) => (
-          <article key={message.id} data-role={message.role}>
-            {message.parts.map((part, index) =>
-              part.type === "text" ? (
-                // biome-ignore lint/suspicious/noArrayIndexKey: a message's parts only grow at the end
-                <p key={index}>{part.text}</p>
-              ) : part.type === "tool" && part.requestId ? (
-                <ParkedRequest key={part.requestId} requestId={part.requestId} agent={agent} widgets={widgets} />
-              ) : null,
-            )}
-          </article>
-        ))}
-        {/* Your messages from the moment you send them until the server's stream shows them. */}
-        {agent.outbox.map((message) => (
-          <article key={message.key} data-role="user" data-state={message.status}>
-            <p>{message.text}</p>
-            {message.error && (
-              <>
-                <p role="alert">Not sent: {plainErrorMessage(message.error)}</p>
-                <button type="button" onClick={() => void agent.send(message.text, { key: message.key })}>
-                  Send again
-                </button>
-              </>
-            )}
-          </article>
-        ))}
-      </div>
+      {/* A live region reads what joins it: shown once the history is in, a reload does not read it all out. */}
+      {agent.hydrated && (
+        <div role="log" aria-live="polite">
+          {agent.messages.map((message) => (
+            <article key={message.id} data-role={message.role}>
+              <h2>{message.role === "user" ? "You" : "Assistant"}</h2>
+              {message.parts.map((part, index) =>
+                part.type === "text" ? (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: a message's parts only grow at the end
+                  <p key={index}>{part.text}</p>
+                ) : part.type === "tool" && part.requestId ? (
+                  <ParkedRequest key={part.requestId} requestId={part.requestId} agent={agent} widgets={widgets} />
+                ) : null,
+              )}
+            </article>
+          ))}
+        </div>
+      )}
+      {/* Your messages from the moment you send them until the server's stream shows them
+          in the log: outside it, so each is read once. */}
+      {agent.outbox.map((message) => (
+        <article key={message.key} data-role="user" data-state={message.status}>
+          <h2>You</h2>
+          <p>{message.text}</p>
+          {message.error && (
+            <>
+              <p role="alert">Not sent: {plainErrorMessage(message.error)}</p>
+              <button type="button" onClick={() => void agent.send(message.text, { key: message.key })}>
+                Send again
+              </button>
+            </>
+          )}
+        </article>
+      ))}
       {agent.error && <p role="alert">{plainErrorMessage(agent.error)}</p>}
       <form
         onSubmit={(event) => {
           event.preventDefault();
+          if (streaming) return; // the server takes the next message once the reply is done
           void agent.send(draft);
           setDraft("");
         }}
       >
-        <input aria-label="Message" value={draft} onChange={(event) => setDraft(event.target.value)} />
-        <button type="submit" disabled={agent.status === "streaming"}>
+        <label>
+          Message <input value={draft} onChange={(event) => setDraft(event.target.value)} />
+        </label>
+        {/* aria-disabled, not disabled: a disabled button drops the keyboard's focus to the page. */}
+        <button type="submit" aria-disabled={streaming}>
           Send
         </button>
       </form>

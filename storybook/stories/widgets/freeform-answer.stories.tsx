@@ -154,7 +154,9 @@ export const InFrench: Story = {
     await userEvent.type(box, "Hé");
     await userEvent.click(canvas.getByRole("button", { name: "Envoyer" }));
     await expect(canvas.getByRole("alert")).toHaveTextContent("Écrivez au moins 3 caractères.");
-    await expect(canvas.getByText("2 / 120 caractères · Ctrl+Entrée pour envoyer")).toBeVisible();
+    await expect(
+      canvas.getByText("2 / 120 caractères · Écrivez au moins 3 caractères. · Ctrl+Entrée pour envoyer"),
+    ).toBeVisible();
     await expect(args.respond).not.toHaveBeenCalled();
   },
 };

@@ -83,7 +83,6 @@ export class SessionConnection {
     this.#running = true;
     this.#failed = false;
     this.#sessionId = sessionId;
-    this.#unwatch?.();
     this.#unwatch = watchPage({
       online: () => {
         this.#stream.online();
@@ -228,6 +227,9 @@ export class SessionConnection {
   #fail(error: { code: string; message: string; details?: unknown }, thrown: unknown = error): void {
     this.#running = false;
     this.#failed = true;
+    // Waking up or coming back online does not end a refusal: only the person's next act tries again.
+    this.#unwatch?.();
+    this.#unwatch = undefined;
     const { code, message, details } = error;
     this.host.dispatch({
       type: "connection.failed",

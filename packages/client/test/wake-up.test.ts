@@ -256,6 +256,10 @@ describe("a stream stopped by a refusal", () => {
     // Read without subscribing again: a page's one subscriber stays, and a new one would start the stream.
     await vi.waitFor(() => expect(client.getSnapshot().connection).toBe("closed"));
     expect(client.getSnapshot().error).toMatchObject({ code: "unauthorized", source: "connection" });
+    // Waking up does not end a refusal: the page goes on saying why, and asks nothing.
+    for (const wake of Object.values(wakeUps)) wake();
+    await pause(50);
+    expect(client.getSnapshot()).toMatchObject({ status: "error", connection: "closed" });
 
     // The page refreshed its token; the person answers.
     refusing = false;

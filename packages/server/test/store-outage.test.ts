@@ -293,6 +293,44 @@ describe("the fetch handler while the store is away", () => {
   });
 });
 
+describe("an event stream whose read of the log fails", () => {
+  it("ends, for the client to reconnect and resume, with the outage logged as the handler logs it, not a stack per stream", async () => {
+    const store = memoryStore();
+    let failing = false;
+    const readEvents = store.readEvents.bind(store);
+    // The route's own look before it streams passes; the stream's read of the log fails.
+    store.readEvents = (sessionId, afterSeq, limit) =>
+      failing && afterSeq < Number.MAX_SAFE_INTEGER
+        ? Promise.reject(new StoreUnavailable(new Error("connect ECONNREFUSED 127.0.0.1:5432")))
+        : readEvents(sessionId, afterSeq, limit);
+    const warnings: string[] = [];
+    const errors: unknown[] = [];
+    const logger = {
+      warn: (message: string) => warnings.push(message),
+      error: (...args: unknown[]) => errors.push(args),
+    };
+    const runtime = createAgentRuntime({ model: scriptedModel([{ text: "Hello." }]), tools: [], store, logger: quiet });
+    try {
+      const { sessionId } = await runtime.createSession({ owner: "ada" });
+      await runtime.sendMessage(sessionId, "hi");
+      await runtime.idle();
+      failing = true;
+      const handler = createFetchHandler(runtime, { identify: () => "ada", logger });
+      for (let stream = 0; stream < 3; stream++) {
+        const response = await handler(new Request(`http://127.0.0.1/api/agent/sessions/${sessionId}/events`));
+        expect(response.status).toBe(200);
+        // Read to its end: it ends (no error thrown by the read) after the retry hint.
+        expect(await response.text()).toBe("retry: 1000\n\n");
+      }
+      expect(warnings).toEqual([expect.stringContaining("get 503 until it is back")]);
+      expect(errors).toEqual([]);
+    } finally {
+      failing = false;
+      await runtime.close();
+    }
+  });
+});
+
 describe("a store that can never start (trying again cannot help)", () => {
   const newer =
     "postgresStore: schema hitl is at version 99, newer than this @hitl-kit/server knows (4): a newer version migrated it.";

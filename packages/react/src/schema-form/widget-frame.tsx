@@ -86,14 +86,15 @@ export function WidgetFrame(props: WidgetFrameProps) {
       tabIndex={-1}
       {...(autoFocus === "frame" ? { "data-hitl-autofocus": "" } : {})}
     >
-      <header className="hitl-widget__header">
+      {/* A div, not a header: an app's own rules for header elements stay out of the card. */}
+      <div className="hitl-widget__header">
         <span className="hitl-widget__tool" lang="en">
           {sentenceCase(request.toolName)}
         </span>
         <span className="hitl-badge" role="status">
           {label}
         </span>
-      </header>
+      </div>
       {/* The model's words, in whatever script: their own direction, not the page's. */}
       <p className="hitl-widget__title" id={titleId} dir="auto">
         {props.title ?? request.prompt ?? sentenceCase(request.toolName)}

@@ -18,7 +18,13 @@ export function eventStream(
   runtime: AgentRuntime,
   sessionId: string,
   afterSeq: number,
-  options: { heartbeatMs: number; signal: AbortSignal; onClose?: () => void },
+  options: {
+    heartbeatMs: number;
+    signal: AbortSignal;
+    onClose?: () => void;
+    /** A read of the store failed: the stream ends (the client reconnects and resumes), and this reports why. */
+    onFailure?: (error: unknown) => void;
+  },
 ): ReadableStream<Uint8Array> {
   const encodeFrame = eventFrameEncoder();
   let controller!: ReadableStreamDefaultController<Uint8Array>;
@@ -44,10 +50,14 @@ export function eventStream(
     if (unsent === "") queueMicrotask(flush);
     unsent += encodeFrame(event);
   };
+  // Ended, not errored: the host would print an errored body's stack for every stream (an
+  // outage fails them all), and a client reconnects after an end just the same.
   const fail = (error: unknown) => {
     if (closed) return;
+    flush();
     stop();
-    controller.error(error);
+    controller.close();
+    options.onFailure?.(error);
   };
 
   /** Reads from the store until caught up with `latest`, or until the reader has no room. */

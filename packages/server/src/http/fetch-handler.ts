@@ -11,7 +11,7 @@ import { addressBlock, clientAddress } from "./client-address.js";
 import { CrossOriginPolicy } from "./cross-origin.js";
 import { eventStream } from "./event-stream.js";
 import { withLogger } from "./handler-logger.js";
-import { errorResponse, FailureLog, json, withHeaders } from "./json-response.js";
+import { errorResponse, FailureLog, json, reportFailure, withHeaders } from "./json-response.js";
 import { RateLimiter, type RateLimitOptions } from "./rate-limiter.js";
 import { readJson } from "./read-json.js";
 import { requestUrl } from "./request-url.js";
@@ -200,6 +200,7 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
               checked.stop();
               closeStream?.();
             },
+            onFailure: (error) => reportFailure(error, failures, request),
           }),
         );
       }

@@ -30,23 +30,33 @@ export function withHeaders(response: Response, extra: Headers): Response {
 }
 
 /**
+ * Logs what a request failed with: a store that cannot reach its database now and then, and
+ * what no protocol error explains with the `request`'s method and path.
+ */
+export function reportFailure(error: unknown, log: FailureLog, request?: Request): void {
+  if (error instanceof StoreUnavailable) log.outage(error);
+  else if (!(error instanceof ProtocolError) && !(error instanceof Response)) {
+    // The method and path say which request failed; its query and headers may hold what is nobody's to log.
+    const where = request ? ` in ${request.method} ${new URL(request.url).pathname}` : "";
+    log.logger.error(...failureLine(`hitl-kit: unexpected error${where}`, error));
+  }
+}
+
+/**
  * The JSON error response for what was thrown: a `ProtocolError`, a `Response` (sent as it
  * is), a store that cannot reach its database (a 503, logged now and then), or anything
  * else (a 500, logged with the `request`'s method and path).
  */
 export function errorResponse(error: unknown, log: FailureLog, request?: Request): Response {
   if (error instanceof Response) return error;
+  reportFailure(error, log, request);
   if (error instanceof StoreUnavailable) {
-    log.outage(error);
     const message = error.lasting
       ? "This server cannot use its session store (its log says why); send the request again, for another instance to answer it."
       : "The server cannot reach its session store right now; send the request again.";
     return errorResponse(new ProtocolError("unavailable", message), log);
   }
   if (!(error instanceof ProtocolError)) {
-    // The method and path say which request failed; its query and headers may hold what is nobody's to log.
-    const where = request ? ` in ${request.method} ${new URL(request.url).pathname}` : "";
-    log.logger.error(...failureLine(`hitl-kit: unexpected error${where}`, error));
     return errorResponse(new ProtocolError("internal", "The server failed to handle this request."), log);
   }
   // A client-only code (status 0) is no answer a server can send: it is the server's failure.

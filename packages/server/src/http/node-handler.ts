@@ -43,7 +43,7 @@ interface FrameworkRequest extends IncomingMessage {
  * app.use(express.json()); // your own routes' parser, after hitl-kit's
  */
 export function toNodeHandler(
-  handler: (request: Request, platform?: unknown) => Promise<Response>,
+  handler: (request: Request, platform?: unknown) => Response | Promise<Response>,
   options: NodeHandlerOptions = {},
 ): NodeHandler {
   const logger = options.logger ?? loggerOf(handler) ?? console;

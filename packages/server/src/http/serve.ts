@@ -74,7 +74,7 @@ const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 65_000;
  * const { url } = await serve(createFetchHandler(runtime), { port: 3000 });
  */
 export async function serve(
-  handler: (request: Request, platform?: unknown) => Promise<Response>,
+  handler: (request: Request, platform?: unknown) => Response | Promise<Response>,
   options: ServeOptions = {},
 ): Promise<Served> {
   const keepAliveTimeoutMs = options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS;

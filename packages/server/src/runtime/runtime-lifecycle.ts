@@ -20,6 +20,8 @@ export class RuntimeLifecycle {
   #started = false;
   /** The start failed for good (`StoreUnavailable.lasting`): it is not tried again. */
   #failed = false;
+  /** Starts that failed and were tried again, so the one that succeeds says it did. */
+  #failedStarts = 0;
   #closed = false;
   #shutdown: Promise<void> | undefined;
   /** The last attempt to start: `ready`, or one of its retries. */
@@ -141,6 +143,11 @@ export class RuntimeLifecycle {
     await coordination.start();
     await this.#recovery.recoverAll();
     this.#started = true;
+    // The log's last word on the store was a failure: say it is over.
+    if (this.#failedStarts > 0)
+      core.logger.warn(
+        `hitl-kit: started after ${this.#failedStarts} failed attempt${this.#failedStarts === 1 ? "" : "s"}; serving.`,
+      );
     if (this.#closing) return;
     expiry.schedule();
     this.sweeper?.start();
@@ -158,6 +165,7 @@ export class RuntimeLifecycle {
   #retryStart(tries: number) {
     return (error: unknown): void => {
       if (this.#closing) return;
+      this.#failedStarts += 1;
       const lasting = error instanceof StoreUnavailable && error.lasting;
       // The first failure is `ready`'s to tell (an app that awaits it exits with its own words).
       if (tries > 0)

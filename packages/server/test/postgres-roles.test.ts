@@ -197,6 +197,23 @@ describe.skipIf(!postgresAvailable)("a read-write role and its release step", ()
     expect((await runtime.getSnapshot(sessionId)).status).toBe("idle");
     await runtime.close();
 
+    // While a build is under way (the release step holds the builders' lock), the index is INVALID too: not "cut off".
+    const builder = new pg.Client({ connectionString: postgres.url() });
+    await builder.connect();
+    await builder.query("SELECT pg_advisory_lock(hashtext($1))", [`hitl-kit index ${schema}`]);
+    const during: string[] = [];
+    const later = createAgentRuntime({
+      model: scriptedModel([{ text: "Hello." }]),
+      store: storeAs(url, schema),
+      logger: { warn: (line: string) => during.push(line), error: () => {} },
+    });
+    await later.ready;
+    await later.close();
+    await builder.end();
+    expect(during).toEqual([
+      `hitl-kit: postgresStore: index events_by_message_key of schema ${schema} is being built (by the release step, say); the store works without it meanwhile, only slower.`,
+    ]);
+
     // The release step run as this role would leave it so: it fails, saying so.
     await expect(migratePostgresSchema(url, { schema })).rejects.toThrow("may not build it");
     // Run again as the owner, it builds the index anew.

@@ -51,9 +51,12 @@ export async function buildIndexes(pool: pg.Pool, schema: string, version: numbe
     [schema],
   );
   if (rows[0] && !rows[0].owns) {
-    return missing.map(
-      ({ index, found }) =>
-        `postgresStore: index ${index.name} of schema ${schema} is ${found ? "INVALID (its build was cut off) or an earlier version's" : "missing"}, and role ${rows[0]!.role}, which does not own the schema's tables, may not build it. The store works without it, only slower: build it by running the release step again with the role that owns them, migratePostgresSchema(url, { schema: "${schema}" }) from @hitl-kit/server/postgres.`,
+    // A build under way (the release step's) holds the builders' lock: an index it has not finished is INVALID too.
+    const building = !(await lockIsFree(pool, `hitl-kit index ${schema}`));
+    return missing.map(({ index, found }) =>
+      building
+        ? `postgresStore: index ${index.name} of schema ${schema} is being built (by the release step, say); the store works without it meanwhile, only slower.`
+        : `postgresStore: index ${index.name} of schema ${schema} is ${found ? "INVALID (its build was cut off) or an earlier version's" : "missing"}, and role ${rows[0]!.role}, which does not own the schema's tables, may not build it. The store works without it, only slower: build it by running the release step again with the role that owns them, migratePostgresSchema(url, { schema: "${schema}" }) from @hitl-kit/server/postgres.`,
     );
   }
   const client = await pool.connect();
@@ -103,5 +106,19 @@ async function takeLock(client: pg.PoolClient, key: string): Promise<void> {
     ]);
     if (rows[0]?.taken) return;
     await sleep(wait);
+  }
+}
+
+/** Whether no session holds the advisory lock `key`: taken and given back at once, on one connection. */
+async function lockIsFree(pool: pg.Pool, key: string): Promise<boolean> {
+  const client = await pool.connect();
+  try {
+    const { rows } = await client.query<{ taken: boolean }>("SELECT pg_try_advisory_lock(hashtext($1)) AS taken", [
+      key,
+    ]);
+    if (rows[0]?.taken) await client.query("SELECT pg_advisory_unlock(hashtext($1))", [key]);
+    return rows[0]?.taken ?? false;
+  } finally {
+    client.release();
   }
 }

@@ -18,6 +18,9 @@ describe("SchemaForm validation", () => {
   it("shows each issue next to its field, focuses the first invalid one and does not submit", () => {
     const onSubmit = vi.fn();
     render(<SchemaForm schema={schema} onSubmit={onSubmit} />);
+    // Not invalid before a check: Chromium would call an untouched required field invalid.
+    expect(screen.getByLabelText(/Name/).getAttribute("aria-invalid")).toBe("false");
+    expect(screen.getByLabelText(/Seats/).getAttribute("aria-invalid")).toBe("false");
     fireEvent.change(screen.getByLabelText(/Name/), { target: { value: "A" } });
     fireEvent.change(screen.getByLabelText("Email"), { target: { value: "not-an-email" } });
     fireEvent.click(screen.getByRole("button", { name: "Submit" }));

@@ -253,15 +253,23 @@ describe.skipIf(!postgresAvailable)("the store's connections in pg_stat_activity
     const admin = new pg.Client({ connectionString: postgres.url() });
     await admin.connect();
     let most = 0;
-    const counting = setInterval(() => {
-      void admin
-        .query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = $1", [small.name])
-        .then(({ rows }) => (most = Math.max(most, rows[0]!.n)));
-    }, 5);
+    let counting = true;
+    // One count at a time, the last awaited before the connection ends.
+    const counter = (async () => {
+      while (counting) {
+        const { rows } = await admin.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = $1",
+          [small.name],
+        );
+        most = Math.max(most, rows[0]!.n);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    })();
     const sessions = await Promise.all(Array.from({ length: 12 }, () => runtime.createSession()));
     await Promise.all(sessions.map(({ sessionId }) => runtime.sendMessage(sessionId, "hi")));
     await runtime.idle();
-    clearInterval(counting);
+    counting = false;
+    await counter;
     await admin.end();
     for (const { sessionId } of sessions) expect((await runtime.getSnapshot(sessionId)).status).toBe("idle");
     expect(most).toBeGreaterThan(0);

@@ -113,15 +113,12 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
     throw new TypeError("postgresStore needs a connection string such as postgres://user@host:5432/db.");
   }
   const s = checkSchemaName(options.schema ?? "hitl");
-  const lockPoolSize = options.lockPoolSize ?? 16;
-  for (const [name, size] of [
-    ["poolSize", options.poolSize ?? 10],
-    ["lockPoolSize", lockPoolSize],
-  ] as const) {
+  const { poolSize = 10, lockPoolSize = 16 } = options;
+  for (const [name, size] of Object.entries({ poolSize, lockPoolSize })) {
     if (!Number.isInteger(size) || size < 1)
       throw new TypeError(`postgresStore: ${name} must be a whole number, 1 or more.`);
   }
-  const pool = resilientPool({ connectionString, max: options.poolSize ?? 10 });
+  const pool = resilientPool({ connectionString, max: poolSize });
   // The connection is checked and the schema brought up to date once. An attempt that could not reach the database (it
   // is not up yet, or wakes from a scale to zero) is made again by the next call; so is one
   // this role may not make (a schema not yet migrated by the release step, a grant not yet

@@ -114,7 +114,7 @@ export interface EventsOptions {
   after?: number;
   /** Ends the iteration (it then returns, without an error). */
   signal?: AbortSignal;
-  /** Reconnects in a row without an event before the iteration throws `network` (default: no limit). */
+  /** Reconnects in a row without an event (or a heartbeat a second or more after opening) before the iteration throws `network` (default: no limit). */
   maxRetries?: number;
   /** Headers for this stream only, over the client's. */
   headers?: HeaderValues;
@@ -122,7 +122,7 @@ export interface EventsOptions {
 
 /** Options of {@link ApiClient.openStream}: where to resume and where events go. */
 export interface OpenStreamOptions extends StreamOptions {
-  /** Reconnects in a row without an event before the sink is failed with `network` (default: no limit). */
+  /** Reconnects in a row without an event (or a heartbeat a second or more after opening) before the sink is failed with `network` (default: no limit). */
   maxRetries?: number;
 }
 

@@ -11,6 +11,8 @@ import type { EventSink, StreamOptions } from "./transport.js";
 const knownTypes = new Set<string>(EVENT_TYPES);
 /** The most text fed to the SSE parser at once (a chunk can hold a whole backlog). */
 const FEED_CHARS = 16_384;
+/** A stream still heard from this long after it opened did not drop at once. */
+const LIVED_MS = 1_000;
 
 /** Opens one SSE request for the events after `lastSeq`. */
 export type ConnectStream = (lastSeq: number, signal: AbortSignal) => Promise<Response>;
@@ -21,7 +23,7 @@ type ReadOutcome = { kind: "dropped"; progressed: boolean } | { kind: "fatal"; e
 export interface OpenEventStreamOptions extends StreamOptions {
   sessionId: string;
   backoff?: BackoffOptions;
-  /** Reconnects in a row without an event before the sink is failed with `network` (default: no limit). */
+  /** Reconnects in a row without an event (or a heartbeat a second or more after opening) before the sink is failed with `network` (default: no limit). */
   maxRetries?: number;
   /** When the events read are handed on (default: `defaultFrameScheduler()`, the display's frames). */
   frames?: FrameScheduler;
@@ -55,8 +57,9 @@ export function openEventStream(connect: ConnectStream, options: OpenEventStream
       const outcome = await readOnce(connect, lastSeq(), { sessionId, sink, signal: abort.signal, frames }, silenceMs);
       if (abort.signal.aborted) return;
       if (outcome.kind === "fatal") return sink.fail(outcome.error);
-      // Only a stream that delivered something resets the backoff, so a server that
-      // accepts and at once drops the stream is not hammered.
+      // Only a stream that delivered something (an event, or a heartbeat after its first
+      // second: an idle stream that lived) resets the backoff, so a server that accepts and
+      // at once drops the stream is not hammered.
       if (outcome.progressed) attempt = 0;
       if (attempt >= maxRetries) {
         const message = `The event stream of ${sessionId} dropped ${attempt + 1} times in a row; check the connection and try again.`;
@@ -131,6 +134,7 @@ async function readConnection(
   }
   if (!response.body) return { kind: "dropped", progressed: false };
   sink.connection("open");
+  const opened = performance.now();
   // The body is read, decoded and parsed in one loop: each TransformStream stage
   // (TextDecoderStream, EventSourceParserStream) costs promise hops per chunk, which
   // was a third of the client's time per token.
@@ -176,6 +180,7 @@ async function readConnection(
       if (done) return { kind: "dropped", progressed };
       heard();
       sink.heard?.();
+      if (performance.now() - opened > LIVED_MS) progressed = true;
       if (performance.now() - waitStart > 1) sliceStart = performance.now(); // the read waited: a new task
       const text = decoder.decode(value, { stream: true });
       for (let at = 0; at < text.length; at += FEED_CHARS) {

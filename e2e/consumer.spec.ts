@@ -21,17 +21,20 @@ test("the README's app parks a request, survives a reload, and completes from th
   await page.getByRole("textbox", { name: "Message" }).fill("make me a poster");
   await page.getByRole("button", { name: "Send" }).click();
 
-  // The custom picker registered for pick_template, typed from the tool's definition.
-  const picker = page.getByRole("group", { name: "Choose a template for your poster" });
+  // The custom picker registered for pick_template, typed from the tool's definition, in a WidgetFrame.
+  const picker = page.getByRole("region", { name: "Choose a template for your poster" });
   await expect(picker).toHaveAttribute("data-state", "pending");
   expect(sessionsCreated).toHaveLength(1);
   expect(streams).toHaveLength(1);
   await picker.getByRole("button", { name: "Calm" }).click();
-  await expect(page.getByText("Template: calm")).toBeVisible();
+  await expect(page.getByText("Template: Calm")).toBeVisible();
+  await expect(picker).toHaveAttribute("data-state", "resolved");
 
   // The default ApprovalCard, styled by @hitl-kit/widgets/styles.css.
   const approve = page.getByRole("button", { name: "Approve" });
   await expect(approve).toBeVisible();
+  // The button that had focus went with the answer: focus stayed in the widgets, not fallen to the page.
+  expect(await page.evaluate(() => document.activeElement?.closest(".hitl-widget") != null)).toBe(true);
   const card = page.locator(".hitl-approval-card");
   await expect(card).toHaveAttribute("data-state", "pending");
   expect(await card.evaluate((element) => getComputedStyle(element).borderTopStyle)).toBe("solid");
@@ -39,7 +42,7 @@ test("the README's app parks a request, survives a reload, and completes from th
   // A reload continues the session from the URL, with its open request.
   expect(page.url()).toMatch(/#session=ses_/);
   await page.reload();
-  await expect(page.getByText("Template: calm")).toBeVisible();
+  await expect(page.getByText("Template: Calm")).toBeVisible();
   await page.getByRole("button", { name: "Approve" }).click();
   await expect(page.getByText("Done: the poster uses your template and the charge is refunded.")).toBeVisible();
   await expect(page.locator(".hitl-approval-card")).toHaveAttribute("data-state", "resolved");
@@ -66,7 +69,7 @@ test("the README's app shows a message the server could not take, keeps it acros
   await expect(unsent).toContainText("Not sent: Something went wrong on the server.");
   await page.unrouteAll({ behavior: "ignoreErrors" });
   await page.getByRole("button", { name: "Send again" }).click();
-  await expect(page.getByRole("group", { name: "Choose a template for your poster" })).toBeVisible();
+  await expect(page.getByRole("region", { name: "Choose a template for your poster" })).toBeVisible();
   await expect(unsent).toHaveCount(0);
 });
 

@@ -1,9 +1,10 @@
 import {
   busyButtonProps,
   createWidgetRegistry,
-  ParkedRequest,
   plainErrorMessage,
+  ToolCallPart,
   useAgent,
+  WidgetFrame,
   type WidgetProps,
 } from "@hitl-kit/react";
 import { ApprovalCard } from "@hitl-kit/widgets";
@@ -13,26 +14,25 @@ import type { tools } from "./tools.js";
 /**
  * A custom picker: its props are typed from pick_template's definition, and are a union on
  * `status`: only a settled request has a `resolution`, only a refused answer an `error`.
+ * `WidgetFrame` draws the rest as the default widgets do: the question, a status badge, a
+ * refusal's message, the deadline, the outcome once settled, and focus that stays in the card.
  */
 function TemplatePicker(props: WidgetProps<{ templates: { id: string; title: string }[] }, { templateId: string }>) {
   const { request, respond, status } = props;
-  if (props.status === "resolved") return <p data-state={status}>Template: {props.resolution.value.templateId}</p>;
-  // Declined, cancelled (a new message, a Stop) or expired: nothing is left to answer.
-  if (status === "declined" || status === "cancelled" || status === "expired") {
-    return <p data-state={status}>No template ({status}).</p>;
-  }
+  const title = (id: string) => request.input.templates.find((template) => template.id === id)?.title ?? id;
   // While the answer is on its way, the buttons say so (aria-disabled) and keep the focus.
   const busy = status === "submitting";
   return (
-    <fieldset data-state={status}>
-      <legend>{request.prompt ?? "Choose a template"}</legend>
+    <WidgetFrame
+      {...props}
+      summary={props.status === "resolved" ? <p>Template: {title(props.resolution.value.templateId)}</p> : undefined}
+    >
       {request.input.templates.map((template) => (
         <button key={template.id} type="button" {...busyButtonProps(busy, () => respond({ templateId: template.id }))}>
           {template.title}
         </button>
       ))}
-      {props.status === "error" ? <p role="alert">{plainErrorMessage(props.error)}</p> : null}
-    </fieldset>
+    </WidgetFrame>
   );
 }
 
@@ -65,8 +65,9 @@ export function Chat({ sessionId }: { sessionId?: string }) {
                 part.type === "text" ? (
                   // biome-ignore lint/suspicious/noArrayIndexKey: a message's parts only grow at the end
                   <p key={index}>{part.text}</p>
-                ) : part.type === "tool" && part.requestId ? (
-                  <ParkedRequest key={part.requestId} requestId={part.requestId} agent={agent} widgets={widgets} />
+                ) : part.type === "tool" ? (
+                  // A call's requests with their widgets (each one, if its tool asked twice), or a server tool's progress.
+                  <ToolCallPart key={part.toolCallId} part={part} agent={agent} widgets={widgets} />
                 ) : null,
               )}
             </article>

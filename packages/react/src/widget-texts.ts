@@ -49,9 +49,9 @@ export interface WidgetTexts {
   submit: string;
   /** A submit button while the answer is on its way: "Sending…". */
   sending: string;
-  /** "Decline" */
+  /** Says no to the question; the model reads that the person declined: "Decline". */
   decline: string;
-  /** "Cancel" */
+  /** The fallback form's way to leave a question unanswered; the tool gets a `cancelled` result: "Skip". */
   cancel: string;
   /** "Approve" */
   approve: string;
@@ -147,7 +147,7 @@ export const defaultWidgetTexts: WidgetTexts = {
   submit: "Submit",
   sending: "Sending…",
   decline: "Decline",
-  cancel: "Cancel",
+  cancel: "Skip",
   approve: "Approve",
   deny: "Deny",
   noReason: "No reason given.",

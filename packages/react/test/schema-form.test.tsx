@@ -34,6 +34,30 @@ describe("SchemaForm fields", () => {
     expect(screen.getByText("Anything else?").id).toBe(note.getAttribute("aria-describedby"));
   });
 
+  it("gives number inputs the bounds a person can type: none for Zod's int, the next integer for an exclusive one", () => {
+    const safe = Number.MAX_SAFE_INTEGER;
+    render(
+      <SchemaForm
+        schema={{
+          type: "object",
+          properties: {
+            count: { type: "integer", minimum: -safe, maximum: safe },
+            seats: { type: "integer", exclusiveMinimum: 0, exclusiveMaximum: 10 },
+            share: { type: "number", exclusiveMinimum: 0, maximum: 1 },
+          },
+        }}
+        onSubmit={() => {}}
+      />,
+    );
+    const attrs = (label: string) => {
+      const input = screen.getByLabelText(label);
+      return [input.getAttribute("min"), input.getAttribute("max")];
+    };
+    expect(attrs("Count")).toEqual([null, null]);
+    expect(attrs("Seats")).toEqual(["1", "9"]);
+    expect(attrs("Share")).toEqual(["0", "1"]);
+  });
+
   it("renders few options as radios, many as a select, arrays of enums as checkboxes", () => {
     render(
       <SchemaForm

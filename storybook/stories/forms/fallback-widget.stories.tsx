@@ -30,12 +30,12 @@ export const Pending: Story = {
   },
 };
 
-/** Decline and Cancel are always there. */
-export const DeclineAndCancel: Story = {
+/** Decline (say no) and Skip (leave it unanswered) are always there. */
+export const DeclineAndSkip: Story = {
   play: async ({ args, canvas, userEvent }) => {
     await userEvent.click(canvas.getByRole("button", { name: "Decline" }));
     await expect(args.decline).toHaveBeenCalled();
-    await userEvent.click(canvas.getByRole("button", { name: "Cancel" }));
+    await userEvent.click(canvas.getByRole("button", { name: "Skip" }));
     await expect(args.cancel).toHaveBeenCalled();
   },
 };

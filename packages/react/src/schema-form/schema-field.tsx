@@ -21,8 +21,10 @@ export function SchemaField(props: FieldProps) {
   return <Field {...props} />;
 }
 
-function num(value: unknown): number | undefined {
-  return typeof value === "number" ? value : undefined;
+// A number of the schema, moved by `shift`. A bound at ±MAX_SAFE_INTEGER (Zod's `.int()`)
+// limits nothing a person types: none.
+function num(value: unknown, shift = 0): number | undefined {
+  return typeof value === "number" && Math.abs(value) < 2 ** 53 - 1 ? value + shift : undefined;
 }
 
 function TextField({ node, path, required }: FieldProps<"text">) {
@@ -76,8 +78,9 @@ function NumberField({ node, path, required }: FieldProps<"number">) {
         disabled={disabled}
         inputMode={node.integer ? "numeric" : "decimal"}
         value={String(draftAt(draft, path) ?? "")}
-        min={num(schema.minimum) ?? num(schema.exclusiveMinimum)}
-        max={num(schema.maximum) ?? num(schema.exclusiveMaximum)}
+        // An integer's exclusive bound is the next integer in (0 < n is 1 ≤ n).
+        min={num(schema.minimum) ?? num(schema.exclusiveMinimum, +node.integer)}
+        max={num(schema.maximum) ?? num(schema.exclusiveMaximum, -node.integer)}
         step={step}
         required={required}
         aria-invalid={a11y.invalid}

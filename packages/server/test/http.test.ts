@@ -65,6 +65,14 @@ describe("bad input", () => {
     },
   );
 
+  it("does not echo a malformed body back: what was sent may be personal, and proxies keep error bodies", async () => {
+    const { id } = await parkedSession();
+    const body = '{"responses":[{"value":{"iban": DE89370400440532013000}}]}';
+    const response = await server.call("POST", `/sessions/${id}/responses`, body);
+    expect(response.status).toBe(400);
+    expect(response.body.error.message).toBe("The body is not valid JSON: Unexpected token 'D'.");
+  });
+
   it("lists each malformed field in the details", async () => {
     const { id } = await parkedSession();
     const response = await server.call("POST", `/sessions/${id}/responses`, { responses: [{ action: "accept" }] });

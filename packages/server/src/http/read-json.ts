@@ -34,7 +34,10 @@ export async function readJson<K extends keyof CommandBodies>(
   try {
     json = text.trim() === "" ? {} : JSON.parse(text);
   } catch (error) {
-    throw new ProtocolError("bad_request", `The body is not valid JSON: ${(error as Error).message}`);
+    // Without the piece of the body V8 quotes (`Unexpected token 'D', "{"iban": DE0"... is not
+    // valid JSON`): what was sent may be personal, and proxies and tracing keep error bodies.
+    const why = (error as Error).message.replace(/, (\.\.\.)?".*$/s, "");
+    throw new ProtocolError("bad_request", `The body is not valid JSON: ${why}.`);
   }
   if (depthExceeds(json, MAX_JSON_DEPTH)) {
     throw new ProtocolError("bad_request", `The body nests arrays and objects more than ${MAX_JSON_DEPTH} deep.`);

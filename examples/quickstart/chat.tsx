@@ -45,6 +45,7 @@ const widgets = createWidgetRegistry<typeof tools>()
 /** The chat: pass the id of a session to continue it, or none to start one with the first message. */
 export function Chat({ sessionId }: { sessionId?: string }) {
   // A message not sent yet is still there after a reload (no storage on a server, which sends nothing).
+  // It is kept per tab, not per person: with a sign-in, call clearUnsentMessages(sessionStorage) on sign-out.
   const outboxStorage = globalThis.sessionStorage;
   const agent = useAgent({ url: "/api/agent", outboxStorage, ...(sessionId ? { sessionId } : {}) });
   const [draft, setDraft] = useState("");

@@ -38,7 +38,7 @@ export {
   type OutgoingMessage,
 } from "./client-state.js";
 export type { CommandError, CommandResult } from "./command-result.js";
-export { type OutboxStorage, type UnsentMessage, unsentMessages } from "./outbox-keeper.js";
+export { clearUnsentMessages, type OutboxStorage, type UnsentMessage, unsentMessages } from "./outbox-keeper.js";
 export { plainErrorMessage } from "./plain-error-message.js";
 export { reduceClientState } from "./reduce-client-state.js";
 export { settledState, type WireResolution } from "./reduce-requests.js";

@@ -27,6 +27,22 @@ export function unsentMessages(storage: OutboxStorage, sessionId?: string): Unse
 }
 
 /**
+ * Forgets the unsent messages a storage keeps, of every session and of a chat not created
+ * yet: on sign-out, so the next person in the tab does not see the last one's. Close the
+ * chat's client first (unmount it), or it writes its outbox back. Leaves the app's own items.
+ * @example
+ * clearUnsentMessages(sessionStorage);
+ */
+export function clearUnsentMessages(storage: {
+  readonly length: number;
+  key(index: number): string | null;
+  removeItem(key: string): void;
+}): void {
+  const items = Array.from({ length: storage.length }, (_, index) => storage.key(index));
+  for (const item of items) if (item?.startsWith(ITEM_PREFIX)) storage.removeItem(item);
+}
+
+/**
  * Keeps one client's outbox in a storage for the session's next client. A client that
  * shows what an earlier one kept takes the item over: the earlier one stops writing it and
  * lets go of the messages it was still sending (`onHandedOver`), which the newer one shows
@@ -127,8 +143,10 @@ const keepers = new WeakMap<OutboxStorage, Map<string, OutboxKeeper>>();
 
 /** The storage item of a session's unsent messages, or of a chat that has no session yet. */
 function itemOf(sessionId: string | undefined): string {
-  return `hitl-kit:outbox:${sessionId ?? "new"}`;
+  return `${ITEM_PREFIX}${sessionId ?? "new"}`;
 }
+
+const ITEM_PREFIX = "hitl-kit:outbox:";
 
 function unsent({ key, text, status, error }: OutgoingMessage): UnsentMessage {
   return status === "failed" && error

@@ -5,7 +5,7 @@
  * request's state and verbs to a UI you draw yourself.
  * @packageDocumentation
  */
-export { type AnswerTo, plainErrorMessage, type RequestOf } from "@hitl-kit/client";
+export { type AnswerTo, clearUnsentMessages, plainErrorMessage, type RequestOf } from "@hitl-kit/client";
 export { AgentProvider, type AgentProviderProps } from "./agent-provider.js";
 export type { AgentView } from "./agent-view.js";
 export { MessageText, type MessageTextProps, splitTextBlocks, type TextBlocks } from "./message-text.js";

@@ -1,6 +1,5 @@
 "use client";
 
-import { sentenceCase } from "./schema-form/schema-node.js";
 import { ValueView } from "./schema-form/value-view.js";
 import { useWidgetTexts } from "./use-widget-texts.js";
 import type { ToolCallProps } from "./widget-registry.js";
@@ -43,7 +42,7 @@ export function ToolCallCard(props: ToolCallProps & { className?: string }) {
     >
       <summary className="hitl-tool-call__summary">
         <span className="hitl-tool-call__icon" aria-hidden="true" />
-        <span className="hitl-tool-call__name">{sentenceCase(props.toolName)}</span>
+        <span className="hitl-tool-call__name">{texts.tool(props.toolName)}</span>
         <span className="hitl-tool-call__state" role="status">
           {label}
         </span>

@@ -79,6 +79,8 @@ export interface WidgetTexts {
   nothing: string;
   /** The label of a field made from its key when the schema has no `title` (`templateId` → "Template id"). */
   label: (key: string) => string;
+  /** A tool's name, in a widget's header and a tool call's card: `refund_charge` → "Refund charge". */
+  tool: (toolName: string) => string;
   /** The label of an answer that is not an object's field: "Answer". */
   answer: string;
   /** The empty choice of a select: "Choose…". */
@@ -165,6 +167,7 @@ export const defaultWidgetTexts: WidgetTexts = {
   unsent: "Your answer was not sent. Here is what you typed, to copy.",
   nothing: "Nothing",
   label: sentenceCase,
+  tool: sentenceCase,
   answer: "Answer",
   pick: "Choose…",
   limits: (min, max) =>

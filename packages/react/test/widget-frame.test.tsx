@@ -194,6 +194,14 @@ describe("WidgetFrame errors", () => {
     expect(outcome()?.textContent).toBe("The request was cancelled without an answer.");
   });
 
+  it("gives a reason its own direction: an English reason on a right-to-left page reads left to right", () => {
+    const reason = "Too much money!";
+    const { rerender } = render(<Frame state={{ status: "cancelled", resolution: { action: "cancel", reason } }} />);
+    expect(screen.getByText(reason).getAttribute("dir")).toBe("auto");
+    rerender(<Frame state={{ status: "declined", resolution: { action: "decline", reason } }} />);
+    expect(screen.getByText(`“${reason}”`).getAttribute("dir")).toBe("auto");
+  });
+
   it("shows a failure without issues in plain words", () => {
     render(<Frame state={{ status: "error", error: { code: "network", message: "Could not reach http://x/." } }} />);
     expect(screen.getByRole("alert").textContent).toBe(

@@ -129,6 +129,22 @@ describe("WidgetTextsProvider", () => {
     expect(screen.queryByRole("button", { name: "Envoyer" })).toBeNull();
   });
 
+  it("names the tool in the person's language with `tool`, and marks only the identifier as English", () => {
+    const props = { request, respond: vi.fn(), decline: vi.fn(), cancel: vi.fn(), status: "pending" as const };
+    const { rerender } = render(<FallbackWidget {...props} />);
+    const name = () => document.querySelector(".hitl-widget__tool")!;
+    expect([name().textContent, name().getAttribute("lang")]).toEqual(["Book table", "en"]);
+    const tool = (toolName: string) => ({ book_table: "Réserver une table" })[toolName] ?? toolName;
+    rerender(
+      <WidgetTextsProvider value={{ tool }}>
+        <FallbackWidget {...props} />
+        <ToolCallCard toolCallId="call_2" toolName="book_table" input={{}} state="running" />
+      </WidgetTextsProvider>,
+    );
+    expect([name().textContent, name().getAttribute("lang")]).toEqual(["Réserver une table", null]);
+    expect(document.querySelector(".hitl-tool-call__name")!.textContent).toBe("Réserver une table");
+  });
+
   it("gives ToolCallCard its states and headings", () => {
     render(
       <WidgetTextsProvider value={french}>

@@ -47,7 +47,11 @@ export function ApprovalCard<Input = unknown, Answer = ApprovalAnswer>(props: Ap
       summary={
         <>
           <ValueView value={request.input} />
-          {given ? <p className="hitl-quote">{texts.quote(given)}</p> : null}
+          {given ? (
+            <p className="hitl-quote" dir="auto">
+              {texts.quote(given)}
+            </p>
+          ) : null}
         </>
       }
     >

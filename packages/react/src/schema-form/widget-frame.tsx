@@ -88,8 +88,9 @@ export function WidgetFrame(props: WidgetFrameProps) {
     >
       {/* A div, not a header: an app's own rules for header elements stay out of the card. */}
       <div className="hitl-widget__header">
-        <span className="hitl-widget__tool" lang="en">
-          {sentenceCase(request.toolName)}
+        {/* The tool's identifier is English, unless the texts name it in the person's language. */}
+        <span className="hitl-widget__tool" lang={texts.tool === sentenceCase ? "en" : undefined}>
+          {texts.tool(request.toolName)}
         </span>
         <span className="hitl-badge" role="status">
           {label}
@@ -97,7 +98,7 @@ export function WidgetFrame(props: WidgetFrameProps) {
       </div>
       {/* The model's words, in whatever script: their own direction, not the page's. */}
       <p className="hitl-widget__title" id={titleId} dir="auto">
-        {props.title ?? request.prompt ?? sentenceCase(request.toolName)}
+        {props.title ?? request.prompt ?? texts.tool(request.toolName)}
       </p>
       {open && request.expiresAt ? <ExpiryNote id={`${titleId}e`} expiresAt={request.expiresAt} /> : null}
       {props.status === "error" ? (
@@ -133,7 +134,9 @@ function Outcome(props: WidgetFrameProps) {
   if (props.status === "resolved") detail = props.summary ?? <ValueView value={props.resolution.value} />;
   else if (props.status === "declined")
     detail = props.resolution.reason ? (
-      <p className="hitl-quote">{texts.quote(props.resolution.reason)}</p>
+      <p className="hitl-quote" dir="auto">
+        {texts.quote(props.resolution.reason)}
+      </p>
     ) : (
       <p className="hitl-muted">{texts.noReason}</p>
     );
@@ -142,7 +145,11 @@ function Outcome(props: WidgetFrameProps) {
     detail = (
       <>
         <p className="hitl-muted">{texts.cancelled}</p>
-        {props.resolution.reason ? <p className="hitl-muted">{props.resolution.reason}</p> : null}
+        {props.resolution.reason ? (
+          <p className="hitl-muted" dir="auto">
+            {props.resolution.reason}
+          </p>
+        ) : null}
       </>
     );
   else detail = <p className="hitl-muted">{texts.expired}</p>;
@@ -151,7 +158,9 @@ function Outcome(props: WidgetFrameProps) {
     <div className="hitl-widget__outcome">
       {detail}
       {props.status === "resolved" && props.resolution.reason ? (
-        <p className="hitl-quote">{texts.quote(props.resolution.reason)}</p>
+        <p className="hitl-quote" dir="auto">
+          {texts.quote(props.resolution.reason)}
+        </p>
       ) : null}
       {unsent ? <UnsentAnswer text={props.unsent ?? ""} /> : null}
     </div>

@@ -1,4 +1,4 @@
-import type { InputRequest, ProtocolEvent } from "@hitl-kit/protocol";
+import { type InputRequest, type ProtocolEvent, resolutionOf } from "@hitl-kit/protocol";
 import { isDataUIPart, isToolUIPart, type UIMessage } from "ai";
 import {
   answered,
@@ -28,12 +28,7 @@ export class EarlierSettlements {
   /** The chunk that says one of those requests was settled, once its call's result is in. */
   chunks(event: ProtocolEvent): HitlSettledPart[] {
     if (event.type === "input.resolved" && this.#open.has(event.toolCallId)) {
-      const { action, value, reason } = event;
-      this.#resolutions.set(event.toolCallId, {
-        action,
-        ...(value === undefined ? {} : { value }),
-        ...(reason === undefined ? {} : { reason }),
-      });
+      this.#resolutions.set(event.toolCallId, resolutionOf(event));
     }
     if (event.type !== "tool.result") return [];
     const request = this.#open.get(event.toolCallId);

@@ -1,4 +1,4 @@
-import type { InputRequest, ProtocolEvent } from "@hitl-kit/protocol";
+import { type InputRequest, type ProtocolEvent, resolutionOf } from "@hitl-kit/protocol";
 import type { UIMessageChunk } from "ai";
 import { answered, type HitlRequestData, REQUEST_PART, resultChunk } from "./request-part.js";
 
@@ -109,12 +109,7 @@ export class EventChunker {
   #resolved(event: Extract<ProtocolEvent, { type: "input.resolved" }>): UIMessageChunk[] {
     const request = this.#requests.get(event.requestId);
     if (!request || !this.#toolCalls.has(event.toolCallId)) return [];
-    const resolution = {
-      action: event.action,
-      ...(event.value === undefined ? {} : { value: event.value }),
-      ...(event.reason === undefined ? {} : { reason: event.reason }),
-    };
-    const data: HitlRequestData = { request, state: "settled", resolution };
+    const data: HitlRequestData = { request, state: "settled", resolution: resolutionOf(event) };
     const chunks: UIMessageChunk[] = [{ type: `data-${REQUEST_PART}`, id: request.requestId, data }];
     if (request.kind === "approval" && answered(event.action)) {
       chunks.push({

@@ -1,4 +1,4 @@
-import type { InputRequest, ResolutionAction, ToolOutcome, ValidationIssue } from "@hitl-kit/protocol";
+import type { InputRequest, ResolutionAction, ResolvedRequest, ToolOutcome, ValidationIssue } from "@hitl-kit/protocol";
 import type { UIMessageChunk } from "ai";
 
 /** The name of the data part that carries a parked request: parts of type `data-hitl-request`. */
@@ -19,7 +19,7 @@ export type HitlRequestData =
   | {
       request: InputRequest;
       state: "settled";
-      resolution: { action: ResolutionAction; value?: unknown; reason?: string };
+      resolution: ResolvedRequest["resolution"];
     };
 
 /**
@@ -34,7 +34,7 @@ export interface HitlSettledData {
   /** The request, as its `data-hitl-request` part holds it. */
   request: InputRequest;
   /** How it was settled (a new message, a Stop: `cancel`). */
-  resolution: { action: ResolutionAction; value?: unknown; reason?: string };
+  resolution: ResolvedRequest["resolution"];
   /** Its call's one result. */
   result: { outcome: ToolOutcome; output: unknown };
 }

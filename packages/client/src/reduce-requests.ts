@@ -1,4 +1,4 @@
-import type { ProtocolEvent, ResolutionAction, SessionSnapshot } from "@hitl-kit/protocol";
+import type { ProtocolEvent, ReasonCode, ResolutionAction, SessionSnapshot } from "@hitl-kit/protocol";
 import {
   isOpen,
   type RequestError,
@@ -11,7 +11,7 @@ import {
 type Requests = Readonly<Record<string, RequestState>>;
 
 /** What the wire says about a settlement: `input.resolved`, a snapshot's resolved request, or an `already_resolved` refusal. */
-export type WireResolution = { action: ResolutionAction; value?: unknown; reason?: string };
+export type WireResolution = { action: ResolutionAction; value?: unknown; reason?: string; reasonCode?: ReasonCode };
 
 /**
  * The settled state a resolution puts a request in; only an accepted one keeps a value.
@@ -20,7 +20,7 @@ export type WireResolution = { action: ResolutionAction; value?: unknown; reason
  * // { request, status: "declined", resolution: { action: "decline", reason: "Too late" } }
  */
 export function settledState(request: TypedInputRequest, resolution: WireResolution): SettledRequestState {
-  const { action, value, reason } = resolution;
+  const { action, value, reason, reasonCode } = resolution;
   const why = reason === undefined ? {} : { reason };
   switch (action) {
     case "accept":
@@ -28,7 +28,7 @@ export function settledState(request: TypedInputRequest, resolution: WireResolut
     case "decline":
       return { request, status: "declined", resolution: { action, ...why } };
     case "cancel":
-      return { request, status: "cancelled", resolution: { action, ...why } };
+      return { request, status: "cancelled", resolution: { action, ...why, ...(reasonCode && { reasonCode }) } };
     case "expire":
       return { request, status: "expired", resolution: { action, ...why } };
     default:

@@ -1,4 +1,12 @@
-import type { InputRequest, ToolAnswer, ToolInput, ToolName, ToolSet, ValidationIssue } from "@hitl-kit/protocol";
+import type {
+  InputRequest,
+  ReasonCode,
+  ToolAnswer,
+  ToolInput,
+  ToolName,
+  ToolSet,
+  ValidationIssue,
+} from "@hitl-kit/protocol";
 
 /**
  * Where one parked request is, as the person sees it: open (`pending`), answer in flight
@@ -21,12 +29,14 @@ export interface RequestError {
 
 /**
  * How a request was settled, by action: only an accepted request has a value (the
- * person's answer); a declined one may say why; a cancelled or expired one has neither.
+ * person's answer); a declined one may say why; a cancelled one may say why the server
+ * cancelled it, in English (`reason`) and as a code to say it in the person's language
+ * (`reasonCode`); an expired one says nothing.
  */
 export type RequestResolution<Answer = unknown> =
   | { action: "accept"; value: Answer; reason?: string }
   | { action: "decline"; value?: never; reason?: string }
-  | { action: "cancel"; value?: never; reason?: string }
+  | { action: "cancel"; value?: never; reason?: string; reasonCode?: ReasonCode }
   | { action: "expire"; value?: never; reason?: string };
 
 /**

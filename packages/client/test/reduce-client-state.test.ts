@@ -71,6 +71,28 @@ describe("request state transitions", () => {
     expect(state.status).toBe("waiting");
   });
 
+  it("keeps the code of the reason the server cancelled a request for, from the stream and from a snapshot", () => {
+    const cancel = {
+      type: "input.resolved",
+      seq: 13,
+      sessionId: "s_1",
+      at: "now",
+      requestId: "r_1",
+      toolCallId: (eventAt(13) as Extract<ProtocolEvent, { type: "input.resolved" }>).toolCallId,
+      action: "cancel",
+      reason: "The person stopped the turn.",
+      reasonCode: "stopped",
+    } as const;
+    const resolution = { action: "cancel", reason: "The person stopped the turn.", reasonCode: "stopped" };
+    expect(reduceClientState(parked(), { type: "event", event: cancel }).requests.r_1).toMatchObject({
+      status: "cancelled",
+      resolution,
+    });
+    const snapshot = reduceSession(parked().session, cancel);
+    const loaded = fold(initialClientState("s_1"), [{ type: "snapshot.loaded", snapshot }]);
+    expect(loaded.requests.r_1).toMatchObject({ status: "cancelled", resolution });
+  });
+
   it("is waiting, not streaming, while a running turn's tool asks the person, and streaming again once answered", () => {
     // The question is open before any `turn.waiting`: the tool asked while it runs (`ctx.ask`).
     const asked = fold(hydrated(), asEvents(upTo(11)));

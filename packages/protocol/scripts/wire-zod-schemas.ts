@@ -28,6 +28,18 @@ export const InputRequest = z.object({
 
 /** How a parked request was settled: the person's action, or `expire` when its time ran out. */
 export const ResolutionAction = z.enum(["accept", "decline", "cancel", "expire"]);
+/** Why the server cancelled a request, beside its reason in English (see `ReasonCode` in src/requests.ts). */
+export const ReasonCode = z.enum([
+  "new_message",
+  "stopped",
+  "session_deleted",
+  "turn_failed",
+  "server_stopped",
+  "tool_timeout",
+  "tool_failed",
+  "tool_finished",
+  "question_changed",
+]);
 
 /** Who wrote a message. */
 export const MessageRole = z.enum(["user", "assistant"]);
@@ -83,6 +95,7 @@ export const EventSchemas = {
     action: ResolutionAction,
     value: z.optional(z.unknown()),
     reason: z.optional(z.string()),
+    reasonCode: z.optional(ReasonCode),
   }),
   "tool.result": event("tool.result", { toolCallId: z.string(), outcome: ToolOutcome, output: z.unknown() }),
   "turn.waiting": event("turn.waiting", { turnId: z.string(), requestIds: z.array(z.string()) }),
@@ -159,7 +172,12 @@ export const Message = z.object({
 /** A settled request and how it was settled, so a transcript can show the answer after a reload. */
 export const ResolvedRequest = z.object({
   request: InputRequest,
-  resolution: z.object({ action: ResolutionAction, value: z.optional(z.unknown()), reason: z.optional(z.string()) }),
+  resolution: z.object({
+    action: ResolutionAction,
+    value: z.optional(z.unknown()),
+    reason: z.optional(z.string()),
+    reasonCode: z.optional(ReasonCode),
+  }),
 });
 
 /** `GET /sessions/:id`: the session folded from its event log up to `lastSeq`. */

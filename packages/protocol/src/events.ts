@@ -1,5 +1,5 @@
 import type { EVENT_TYPES } from "./event-types.js";
-import type { InputRequest, ResolutionAction } from "./requests.js";
+import type { InputRequest, ReasonCode, ResolutionAction } from "./requests.js";
 
 /** Who wrote a message. */
 export type MessageRole = "user" | "assistant";
@@ -59,13 +59,17 @@ export interface EventPayloads {
   "tool.called": { messageId: string; toolCallId: string; toolName: string; input: unknown };
   /** Tool calls parked on people: one open request each. */
   "input.requested": { requests: InputRequest[] };
-  /** A request was settled: `value` is the answer of an `accept`, `reason` an optional note. */
+  /**
+   * A request was settled: `value` is the answer of an `accept`, `reason` an optional note,
+   * and `reasonCode` the kind of a reason the server gave for a cancel.
+   */
   "input.resolved": {
     requestId: string;
     toolCallId: string;
     action: ResolutionAction;
     value?: unknown;
     reason?: string;
+    reasonCode?: ReasonCode;
   };
   /** The one result of a tool call: how it ended and its output. */
   "tool.result": { toolCallId: string; outcome: ToolOutcome; output: unknown };

@@ -68,8 +68,8 @@ export type {
   ToolOutcome,
   TurnError,
 } from "./events.js";
-export { emptySnapshot, reduceSession } from "./reduce-session.js";
-export type { InputRequest, RequestKind, ResolutionAction } from "./requests.js";
+export { emptySnapshot, reduceSession, resolutionOf } from "./reduce-session.js";
+export type { InputRequest, ReasonCode, RequestKind, ResolutionAction } from "./requests.js";
 export {
   type Infer,
   type InferInput,

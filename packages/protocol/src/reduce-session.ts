@@ -1,5 +1,5 @@
 import type { EventOf, ProtocolEvent } from "./events.js";
-import type { Message, MessagePart, SessionSnapshot, ToolPart } from "./snapshot.js";
+import type { Message, MessagePart, ResolvedRequest, SessionSnapshot, ToolPart } from "./snapshot.js";
 
 /** The snapshot of a session before its first event. */
 export function emptySnapshot(sessionId: string): SessionSnapshot {
@@ -100,8 +100,7 @@ function applyEvent(state: SessionSnapshot, event: ProtocolEvent): SessionSnapsh
 function settleRequest(state: SessionSnapshot, event: EventOf<"input.resolved">): SessionSnapshot {
   const request = state.pending.find((candidate) => candidate.requestId === event.requestId);
   if (!request) return state;
-  const { action, value, reason } = event;
-  const resolution = { action, ...(value === undefined ? {} : { value }), ...(reason === undefined ? {} : { reason }) };
+  const resolution = resolutionOf(event);
   return {
     ...state,
     pending: state.pending.filter((candidate) => candidate !== request),
@@ -160,4 +159,14 @@ function updateToolPart(state: SessionSnapshot, toolCallId: string, update: (par
 
 function assertNever(value: never): never {
   throw new TypeError(`Unknown event: ${JSON.stringify(value)}`);
+}
+
+/**
+ * How an `input.resolved` event settled its request, as a snapshot's settled request holds
+ * it: what the event says beyond its envelope and names (`action`, and `value`, `reason`,
+ * `reasonCode` where it has them).
+ */
+export function resolutionOf(event: EventOf<"input.resolved">): ResolvedRequest["resolution"] {
+  const { type, seq, sessionId, at, requestId, toolCallId, ...resolution } = event;
+  return resolution;
 }

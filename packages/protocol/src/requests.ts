@@ -28,3 +28,24 @@ export interface InputRequest {
 
 /** How a parked request was settled: the person's action, or `expire` when its time ran out. */
 export type ResolutionAction = "accept" | "decline" | "cancel" | "expire";
+
+/**
+ * Why the server cancelled a request, beside its `reason` in English, for a UI to say in the
+ * person's language: `new_message` (the person wrote instead of answering), `stopped` (they
+ * stopped the turn), `session_deleted`, `turn_failed` (the reply failed: the model or the
+ * server), `server_stopped` (the server running the asking tool stopped before the answer),
+ * `tool_timeout` (the asking tool ran out of time), `tool_failed` and `tool_finished` (the
+ * asking tool ended, with an error or without the answer), `question_changed` (a deploy
+ * changed the question, which is asked again). A cancel the person made, or one whose reason
+ * the tool gave itself, has none.
+ */
+export type ReasonCode =
+  | "new_message"
+  | "stopped"
+  | "session_deleted"
+  | "turn_failed"
+  | "server_stopped"
+  | "tool_timeout"
+  | "tool_failed"
+  | "tool_finished"
+  | "question_changed";

@@ -1,5 +1,5 @@
 import type { MessageRole, ToolOutcome, TurnError } from "./events.js";
-import type { InputRequest, ResolutionAction } from "./requests.js";
+import type { InputRequest, ReasonCode, ResolutionAction } from "./requests.js";
 
 /** Where a session is: no turn running, a turn running, or a turn parked on people. */
 export type SessionStatus = "idle" | "running" | "waiting";
@@ -79,8 +79,8 @@ export interface Message {
 export interface ResolvedRequest {
   /** The request as it was asked. */
   request: InputRequest;
-  /** How it was settled: the action, the accepted value, the reason given. */
-  resolution: { action: ResolutionAction; value?: unknown; reason?: string };
+  /** How it was settled: the action, the accepted value, the reason given (and its kind, for a cancel the server made). */
+  resolution: { action: ResolutionAction; value?: unknown; reason?: string; reasonCode?: ReasonCode };
 }
 
 /**

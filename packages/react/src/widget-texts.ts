@@ -1,4 +1,5 @@
 import { plainErrorMessage, type RequestStatus } from "@hitl-kit/client";
+import type { ReasonCode } from "@hitl-kit/protocol";
 import { sentenceCase } from "./schema-form/schema-node.js";
 
 /** The messages {@link SchemaForm} shows for an answer that fails its schema, the limits from the field's schema. */
@@ -61,6 +62,12 @@ export interface WidgetTexts {
   noReason: string;
   /** A settled widget cancelled: "The request was cancelled without an answer." */
   cancelled: string;
+  /**
+   * Why the server cancelled a request, by its `reasonCode` (`new_message`, `stopped`,
+   * `tool_timeout`, …), in place of the server's English `reason`. None by default: the
+   * server's words show.
+   */
+  reasons: Partial<Record<ReasonCode, string>>;
   /** A settled widget expired: "The request expired before it was answered." */
   expired: string;
   /** A reason the person gave, quoted: “Too much”. */
@@ -154,6 +161,7 @@ export const defaultWidgetTexts: WidgetTexts = {
   deny: "Deny",
   noReason: "No reason given.",
   cancelled: "The request was cancelled without an answer.",
+  reasons: {},
   expired: "The request expired before it was answered.",
   quote: (text) => `“${text}”`,
   answerBy: (time) => `Answer by ${time}`,

@@ -1,6 +1,6 @@
 import { cleanup, render, screen, within } from "@testing-library/react";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { WidgetFrame, type WidgetFrameState } from "../src/index.js";
+import { WidgetFrame, type WidgetFrameState, WidgetTextsProvider } from "../src/index.js";
 
 afterEach(cleanup);
 
@@ -192,6 +192,27 @@ describe("WidgetFrame errors", () => {
     expect(outcome()?.textContent).toBe(`The request was cancelled without an answer.${reason}`);
     rerender(<Frame state={{ status: "cancelled", resolution: { action: "cancel" } }} />);
     expect(outcome()?.textContent).toBe("The request was cancelled without an answer.");
+  });
+
+  it("says the server's reason in the app's words for its code, and the server's English for a code it has no words for", () => {
+    const reason = "The person sent a new message instead of answering.";
+    const cancelled: WidgetFrameState = {
+      status: "cancelled",
+      resolution: { action: "cancel", reason, reasonCode: "new_message" },
+    };
+    const { rerender } = render(
+      <WidgetTextsProvider value={{ reasons: { new_message: "Sie haben stattdessen eine Nachricht geschrieben." } }}>
+        <Frame state={cancelled} />
+      </WidgetTextsProvider>,
+    );
+    expect(screen.getByText("Sie haben stattdessen eine Nachricht geschrieben.")).toBeTruthy();
+    expect(screen.queryByText(reason)).toBeNull();
+    rerender(
+      <WidgetTextsProvider value={{ reasons: { stopped: "Angehalten." } }}>
+        <Frame state={cancelled} />
+      </WidgetTextsProvider>,
+    );
+    expect(screen.getByText(reason)).toBeTruthy();
   });
 
   it("gives a reason its own direction: an English reason on a right-to-left page reads left to right", () => {

@@ -73,7 +73,7 @@ export type { RuntimeTool } from "./runtime/tool-registry.js";
 export { ToolTimedOut } from "./runtime/tool-timeout.js";
 export { keepLastMessages } from "./runtime/transcript.js";
 export { memoryStore } from "./store/memory-store.js";
-export type { SnapshotPage } from "./store/project-events.js";
+export type { SnapshotPage, SnapshotQuery } from "./store/project-events.js";
 export type {
   KeyedMessage,
   ListSessionsOptions,

@@ -244,7 +244,11 @@ describe("a server tool that asks while it runs (ctx.ask)", () => {
       return all;
     });
     expect(events.filter((event) => event.type === "input.resolved")).toMatchObject([
-      { action: "cancel", reason: "The tool stopped with an error before this was answered." },
+      {
+        action: "cancel",
+        reason: "The tool stopped with an error before this was answered.",
+        reasonCode: "tool_failed",
+      },
     ]);
     expect(checkOneResultPerCall(events)).toEqual([]);
   });
@@ -375,7 +379,7 @@ describe("a server tool that asks while it runs (ctx.ask)", () => {
     const events = await server.events(id);
     expect(checkOneResultPerCall(events)).toEqual([]);
     expect(events.filter((event) => event.type === "input.resolved")).toMatchObject([
-      { action: "cancel", reason: "The person stopped the turn." },
+      { action: "cancel", reason: "The person stopped the turn.", reasonCode: "stopped" },
     ]);
 
     seen = undefined;
@@ -652,7 +656,11 @@ describe("a server tool that asks while it runs (ctx.ask)", () => {
       const events = await second.runtime.readEvents(sessionId, 0);
       expect(checkOneResultPerCall(events)).toEqual([]);
       expect(events.filter((event) => event.type === "input.resolved")).toMatchObject([
-        { action: "cancel", reason: "The server running the tool stopped while the tool waited for this answer." },
+        {
+          action: "cancel",
+          reason: "The server running the tool stopped while the tool waited for this answer.",
+          reasonCode: "server_stopped",
+        },
       ]);
       expect(events.filter((event) => event.type === "tool.result")).toMatchObject([
         { outcome: "error", output: { message: expect.stringMatching(/stopped before it finished/) } },

@@ -39,6 +39,7 @@ describe("a new message while requests are parked", () => {
       requestId: pending[0]!.requestId,
       action: "cancel",
       reason: "The person sent a new message instead of answering.",
+      reasonCode: "new_message",
     });
     expect(checkOneResultPerCall(events)).toEqual([]);
     const prompt = recording.prompts[1]!;
@@ -52,10 +53,15 @@ describe("a new message while requests are parked", () => {
     expect(snapshot.pending).toEqual([]);
     expect(snapshot.messages.at(-1)?.parts).toEqual([{ type: "text", text: "You said: never mind" }]);
 
+    // The code is kept with the resolution: a snapshot's settled request and a refusal carry it.
+    expect(snapshot.resolved).toEqual([
+      expect.objectContaining({ resolution: expect.objectContaining({ reasonCode: "new_message" }) }),
+    ]);
     const stale = await server.call("POST", `/sessions/${id}/responses`, {
       responses: [{ requestId: pending[0]!.requestId, action: "accept", value: { templateId: "a" } }],
     });
     expect(stale.status).toBe(409);
+    expect(stale.body.error.details.resolution).toMatchObject({ action: "cancel", reasonCode: "new_message" });
   });
 
   it("answers 409 instead when the runtime is told to reject such messages", async () => {

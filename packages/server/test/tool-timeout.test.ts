@@ -261,6 +261,7 @@ describe("a tool call that runs past its time limit", () => {
         expect.objectContaining({
           action: "cancel",
           reason: `The tool ran out of time (${limit}) before the answer came.`,
+          reasonCode: "tool_timeout",
         }),
       ]);
       expect(results(events)).toEqual([

@@ -140,19 +140,22 @@ function Outcome(props: WidgetFrameProps) {
     ) : (
       <p className="hitl-muted">{texts.noReason}</p>
     );
-  else if (props.status === "cancelled")
-    // The reason the server gave (the person stopped the turn, the tool ran out of time…), when it gave one.
+  else if (props.status === "cancelled") {
+    // The reason the server gave (the person stopped the turn, the tool ran out of time…), when it
+    // gave one: in the app's words for its code when the texts have them.
+    const { reason, reasonCode } = props.resolution;
+    const why = (reasonCode && texts.reasons[reasonCode]) || reason;
     detail = (
       <>
         <p className="hitl-muted">{texts.cancelled}</p>
-        {props.resolution.reason ? (
+        {why ? (
           <p className="hitl-muted" dir="auto">
-            {props.resolution.reason}
+            {why}
           </p>
         ) : null}
       </>
     );
-  else detail = <p className="hitl-muted">{texts.expired}</p>;
+  } else detail = <p className="hitl-muted">{texts.expired}</p>;
   const unsent = props.status === "cancelled" || props.status === "expired" ? props.unsent?.trim() : "";
   return (
     <div className="hitl-widget__outcome">

@@ -1,5 +1,5 @@
 import { ProtocolError } from "@hitl-kit/protocol";
-import type { SnapshotPage } from "../store/project-events.js";
+import { type SnapshotPage, snapshotPageOf } from "../store/project-events.js";
 import type { SessionCursor } from "../store/records.js";
 
 /** The most sessions one page of `GET /sessions` holds. */
@@ -38,11 +38,7 @@ export function readSnapshotQuery(params: URLSearchParams): SnapshotPage {
     );
   }
   const rawBefore = params.get("before");
-  if (rawBefore === null) return { limit };
-  if (!/^\d{1,15}$/.test(rawBefore)) {
-    throw new ProtocolError("bad_request", `?before= must be a snapshot's "before" as it is, not "${rawBefore}".`);
-  }
-  return { limit, before: Number(rawBefore) };
+  return snapshotPageOf({ limit, ...(rawBefore === null ? {} : { before: rawBefore }) });
 }
 
 /** The opaque `nextCursor` for the page after this session. */

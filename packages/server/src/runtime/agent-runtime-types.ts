@@ -1,5 +1,5 @@
-import type { InputResponse, ProtocolEvent, SessionSnapshot, TakenMessage } from "@hitl-kit/protocol";
-import type { SnapshotPage } from "../store/project-events.js";
+import type { InputResponse, ProtocolEvent, ReasonCode, SessionSnapshot, TakenMessage } from "@hitl-kit/protocol";
+import type { SnapshotQuery } from "../store/project-events.js";
 import type { ListSessionsOptions, SessionSummary } from "../store/records.js";
 import type { EventListener } from "./event-hub.js";
 
@@ -11,8 +11,10 @@ export interface ResolutionView {
   action: string;
   /** For `accept`, the accepted answer (as the answer schema checked it); absent otherwise. */
   value?: unknown;
-  /** The note the settling response gave, if any. */
+  /** The note the settling response gave, if any (or why the runtime cancelled the request). */
   reason?: string;
+  /** For a cancel the runtime made, the kind of its reason (see `ReasonCode`). */
+  reasonCode?: ReasonCode;
 }
 
 /** A new session, or with `repeated`, the one an earlier creation under the same key made. */
@@ -86,10 +88,11 @@ export interface AgentRuntime {
   deleteSession(sessionId: string): Promise<void>;
   /**
    * The session as the person sees it, with a page of its newest messages (or those
-   * before `page.before`), from the store's projection. Settles expired requests first.
-   * @throws `not_found`
+   * before `page.before`, a previous snapshot's `before` as it is), from the store's
+   * projection. Settles expired requests first.
+   * @throws `not_found`; `bad_request` for a `before` no snapshot gives
    */
-  getSnapshot(sessionId: string, page?: SnapshotPage): Promise<SessionSnapshot>;
+  getSnapshot(sessionId: string, page?: SnapshotQuery): Promise<SessionSnapshot>;
   /**
    * Which of these `Idempotency-Key`s a person's message in the session was sent with, and
    * the turn each started, however long ago (what `sendMessage` answers as a repeat): a

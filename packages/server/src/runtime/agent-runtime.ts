@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { ProtocolError } from "@hitl-kit/protocol";
+import { snapshotPageOf } from "../store/project-events.js";
 import type { WriteBatch } from "../store/records.js";
 import { idleSession } from "../store/records.js";
 import type { AgentRuntime, CreatedSession, SentMessage } from "./agent-runtime-types.js";
@@ -49,6 +50,10 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           (error) => core.trouble("deleting idle sessions failed (the next sweep tries again)", error),
         );
   const lifecycle = new RuntimeLifecycle(core, driver, settler.expiry, sweeper);
+  const titleOf = (text: string) => {
+    const title = options.sessionTitle ? options.sessionTitle(text) : cutText(text, 80);
+    return title === undefined ? {} : { title };
+  };
   const ready = lifecycle.start();
 
   /**
@@ -103,7 +108,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           turnId,
           step: 0,
           stepOpen: false,
-          ...(session.title === undefined ? { title: cutText(text, 80) } : {}),
+          ...(session.title === undefined ? titleOf(text) : {}),
           ...(key === undefined || digest === undefined
             ? {}
             : { keyedMessages: [...(session.keyedMessages ?? []), { key, digest, turnId }].slice(-KEYED_MESSAGES) }),
@@ -172,7 +177,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     deleteSession: (sessionId) => stopper.deleteSession(sessionId),
     async getSnapshot(sessionId, page) {
       await settler.withSession(sessionId, async () => {});
-      const snapshot = await store.readSnapshot(sessionId, page);
+      const snapshot = await store.readSnapshot(sessionId, page && snapshotPageOf(page));
       if (!snapshot) throw new ProtocolError("not_found", `There is no session ${sessionId}.`);
       return snapshot;
     },

@@ -3,13 +3,15 @@ import {
   type EventInput,
   type InputResponse,
   ProtocolError,
+  type ReasonCode,
   type SchemaLike,
   toJsonSchema,
   validate,
 } from "@hitl-kit/protocol";
 import { issueSummary } from "@hitl-kit/protocol/internal";
-import type { RequestRecord, Resolution, ToolCallRecord } from "../store/records.js";
+import { type RequestRecord, type Resolution, type ToolCallRecord, wireResolution } from "../store/records.js";
 import { schemaHash } from "./schema-hash.js";
+import { reasonCodeOf } from "./stop-reasons.js";
 import type { RegisteredTool } from "./tool-registry.js";
 
 /** The writes that settle one request: its resolution, its call's new state and their events. */
@@ -21,8 +23,11 @@ export interface Settlement {
   approvedTool?: string;
 }
 
-/** A person's response, or the clock's expiry. */
-export type SettlementCause = InputResponse | { action: "expire" };
+/** A person's response, the clock's expiry, or the runtime's cancel with its reason's code. */
+export type SettlementCause =
+  | InputResponse
+  | { action: "expire" }
+  | { requestId: string; action: "cancel"; reason: string; reasonCode?: ReasonCode };
 
 /** A request and what settles it. */
 export interface PlanSettlementInput {
@@ -45,21 +50,25 @@ export async function planSettlement(
 ): Promise<Settlement> {
   const at = new Date().toISOString();
   const reason = "reason" in cause ? cause.reason : undefined;
-  const resolved = (resolution: Resolution, extra: Partial<ToolCallRecord>, events: EventInput[] = []) => ({
-    request: { ...record, state: "settled" as const, resolution },
-    call: { ...call, ...extra },
-    events: [
-      {
-        type: "input.resolved" as const,
-        requestId: record.requestId,
-        toolCallId: record.toolCallId,
-        action: resolution.action,
-        ...(resolution.value === undefined ? {} : { value: resolution.value }),
-        ...(resolution.reason === undefined ? {} : { reason: resolution.reason }),
-      },
-      ...events,
-    ],
-  });
+  // The code of a reason the runtime gave, so a UI can say it in the person's language.
+  const reasonCode =
+    cause.action === "cancel" ? ("reasonCode" in cause && cause.reasonCode) || reasonCodeOf(reason) : undefined;
+  const resolved = (given: Resolution, extra: Partial<ToolCallRecord>, events: EventInput[] = []) => {
+    const resolution = reasonCode ? { ...given, reasonCode } : given;
+    return {
+      request: { ...record, state: "settled" as const, resolution },
+      call: { ...call, ...extra },
+      events: [
+        {
+          type: "input.resolved" as const,
+          requestId: record.requestId,
+          toolCallId: record.toolCallId,
+          ...wireResolution(resolution),
+        },
+        ...events,
+      ],
+    };
+  };
   const finished = (
     outcome: "declined" | "cancelled" | "expired" | "ok",
     output: unknown,

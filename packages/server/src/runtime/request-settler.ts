@@ -1,6 +1,6 @@
 import { type EventInput, type InputResponse, ProtocolError } from "@hitl-kit/protocol";
 import { jsonEqual } from "@hitl-kit/protocol/internal";
-import type { RequestRecord, SessionRecord } from "../store/records.js";
+import { type RequestRecord, type SessionRecord, wireResolution } from "../store/records.js";
 import type { ResolutionView, RespondResult } from "./agent-runtime-types.js";
 import { ExpiryTimer } from "./expiry-timer.js";
 import type { PlanSettlementInput } from "./plan-settlement.js";
@@ -169,13 +169,7 @@ export class RequestSettler {
 class ChangedMeanwhile extends Error {}
 
 function view(record: RequestRecord): ResolutionView {
-  const { action, value, reason } = record.resolution!;
-  return {
-    requestId: record.requestId,
-    action,
-    ...(value === undefined ? {} : { value }),
-    ...(reason === undefined ? {} : { reason }),
-  };
+  return { requestId: record.requestId, ...wireResolution(record.resolution!) };
 }
 
 function sameAnswer(record: RequestRecord, response: InputResponse): boolean {

@@ -99,6 +99,12 @@ export interface AgentRuntimeOptions {
   /** The most sessions one owner may have; creating one more fails with `session_limit` (409). Default: no cap. */
   maxSessionsPerOwner?: number;
   /**
+   * The title a session is listed under (`GET /sessions`), from the person's message: called
+   * for each message until it returns one. Default: the first message's first 80 characters.
+   * Return `undefined` for none, as where people write personal data into a first message.
+   */
+  sessionTitle?: (message: string) => string | undefined;
+  /**
    * Extra model call options (temperature, maxOutputTokens, providerOptions, …). Unless
    * `providerOptions.openai.store` is set, OpenAI is asked not to keep responses
    * (`store: false`): the session keeps its transcript, and does not depend on OpenAI's.
@@ -291,7 +297,15 @@ export class RuntimeCore {
     const open = await this.store.getOpenRequests(sessionId);
     const { settlements, stepCalls: calls } = await this.planSettlements(
       session,
-      open.map((record) => ({ record, cause: { requestId: record.requestId, action: "cancel", reason } })),
+      open.map((record) => ({
+        record,
+        cause: {
+          requestId: record.requestId,
+          action: "cancel" as const,
+          reason,
+          ...(ending.type === "turn.failed" ? { reasonCode: "turn_failed" as const } : {}),
+        },
+      })),
     );
     const events: EventInput[] = settlements.flatMap((settlement) => settlement.events);
     const outcome = ending.type === "turn.cancelled" ? "cancelled" : "error";

@@ -7,7 +7,7 @@ import { errorSummary, failureLine, logScope } from "./logged-error.js";
 import { MAX_TIMER_MS } from "./model-step.js";
 import type { PersonWaits } from "./person-waits.js";
 import type { RuntimeCore } from "./runtime-core.js";
-import { serverStopped, whyStopped } from "./stop-reasons.js";
+import { serverStopped, toolEnded, whyStopped } from "./stop-reasons.js";
 import type { ToolQuestions } from "./tool-questions.js";
 import { outOfTimeReason, ToolTimedOut, withinTimeLimit } from "./tool-timeout.js";
 import type { TurnWriter } from "./turn-writer.js";
@@ -243,10 +243,7 @@ export class ToolExecution {
               ? serverStopped
               : signal?.aborted
                 ? whyStopped(signal)
-                : (why ??
-                  (outcome === "error"
-                    ? "The tool stopped with an error before this was answered."
-                    : "The tool finished without this answer.")),
+                : (why ?? (outcome === "error" ? toolEnded.error : toolEnded.ok)),
           )
         : { requests: [], events: [] };
     await this.writer.commit(sessionId, {

@@ -10,6 +10,7 @@ import type { PersonWaits } from "./person-waits.js";
 import { expiryAfter } from "./plan-step.js";
 import type { RuntimeCore } from "./runtime-core.js";
 import { schemaHash } from "./schema-hash.js";
+import { questionChanged } from "./stop-reasons.js";
 import { outOfTimeReason, ToolTimedOut } from "./tool-timeout.js";
 import type { TurnWriter } from "./turn-writer.js";
 
@@ -226,7 +227,7 @@ export class ToolQuestions {
       return { requestId, earlier };
     }
     if (!given) {
-      await this.#settleAsked(sessionId, call, requestId, { requestId, action: "cancel", reason: QUESTION_CHANGED });
+      await this.#settleAsked(sessionId, call, requestId, { requestId, action: "cancel", reason: questionChanged });
     }
     const again = questionId(seed, `${index}:${hash}`);
     const askedAgain = await this.core.store.getRequest(sessionId, again);
@@ -279,9 +280,6 @@ function whenAborted(signal: AbortSignal): Promise<AskResult<unknown>> {
 function questionId(seed: string, index: number | string): string {
   return `req_${createHash("sha256").update(`${seed}:${index}`).digest("base64url").slice(0, 22)}`;
 }
-
-/** Why a question still open was cancelled when the tool's next run asked it with another schema. */
-const QUESTION_CHANGED = "This question changed when the server was updated, so it is asked again.";
 
 /** How often a question waiting across instances reads its request, in case a notification was lost. */
 const ASK_CHECK_MS = 5_000;

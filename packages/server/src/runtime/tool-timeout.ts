@@ -26,6 +26,11 @@ export function outOfTimeReason(timeoutMs: number): string {
   return `The tool ran out of time (${limit}) before the answer came.`;
 }
 
+/** Whether `reason` is one `outOfTimeReason` wrote. */
+export function isOutOfTimeReason(reason: string): boolean {
+  return /^The tool ran out of time \(\d+ m?s\) before the answer came\.$/.test(reason);
+}
+
 /**
  * Checks a tool time limit (`toolTimeoutMs`, a tool's `timeoutMs`).
  * @throws {RangeError} naming `what`, for a limit that is not more than 0 milliseconds

@@ -2,13 +2,14 @@ import {
   type EventInput,
   type InputRequest,
   type Message,
+  ProtocolError,
   type ProtocolEvent,
   reduceSession,
   type SessionSnapshot,
   type SessionStatus,
   type TurnError,
 } from "@hitl-kit/protocol";
-import type { RequestRecord } from "./records.js";
+import { type RequestRecord, wireResolution } from "./records.js";
 
 /**
  * The part of a session's projection every read needs, kept beside the session: what
@@ -142,6 +143,26 @@ export interface SnapshotPage {
 /** The default number of messages in a snapshot. */
 export const SNAPSHOT_PAGE = 50;
 
+/** Which page `runtime.getSnapshot` answers: `before` as a snapshot gives it (a string), or as a number. */
+export interface SnapshotQuery {
+  /** A previous snapshot's `before`, as it is; the newest messages without it. */
+  before?: string | number;
+  /** At most this many messages (default 50). */
+  limit?: number;
+}
+
+/**
+ * The store's page of a query: `before` as the position it stands for.
+ * @throws {ProtocolError} `bad_request` for a `before` no snapshot gives
+ */
+export function snapshotPageOf({ before, limit }: SnapshotQuery): SnapshotPage {
+  const position = typeof before === "string" && /^\d{1,15}$/.test(before) ? Number(before) : before;
+  if (position !== undefined && (typeof position !== "number" || !Number.isSafeInteger(position) || position < 0)) {
+    throw new ProtocolError("bad_request", `"before" must be a snapshot's "before" as it is, not "${before}".`);
+  }
+  return { ...(position === undefined ? {} : { before: position }), ...(limit === undefined ? {} : { limit }) };
+}
+
 /**
  * A snapshot from a projection: its state, a page of messages (oldest first, each with its
  * position), whether older ones exist, and the settled requests of the page's tool calls.
@@ -157,17 +178,7 @@ export function snapshotOf(
   const resolved = settled
     .filter((record) => record.resolution !== undefined)
     .sort((a, b) => (a.resolution!.at < b.resolution!.at ? -1 : a.resolution!.at > b.resolution!.at ? 1 : 0))
-    .map(({ request, resolution }) => {
-      const { action, value, reason } = resolution!;
-      return {
-        request,
-        resolution: {
-          action,
-          ...(value === undefined ? {} : { value }),
-          ...(reason === undefined ? {} : { reason }),
-        },
-      };
-    });
+    .map(({ request, resolution }) => ({ request, resolution: wireResolution(resolution!) }));
   return {
     sessionId,
     status: state.status,

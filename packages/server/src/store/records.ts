@@ -3,6 +3,7 @@ import type {
   EventInput,
   InputRequest,
   ProtocolEvent,
+  ReasonCode,
   ResolutionAction,
   SessionSnapshot,
   ToolOutcome,
@@ -163,8 +164,20 @@ export interface Resolution {
   value?: unknown;
   /** The person's note, when the response gave one (or why the runtime cancelled the request). */
   reason?: string;
+  /** The kind of the runtime's reason for a cancel, for a UI to say in the person's language. */
+  reasonCode?: ReasonCode;
   /** When it was settled, as an ISO 8601 time. */
   at: string;
+}
+
+/** A resolution as the wire carries it (`input.resolved`, a snapshot's settled request, a respond's answer): without `at`. */
+export function wireResolution({ action, value, reason, reasonCode }: Resolution) {
+  return {
+    action,
+    ...(value === undefined ? {} : { value }),
+    ...(reason === undefined ? {} : { reason }),
+    ...(reasonCode === undefined ? {} : { reasonCode }),
+  };
 }
 
 /** A parked request and, once settled, its one resolution. */

@@ -24,6 +24,7 @@ export const readmes = [
   "docs/ai-sdk.md",
   "docs/mcp.md",
   "docs/errors.md",
+  "docs/security.md",
 ];
 
 const fence = /^```(tsx?)(?=[ \t\n])([^\n]*)\n([\s\S]*?)^```$/gm;

@@ -64,6 +64,22 @@ function listen(coordination: {
   };
 }
 
+/** How many times a listener of the session on this instance was told it ended. */
+function countEnds(
+  coordination: { hub: { subscribe(id: string, listener: () => void, onEnd: () => void): () => void } },
+  sessionId: string,
+) {
+  const ends = { count: 0 };
+  coordination.hub.subscribe(
+    sessionId,
+    () => {},
+    () => {
+      ends.count += 1;
+    },
+  );
+  return ends;
+}
+
 /** The statements sent, and a way to hold back those whose text matches until `release()`. */
 function watchQueries(hold?: (text: string) => boolean) {
   const original = pg.Client.prototype.query;
@@ -318,17 +334,10 @@ describe.skipIf(!postgresAvailable)("event notifications across Postgres instanc
     const [id] = sessionIds(1) as [string];
     await createSession(a.store, id);
     const { named } = watchQueries();
-    let ended = 0;
-    a.coordination.hub.subscribe(
-      id,
-      () => {},
-      () => {
-        ended += 1;
-      },
-    );
+    const ends = countEnds(a.coordination, id);
     await vi.waitFor(() => expect(named(`${schema}_last_event`)).toBe(1), { timeout: 5000, interval: 10 });
     b.coordination.hub.end(id);
-    await vi.waitFor(() => expect(ended).toBe(1), { timeout: 5000, interval: 10 });
+    await vi.waitFor(() => expect(ends.count).toBe(1), { timeout: 5000, interval: 10 });
     await vi.waitFor(
       () =>
         expect(
@@ -338,6 +347,19 @@ describe.skipIf(!postgresAvailable)("event notifications across Postgres instanc
         ).toBe(true),
       { timeout: 5000, interval: 10 },
     );
+  });
+
+  it("ends a session's listeners on every instance when a bare store deletes it (an admin job's erasure)", async () => {
+    const schema = postgres.schema();
+    const a = await instance(schema);
+    const admin = writer(schema);
+    const [id] = sessionIds(1) as [string];
+    await createSession(a.store, id);
+    const ends = countEnds(a.coordination, id);
+    expect(await admin.deleteSession(id)).toBe(true);
+    await vi.waitFor(() => expect(ends.count).toBe(1), { timeout: 5000, interval: 10 });
+    // A session that was not there tells no one.
+    expect(await admin.deleteSession(id)).toBe(false);
   });
 
   it("ends this instance's listeners only, when its runtime closes (endAll), and tells no other instance", async () => {

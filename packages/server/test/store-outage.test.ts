@@ -293,6 +293,31 @@ describe("the fetch handler while the store is away", () => {
   });
 });
 
+describe("the rate limit while the store is away", () => {
+  it("does not count a request answered 503: a caller retrying through an outage is not refused 429 once it is back", async () => {
+    const { store, state } = flakyStore();
+    const runtime = createAgentRuntime({ model: scriptedModel([]), tools: [], store, logger: quiet });
+    const handler = createFetchHandler(runtime, { identify: () => "ada", rateLimit: { maxCreates: 2 }, logger: quiet });
+    const create = () =>
+      handler(
+        new Request("http://127.0.0.1/api/agent/sessions", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: "{}",
+        }),
+      );
+    try {
+      await runtime.ready;
+      state.down = true;
+      for (let attempt = 0; attempt < 5; attempt += 1) expect((await create()).status).toBe(503);
+      state.down = false;
+      expect([(await create()).status, (await create()).status, (await create()).status]).toEqual([201, 201, 429]);
+    } finally {
+      await runtime.close();
+    }
+  });
+});
+
 describe("an event stream whose read of the log fails", () => {
   it("ends, for the client to reconnect and resume, with the outage logged as the handler logs it, not a stack per stream", async () => {
     const store = memoryStore();

@@ -114,7 +114,12 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
   const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit);
   const owners = new Map<string, string | null>();
 
-  async function answer(request: Request, platform: unknown, extra: Headers): Promise<Response> {
+  async function answer(
+    request: Request,
+    platform: unknown,
+    extra: Headers,
+    counted: { undo?: () => void },
+  ): Promise<Response> {
     const url = requestUrl(request, trustProxy);
     if (!url.pathname.startsWith(`${base}/`)) {
       throw new ProtocolError("not_found", `No route ${url.pathname}; hitl-kit serves ${base}/sessions.`);
@@ -136,7 +141,10 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
       );
     }
     if (method !== "GET" && limiter) {
-      limiter.check(route.action === "create" ? "create" : "command", rateKey(caller, request, platform));
+      counted.undo = limiter.check(
+        route.action === "create" ? "create" : "command",
+        rateKey(caller, request, platform),
+      );
     }
     await authorize({ principal: caller.principal, action: route.action, sessionId: route.sessionId, request });
 
@@ -267,10 +275,13 @@ export function createFetchHandler(runtime: AgentRuntime, options: FetchHandlerO
     // Every answer says the protocol it speaks, so a page older than the server can tell it must reload.
     const extra = new Headers({ [PROTOCOL_VERSION_HEADER]: String(PROTOCOL_VERSION) });
     let response: Response;
+    const counted: { undo?: () => void } = {};
     try {
-      response = await answer(request, platform, extra);
+      response = await answer(request, platform, extra, counted);
     } catch (error) {
       response = errorResponse(error, failures, request);
+      // Not served (the store is out of reach, the server is closing): the caller's retry is not a second request.
+      if (response.status === 503) counted.undo?.();
     }
     if (request.method === "HEAD" && response.body) {
       await response.body.cancel();

@@ -75,13 +75,17 @@ export class RateLimiter {
     return this.#windows.size;
   }
 
-  /** @throws {ProtocolError} `rate_limited` (429), with `retryAfterSeconds`, when the caller is over the limit */
-  check(bucket: RateBucket, caller: string, now = Date.now()): void {
+  /**
+   * Counts a request of the caller; returns what takes it back (for a request the server
+   * could not serve, a `503`, which the caller's retry should not pay for twice).
+   * @throws {ProtocolError} `rate_limited` (429), with `retryAfterSeconds`, when the caller is over the limit
+   */
+  check(bucket: RateBucket, caller: string, now = Date.now()): () => void {
     const key = `${bucket}\u0000${caller}`;
     const window = this.#windows.get(key);
     if (window && now - window.start < this.#windowMs) {
       window.count += 1;
-      if (window.count <= this.#max[bucket]) return;
+      if (window.count <= this.#max[bucket]) return uncount(window);
       const retryAfterSeconds = Math.max(1, Math.ceil((window.start + this.#windowMs - now) / 1000));
       const what = bucket === "create" ? "sessions created" : "requests";
       throw new ProtocolError("rate_limited", `Too many ${what}; retry in ${retryAfterSeconds} s.`, {
@@ -90,7 +94,9 @@ export class RateLimiter {
     }
     this.#windows.delete(key);
     this.#evict(now);
-    this.#windows.set(key, { start: now, count: 1 });
+    const started = { start: now, count: 1 };
+    this.#windows.set(key, started);
+    return uncount(started);
   }
 
   #evict(now: number): void {
@@ -99,4 +105,14 @@ export class RateLimiter {
       this.#windows.delete(key);
     }
   }
+}
+
+/** Takes one request back from a window, once. */
+function uncount(window: { count: number }): () => void {
+  let undone = false;
+  return () => {
+    if (undone) return;
+    undone = true;
+    window.count = Math.max(0, window.count - 1);
+  };
 }

@@ -426,6 +426,11 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
             await client.query(`DELETE FROM ${s}.${table} WHERE session_id = $1`, [sessionId]);
           }
           const { rowCount } = await client.query(`DELETE FROM ${s}.sessions WHERE session_id = $1`, [sessionId]);
+          // Every instance ends the session's streams at the commit, whoever deleted it: a runtime,
+          // or an admin job on a bare store (an erasure), which no runtime hears of otherwise.
+          if (rowCount) {
+            await client.query("SELECT pg_notify($1, $2)", [`${s}_control`, JSON.stringify(["end", sessionId])]);
+          }
           return (rowCount ?? 0) > 0;
         }),
       );

@@ -167,6 +167,7 @@ export const Message = z.object({
   status: z.enum(["streaming", "complete"]),
   parts: z.array(MessagePart),
   idempotencyKey: z.optional(z.string()),
+  at: z.optional(z.string()),
 });
 
 /** A settled request and how it was settled, so a transcript can show the answer after a reload. */

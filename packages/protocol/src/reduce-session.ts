@@ -28,13 +28,14 @@ function applyEvent(state: SessionSnapshot, event: ProtocolEvent): SessionSnapsh
       return { ...rest, status: "running" };
     }
     case "message.started": {
-      const { messageId: id, role, idempotencyKey } = event;
+      const { messageId: id, role, idempotencyKey, at } = event;
       const message: Message = {
         id,
         role,
         status: "streaming",
         parts: [],
         ...(idempotencyKey ? { idempotencyKey } : {}),
+        ...(at ? { at } : {}),
       };
       return { ...state, messages: [...state.messages, message] };
     }

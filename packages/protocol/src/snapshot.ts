@@ -73,6 +73,8 @@ export interface Message {
   parts: MessagePart[];
   /** The `Idempotency-Key` a person's message was sent with: its client knows it is in the history. */
   idempotencyKey?: string;
+  /** When it started, as its `message.started` event's `at` (ISO 8601): for day separators and "3 weeks ago". */
+  at?: string;
 }
 
 /** A settled request and how it was settled, so a transcript can show the answer after a reload. */

@@ -3,6 +3,8 @@ import { emptySnapshot, type ProtocolEvent, parseSnapshot, reduceSession } from 
 import { everyEventType } from "./fixtures.js";
 
 const fold = (events: ProtocolEvent[]) => events.reduce(reduceSession, emptySnapshot("s_1"));
+/** When the fixture's events happened: each message's `at` is its start's. */
+const at = everyEventType[0]!.at;
 
 describe("reduceSession", () => {
   it("folds a parked and answered turn into messages, parts and status", () => {
@@ -10,11 +12,12 @@ describe("reduceSession", () => {
     expect(parked.status).toBe("waiting");
     expect(parked.pending.map((request) => request.requestId)).toEqual(["r_1"]);
     expect(parked.messages).toEqual([
-      { id: "m_user", role: "user", status: "complete", parts: [{ type: "text", text: "make me a poster" }] },
+      { id: "m_user", role: "user", status: "complete", parts: [{ type: "text", text: "make me a poster" }], at },
       {
         id: "m_1",
         role: "assistant",
         status: "streaming",
+        at,
         parts: [
           { type: "reasoning", text: "They want a poster." },
           { type: "text", text: "Pick a template." },
@@ -51,6 +54,7 @@ describe("reduceSession", () => {
       status: "complete",
       parts: [{ type: "text", text: "make me a poster" }],
       idempotencyKey: "k-1",
+      at,
     });
     expect(snapshot.messages[1]).not.toHaveProperty("idempotencyKey");
     expect(parseSnapshot(snapshot)).toEqual(snapshot);

@@ -63,3 +63,26 @@ export const JsonFallback: Story = {
     await expect(args.onSubmit).toHaveBeenCalledWith({ items: [{ sku: "A-1", quantity: 2 }] });
   },
 };
+
+/** Text at 200% on a 320 px phone (WCAG 1.4.10), whose card leaves 266 px for fields: every field stays inside, a date's too. */
+export const LargeTextOnAPhone: Story = {
+  decorators: [
+    (Story) => (
+      <div data-phone-width style={{ width: 266 }}>
+        {Story()}
+      </div>
+    ),
+  ],
+  play: async ({ canvasElement }) => {
+    const root = document.documentElement;
+    root.style.fontSize = "200%";
+    try {
+      const phone = canvasElement.querySelector("[data-phone-width]")!.getBoundingClientRect();
+      for (const field of canvasElement.querySelectorAll("input, select, textarea")) {
+        await expect(field.getBoundingClientRect().right).toBeLessThanOrEqual(phone.right);
+      }
+    } finally {
+      root.style.fontSize = "";
+    }
+  },
+};

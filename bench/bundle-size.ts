@@ -15,7 +15,7 @@ import { fmt, printTable, type Row, ratio, verdict } from "./table.js";
  * guard against what should not ship (zod, a second copy of a dependency), not a product
  * target. The README's "Bundle size" says what each raise of it paid for.
  */
-export const clientBudgetBytes = 28_500;
+export const clientBudgetBytes = 28_700;
 
 const entries = {
   /** What every app ships: the hook, the registry, the request renderer and the fallback form. */

@@ -86,6 +86,8 @@ export class AgentClient<Tools extends ToolSet = ToolSet> {
   #discarded: { text: string; key: string } | undefined;
   /** What an earlier page kept unsent, and the outbox kept in `outboxStorage` for the next. */
   readonly #kept: KeptMessages;
+  /** Aborted by `dispose()`: the session's creation and every command still on its way stop. */
+  readonly #life = new AbortController();
   /** The first state, before what this page restored: what a server render showed. */
   readonly #serverState: ClientState;
 
@@ -139,7 +141,7 @@ export class AgentClient<Tools extends ToolSet = ToolSet> {
   async createSession(): Promise<string> {
     const known = this.#state.sessionId;
     if (known !== undefined) return known;
-    this.#creating ??= this.#transport.createSession({ key: this.#kept.creationKey }).then(
+    this.#creating ??= this.#transport.createSession({ key: this.#kept.creationKey, signal: this.#life.signal }).then(
       ({ sessionId }) => {
         this.#dispatch({ type: "session.created", sessionId });
         this.#connection.markReady();
@@ -175,6 +177,7 @@ export class AgentClient<Tools extends ToolSet = ToolSet> {
     this.#stopped.delete(key); // sent again: the person wants it after all
     this.#dispatch({ type: "message.sending", key, text });
     const abort = new AbortController();
+    if (this.#life.signal.aborted) abort.abort(); // a disposed client sends nothing
     const queued = this.#onItsWay.size > 0;
     const sent = this.#sends.then((before) =>
       queued && before && !before.ok ? this.#notSent(key, before.error) : this.#sendMessage(text, key, abort.signal),
@@ -329,6 +332,21 @@ export class AgentClient<Tools extends ToolSet = ToolSet> {
     this.#connection.close();
   }
 
+  /**
+   * Ends the client for good, as when the chat that owns it unmounts (`useAgent` does this):
+   * its stream closes, and nothing more is sent. A message or an answer still on its way is
+   * given up, a session's creation too, so no resend goes out later with whatever identity
+   * `headers` gives by then (the next person's, after a sign-out). What `outboxStorage`
+   * holds stays as it was, for the session's next client, and is no longer written:
+   * `clearUnsentMessages` after it sticks.
+   */
+  dispose(): void {
+    this.#kept.stop();
+    this.#life.abort();
+    this.#letGo();
+    this.close();
+  }
+
   async #answer(response: InputResponse): Promise<CommandResult> {
     const { requestId } = response;
     this.#connection.retryNow(); // the person acts: a connection that is down tries again now
@@ -365,7 +383,7 @@ export class AgentClient<Tools extends ToolSet = ToolSet> {
       }
       await this.#connection.started;
       const sentAt = Date.now();
-      const reply = await this.#transport.send(sessionId, command, signal ? { signal } : {});
+      const reply = await this.#transport.send(sessionId, command, { signal: signal ?? this.#life.signal });
       // Accepted (not a repeat): the stream shows its events, or is found dead and reopened.
       if (reply.status === 202) this.#connection.expectEvents(sentAt);
       return { ok: true, status: reply.status, body: reply.body };

@@ -75,6 +75,11 @@ export class KeptMessages {
     return this.#keeper.wasKept(key);
   }
 
+  /** The client ended: nothing more is kept (what is kept stays for the session's next client). */
+  stop(): void {
+    this.#keeper.stop();
+  }
+
   /** The session is gone: nothing of it is kept. */
   forget(sessionId: string | undefined): void {
     this.#keeper.forget(sessionId);

@@ -58,6 +58,8 @@ export class OutboxKeeper {
   /** The stored messages given to the client's outbox, by key, as stored: one still `checking` is kept so, with its reason. */
   readonly #given = new Map<string, UnsentMessage>();
   #item: string | undefined;
+  /** Its client ended: it writes nothing more. */
+  #stopped = false;
 
   constructor(storage: OutboxStorage | undefined, sessionId: string | undefined, onHandedOver: () => void) {
     this.#storage = storage;
@@ -81,6 +83,11 @@ export class OutboxKeeper {
     return this.#given.has(key);
   }
 
+  /** Its client ended: what the item holds stays for the session's next client, unwritten from now on. */
+  stop(): void {
+    this.#stopped = true;
+  }
+
   /** The session is gone: nothing of it is kept. */
   forget(sessionId: string | undefined): void {
     this.#pending = [];
@@ -98,7 +105,7 @@ export class OutboxKeeper {
    */
   keep(sessionId: string | undefined, outbox: readonly OutgoingMessage[], creationKey: string): void {
     const storage = this.#storage;
-    if (!storage) return;
+    if (!storage || this.#stopped) return;
     const item = itemOf(sessionId);
     const shown = new Set(outbox.map((message) => message.key));
     const messages = [

@@ -54,8 +54,11 @@ export interface StreamOptions {
  * the server's code, message and details (code `network` when no answer came back).
  */
 export interface Transport {
-  /** `POST /sessions`, with `key` as its `Idempotency-Key`: created again under the same key, it is the same session. */
-  createSession(options?: { key?: string }): Promise<{ sessionId: string }>;
+  /**
+   * `POST /sessions`, with `key` as its `Idempotency-Key`: created again under the same key,
+   * it is the same session. `signal` stops it, resends included.
+   */
+  createSession(options?: { key?: string; signal?: AbortSignal }): Promise<{ sessionId: string }>;
   /**
    * `GET /sessions/:id`: the newest messages, or with `before` (a snapshot's `before`) the
    * page before them. `signal` aborts it (the client was closed): it stops resending and waiting.

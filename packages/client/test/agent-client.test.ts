@@ -449,6 +449,34 @@ describe("AgentClient when messages fail on the way", () => {
     expect(odd.client.getSnapshot().outbox).toMatchObject([{ text: "later", status: "failed" }]);
   });
 
+  it("sends nothing more once disposed (a sign-out): a session's creation still being resent stops, and what the app cleared stays cleared", async () => {
+    const { items, outboxStorage } = memoryStorage();
+    const page = await flakyClient([{ text: "Hello." }], { outboxStorage, timeoutMs: 10_000 });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    page.fates.set("POST /sessions", [
+      async () => {
+        await gate;
+        throw new TypeError("fetch failed");
+      },
+    ]);
+    const sending = page.client.send("my IBAN is DE89370400440532013000");
+    await until(() => page.creationKeys.length === 1);
+    expect([...items.keys()]).toEqual(["hitl-kit:outbox:new"]);
+    page.client.dispose();
+    items.clear(); // the app's clearUnsentMessages, on sign-out
+    release();
+    expect(await sending).toMatchObject({ ok: false, error: { code: "aborted" } });
+    await new Promise((resolve) => setTimeout(resolve, 100)); // past every resend's wait
+    expect(page.creationKeys).toHaveLength(1);
+    expect(items.size).toBe(0);
+    expect(await page.client.send("one more")).toMatchObject({ ok: false });
+    expect(page.creationKeys).toHaveLength(1);
+    expect(await server!.runtime.listSessions()).toEqual([]);
+  });
+
   it("lets a newer client of the session take its unsent messages over: the older one stops sending them and writing them", async () => {
     const { items, outboxStorage } = memoryStorage();
     const left = await flakyClient([{ text: "Hello." }], { outboxStorage });

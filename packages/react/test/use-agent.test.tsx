@@ -179,6 +179,39 @@ describe("useAgent with the widget registry, against a real server", () => {
     expect(sent.filter((line) => line.includes("POST responses"))).toEqual(["second POST responses Bearer two"]);
   });
 
+  it("disposes of its client when the chat unmounts (a sign-out): a message still being resent does not go out under the next account", async () => {
+    live = await startLiveServer(pickThenDone);
+    let token = "alice";
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const creations: string[] = [];
+    // Alice's first creation hangs (a flaky network); what comes after goes through.
+    const flaky = async (input: string, init?: RequestInit) => {
+      if (init?.method === "POST" && new URL(input).pathname.endsWith("/sessions")) {
+        creations.push(new Headers(init.headers).get("authorization") ?? "");
+        if (creations.length === 1) {
+          await gate;
+          throw new TypeError("fetch failed");
+        }
+      }
+      return fetch(input, init);
+    };
+    const headers = () => ({ authorization: `Bearer ${token}` });
+    const { rerender } = render(<Chat key="alice" url={live.url} fetch={flaky} headers={headers} />);
+    fireEvent.click(await screen.findByRole("button", { name: "send" }));
+    await waitFor(() => expect(creations).toEqual(["Bearer alice"]));
+    // Signed out: Bob's chat replaces Alice's, and the network comes back.
+    token = "bob";
+    rerender(<Chat key="bob" url={live.url} fetch={flaky} headers={headers} />);
+    await act(() => Promise.resolve());
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 1_500)); // past the first resends' waits
+    expect(creations).toEqual(["Bearer alice"]);
+    expect((await live.log()).requests.filter((request) => request.startsWith("POST"))).toEqual([]);
+  });
+
   it("says what to do when there is neither a url nor a provider", () => {
     expect(() => render(<Bare />)).toThrow("useAgent() needs a url or an <AgentProvider>");
   });

@@ -27,8 +27,14 @@ function TemplatePicker(props: WidgetProps<{ templates: { id: string; title: str
       {...props}
       summary={props.status === "resolved" ? <p>Template: {title(props.resolution.value.templateId)}</p> : undefined}
     >
+      {/* hitl-button: the widgets' button, a 44 px target that looks busy while the answer is on its way. */}
       {request.input.templates.map((template) => (
-        <button key={template.id} type="button" {...busyButtonProps(busy, () => respond({ templateId: template.id }))}>
+        <button
+          key={template.id}
+          type="button"
+          className="hitl-button"
+          {...busyButtonProps(busy, () => respond({ templateId: template.id }))}
+        >
           {template.title}
         </button>
       ))}

@@ -145,6 +145,35 @@ describe("WidgetTextsProvider", () => {
     expect(document.querySelector(".hitl-tool-call__name")!.textContent).toBe("Réserver une table");
   });
 
+  it("shows a settled answer labelled as its form was: the fields' and the options' titles, in the app's language", () => {
+    const rooms = {
+      type: "object",
+      properties: {
+        room: {
+          title: "Raum",
+          anyOf: [
+            { const: "small", title: "Kleiner Raum" },
+            { const: "large", title: "Großer Raum" },
+          ],
+        },
+        day: { type: "string", format: "date", title: "Tag" },
+        note: { type: "string" },
+      },
+    };
+    render(
+      <FallbackWidget
+        request={{ ...request, answerSchema: rooms }}
+        status="resolved"
+        resolution={{ action: "accept", value: { room: "large", day: "2026-03-04", note: "Fenster" } }}
+        respond={vi.fn()}
+        decline={vi.fn()}
+        cancel={vi.fn()}
+      />,
+    );
+    const rows = [...document.querySelectorAll(".hitl-values__row")].map((row) => row.textContent);
+    expect(rows).toEqual(["RaumGroßer Raum", "Tag2026-03-04", "NoteFenster"]);
+  });
+
   it("gives ToolCallCard its states and headings", () => {
     render(
       <WidgetTextsProvider value={french}>

@@ -28,7 +28,7 @@ export function FormWidget<Input = unknown, Answer = unknown>(props: FormWidgetP
       {...props}
       showIssues={false}
       className={["hitl-form-widget", props.className].filter(Boolean).join(" ")}
-      summary={<ValueView value={props.resolution?.value} />}
+      summary={<ValueView value={props.resolution?.value} schema={props.schema ?? request.answerSchema} />}
     >
       <SchemaForm<Answer>
         schema={props.schema ?? request.answerSchema}

@@ -25,8 +25,15 @@ export function FallbackWidget(props: WidgetProps & { className?: string }) {
       {...props}
       className={["hitl-fallback", props.className].filter(Boolean).join(" ")}
       labels={approval ? { resolved: texts.approved, declined: texts.denied } : undefined}
-      // An approval's answer has no value: what was approved says more than "Nothing".
-      summary={approval ? <ValueView value={request.input} /> : undefined}
+      // An approval's answer has no value: what was approved says more than "Nothing". An
+      // answer is labelled as its form was.
+      summary={
+        approval ? (
+          <ValueView value={request.input} />
+        ) : (
+          <ValueView value={props.resolution?.value} schema={request.answerSchema} />
+        )
+      }
       showIssues={false}
     >
       {approval ? <ValueView value={request.input} /> : null}

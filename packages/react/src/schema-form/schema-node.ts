@@ -60,7 +60,7 @@ function isPrimitive(value: unknown): boolean {
 }
 
 /** Options of an `enum`, or of a `oneOf`/`anyOf` whose every branch is a `const` (with an optional `title`). */
-function enumOptions(schema: JsonSchema): EnumOption[] | undefined {
+export function enumOptions(schema: JsonSchema): EnumOption[] | undefined {
   if (Array.isArray(schema.enum) && schema.enum.length > 0 && schema.enum.every(isPrimitive)) {
     // `enumNames`: the labels of the values, as MCP's titled enums of old have them.
     const names = Array.isArray(schema.enumNames) ? schema.enumNames : [];

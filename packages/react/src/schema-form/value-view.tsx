@@ -1,7 +1,8 @@
 "use client";
 
+import type { JsonSchema } from "@hitl-kit/protocol";
 import { useWidgetTexts } from "../use-widget-texts.js";
-import { labelOf } from "./schema-node.js";
+import { enumOptions, labelOf } from "./schema-node.js";
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -34,11 +35,13 @@ function Scalar({ value }: { value: unknown }) {
 /**
  * Shows a JSON value readably, as text (never HTML): an object as a list of labelled
  * values (nested objects and arrays as formatted JSON), anything else on one line.
- * Widgets use it for a call's input and for the answer a request was resolved with.
+ * Widgets use it for a call's input and for the answer a request was resolved with. Given
+ * the value's `schema`, a key is labelled by its property's `title` and a choice by its
+ * option's `title`, as the form showed them.
  * @example
  * <ValueView value={request.input} />
  */
-export function ValueView({ value, className }: { value: unknown; className?: string }) {
+export function ValueView({ value, schema, className }: { value: unknown; schema?: JsonSchema; className?: string }) {
   const texts = useWidgetTexts();
   if (value === undefined) return <p className="hitl-muted">{texts.nothing}</p>;
   if (!isPlainObject(value)) return <Scalar value={value} />;
@@ -46,14 +49,18 @@ export function ValueView({ value, className }: { value: unknown; className?: st
   if (entries.length === 0) return <p className="hitl-muted">{texts.nothing}</p>;
   return (
     <dl className={["hitl-values", className].filter(Boolean).join(" ")}>
-      {entries.map(([key, item]) => (
-        <div className="hitl-values__row" key={key}>
-          <dt className="hitl-values__key">{labelOf({}, key, texts)}</dt>
-          <dd className="hitl-values__value">
-            <Scalar value={item} />
-          </dd>
-        </div>
-      ))}
+      {entries.map(([key, item]) => {
+        const field = (schema?.properties as Record<string, JsonSchema> | undefined)?.[key] ?? {};
+        const option = enumOptions(field)?.find((choice) => choice.value === item);
+        return (
+          <div className="hitl-values__row" key={key}>
+            <dt className="hitl-values__key">{labelOf(field, key, texts)}</dt>
+            <dd className="hitl-values__value">
+              <Scalar value={option ? option.label : item} />
+            </dd>
+          </div>
+        );
+      })}
     </dl>
   );
 }

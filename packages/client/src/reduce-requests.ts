@@ -1,4 +1,4 @@
-import type { ProtocolEvent, ReasonCode, ResolutionAction, SessionSnapshot } from "@hitl-kit/protocol";
+import type { ProtocolEvent, ResolvedRequest, SessionSnapshot } from "@hitl-kit/protocol";
 import {
   isOpen,
   type RequestError,
@@ -11,7 +11,7 @@ import {
 type Requests = Readonly<Record<string, RequestState>>;
 
 /** What the wire says about a settlement: `input.resolved`, a snapshot's resolved request, or an `already_resolved` refusal. */
-export type WireResolution = { action: ResolutionAction; value?: unknown; reason?: string; reasonCode?: ReasonCode };
+export type WireResolution = ResolvedRequest["resolution"];
 
 /**
  * The settled state a resolution puts a request in; only an accepted one keeps a value.

@@ -336,6 +336,8 @@ describe.skipIf(!postgresAvailable)("event notifications across Postgres instanc
     const { named } = watchQueries();
     const ends = countEnds(a.coordination, id);
     await vi.waitFor(() => expect(named(`${schema}_last_event`)).toBe(1), { timeout: 5000, interval: 10 });
+    // The runtime deletes through its store, whose commit tells every instance, then ends its own streams.
+    expect(await b.store.deleteSession(id)).toBe(true);
     b.coordination.hub.end(id);
     await vi.waitFor(() => expect(ends.count).toBe(1), { timeout: 5000, interval: 10 });
     await vi.waitFor(

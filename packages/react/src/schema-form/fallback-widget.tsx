@@ -10,7 +10,8 @@ import { WidgetFrame } from "./widget-frame.js";
 /**
  * The widget for a request no widget is registered for: the prompt, a form built from the
  * request's answer schema (or a JSON editor when the schema is beyond a form), Decline (no)
- * and Skip (no answer: the tool's result is `cancelled`). An approval also shows the call's input, and says Approve and Deny. Its words
+ * and Skip (no answer: the tool's result is `cancelled`). An approval also shows the call's
+ * input, and says Approve and Deny. Its words
  * come from the widget texts (`useWidgetTexts`).
  * @example
  * <FallbackWidget {...widgetProps} />

@@ -27,7 +27,8 @@ export interface ScriptContext {
   prompt: LanguageModelV4Message[];
   /**
    * How many assistant messages the prompt holds (not counting the runtime's "(Stopped
-   * here.)" after a turn that ended on tool results): the index of this step in the session, 0 for the first call (telemetry's `step` counts a turn's calls from 1).
+   * here.)" after a turn that ended on tool results): the index of this step in the session,
+   * 0 for the first call (telemetry's `step` counts a turn's calls from 1).
    */
   step: number;
   /** The text of the newest user message. */

@@ -7,7 +7,7 @@ import { LocalEventHub } from "../runtime/event-hub.js";
 import { nextTurn } from "../runtime/event-loop.js";
 import { stopReasons } from "../runtime/stop-reasons.js";
 import { asStoreError, isUnreachable, reportUnreachable } from "./postgres-errors.js";
-import { eventBucket, type eventsNotification, Listener } from "./postgres-listener.js";
+import { controlChannel, eventBucket, type eventsNotification, Listener } from "./postgres-listener.js";
 import { NotifyProbes } from "./postgres-pooler.js";
 import { prepared } from "./postgres-schema.js";
 import type { SectionReads } from "./postgres-section.js";
@@ -67,7 +67,7 @@ export interface PostgresCoordinationOptions {
  */
 export function postgresCoordination(options: PostgresCoordinationOptions): Coordination {
   const { pool, ready, schema: s } = options;
-  const control = `${s}_control`;
+  const control = controlChannel(s);
   const holder = `${process.pid}-${randomBytes(6).toString("hex")}`;
   const abortListeners: ((sessionId: string, cause: AbortCause) => void)[] = [];
   const abortLocally = (sessionId: string, cause: AbortCause) => {
@@ -280,8 +280,6 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
   const hub = new PostgresEventHub({
     readEvents: options.readEvents,
     readLastEvent: options.readLastEvent,
-    notifyEnd: (sessionId) =>
-      pool.query({ ...statements.notify, values: [control, JSON.stringify(["end", sessionId])] }).then(() => {}),
     listener,
   });
   listener.onConnect = () => hub.catchUpAll();
@@ -347,7 +345,6 @@ export function postgresCoordination(options: PostgresCoordinationOptions): Coor
 interface HubOptions {
   readEvents: PostgresCoordinationOptions["readEvents"];
   readLastEvent: PostgresCoordinationOptions["readLastEvent"];
-  notifyEnd(sessionId: string): Promise<void>;
   listener: Pick<Listener, "want" | "unwant" | "listening">;
 }
 
@@ -391,9 +388,9 @@ class PostgresEventHub implements EventHub {
     else this.#deliver(sessionId, events);
   }
 
+  /** The store's deletion notified every instance (`endNotice`) as it committed; this one ends its streams now. */
   end(sessionId: string): void {
     this.endLocally(sessionId);
-    void this.options.notifyEnd(sessionId).catch(() => {});
   }
 
   endAll(): void {

@@ -22,6 +22,16 @@ export function eventBucket(sessionId: string): number {
   return hash % EVENT_BUCKETS;
 }
 
+/** The channel every instance listens to for stops, deletions and probes: `<schema>_control`. */
+export function controlChannel(schema: string): string {
+  return `${schema}_control`;
+}
+
+/** What a session's deletion notifies on the control channel: every instance ends its streams. */
+export function endNotice(sessionId: string): string {
+  return JSON.stringify(["end", sessionId]);
+}
+
 /** The channel a commit that appended events to a session notifies: `<schema>_events_<bucket>`. */
 export function eventsChannel(schema: string, sessionId: string): string {
   return `${schema}_events_${eventBucket(sessionId)}`;

@@ -11,7 +11,7 @@ import type pg from "pg";
 import { stampEvents } from "./apply-batch.js";
 import { type Coordination, type LeaseHooks, postgresCoordination } from "./postgres-coordination.js";
 import { isUnreachable, reportUnreachable, resilientPool } from "./postgres-errors.js";
-import { eventsChannel, eventsNotification } from "./postgres-listener.js";
+import { controlChannel, endNotice, eventsChannel, eventsNotification } from "./postgres-listener.js";
 import { checkSessionKept } from "./postgres-pooler.js";
 import { projectWrite } from "./postgres-projection.js";
 import { readStatements } from "./postgres-read-statements.js";
@@ -429,7 +429,7 @@ export function postgresStore(connectionString: string, options: PostgresStoreOp
           // Every instance ends the session's streams at the commit, whoever deleted it: a runtime,
           // or an admin job on a bare store (an erasure), which no runtime hears of otherwise.
           if (rowCount) {
-            await client.query("SELECT pg_notify($1, $2)", [`${s}_control`, JSON.stringify(["end", sessionId])]);
+            await client.query("SELECT pg_notify($1, $2)", [controlChannel(s), endNotice(sessionId)]);
           }
           return (rowCount ?? 0) > 0;
         }),

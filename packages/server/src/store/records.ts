@@ -171,13 +171,8 @@ export interface Resolution {
 }
 
 /** A resolution as the wire carries it (`input.resolved`, a snapshot's settled request, a respond's answer): without `at`. */
-export function wireResolution({ action, value, reason, reasonCode }: Resolution) {
-  return {
-    action,
-    ...(value === undefined ? {} : { value }),
-    ...(reason === undefined ? {} : { reason }),
-    ...(reasonCode === undefined ? {} : { reasonCode }),
-  };
+export function wireResolution({ at, ...wire }: Resolution): Omit<Resolution, "at"> {
+  return wire;
 }
 
 /** A parked request and, once settled, its one resolution. */
